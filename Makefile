@@ -1,0 +1,58 @@
+# dpteach: `make lab` opens the course, `make test` runs every test layer.
+# Both create .venv on first use; nothing else needs installing beforehand.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8888
+NB     ?= 06
+STAMP  := $(VENV)/.installed
+
+.PHONY: lab test setup test-unit test-panels test-notebooks test-browser exercises demo \
+        bench chromium clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	@# pycanon (a peer anonymity library, used only by tests) pins old numpy/pandas/scipy;
+	@# installed without its dependencies so the kit keeps current versions.
+	$(PY) -m pip install --quiet --no-deps "pycanon>=1.0" && $(PY) -m pip install --quiet "beartype>=0.16"
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
+		--ServerApp.root_dir=notebooks
+
+# With CI=true the browser test must run, so Debian's Chromium is installed first.
+chromium:
+	@if [ "$${CI:-}" = "true" ] && ! command -v chromium >/dev/null 2>&1; then \
+		echo "CI: installing Debian's chromium for the browser test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
+
+test: $(STAMP) chromium
+	$(PY) -m pytest tests -q -ra
+	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
+		-q -p no:cacheprovider notebooks/*.ipynb
+
+test-unit: $(STAMP)
+	$(PY) -m pytest tests -q -m "not browser" --ignore=tests/test_panels.py
+
+test-panels: $(STAMP)
+	$(PY) -m pytest tests/test_panels.py -q
+
+test-notebooks: $(STAMP)
+	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
+		-q notebooks/*.ipynb
+
+test-browser: $(STAMP) chromium
+	$(PY) -m pytest tests -q -m browser
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) test-artifacts .pytest_cache

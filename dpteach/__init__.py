@@ -1,0 +1,70 @@
+"""dpteach: a teaching kit for differential privacy.
+
+``import dpteach as dp`` gives the public API below. Submodules load on first use, so
+the import itself is quick (numpy, scipy, pandas and matplotlib load when needed).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> submodule that defines it
+_EXPORTS = {
+    # mechanisms (notebooks 04, 06, 08, 09)
+    "laplace_scale": "mechanisms",
+    "laplace_mechanism": "mechanisms",
+    "gaussian_sigma": "mechanisms",
+    "gaussian_delta": "mechanisms",
+    "gaussian_mechanism": "mechanisms",
+    "exponential_probabilities": "mechanisms",
+    "exponential_mechanism": "mechanisms",
+    "report_noisy_max": "mechanisms",
+    "randomized_response": "mechanisms",
+    "randomized_response_keep_probability": "mechanisms",
+    "randomized_response_estimate": "mechanisms",
+    "output_distribution": "mechanisms",
+    "privacy_loss": "mechanisms",
+    # exact integer noise (notebook 11)
+    "discrete_laplace_mechanism": "discrete",
+    # accounting (notebook 07)
+    "basic_composition": "accounting",
+    "advanced_composition": "accounting",
+    "PrivacyAccountant": "accounting",
+    "BudgetExceededError": "accounting",
+    # curator (notebooks 02, 03)
+    "Curator": "curator",
+    # sensitivity (notebook 05)
+    "global_sensitivity": "sensitivity",
+    # bounds (notebooks 06, 09)
+    "laplace_tail": "bounds",
+    "laplace_accuracy": "bounds",
+    "exponential_utility_threshold": "bounds",
+    # style
+    "lecture_mode": "style",
+    "PALETTE": "style",
+}
+
+_SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",
+               "attacks", "audit", "datasets", "plots", "panels", "exercises", "style",
+               "discrete", "notebook"}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        module = importlib.import_module(f".{_EXPORTS[name]}", __name__)
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'dpteach' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS) | _SUBMODULES)

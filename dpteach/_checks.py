@@ -1,0 +1,178 @@
+"""Parameter checks shared by the whole package.
+
+Every public function validates its inputs here, before doing any work, so that a
+student who passes ``epsilon=float('nan')`` or ``delta=1.5`` gets a message that names
+the parameter, shows the value and states the allowed range -- and never a release of
+the true answer computed with a meaningless privacy parameter.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_real",
+    "check_epsilon",
+    "check_delta",
+    "check_sensitivity",
+    "check_positive_int",
+    "check_nonnegative_int",
+    "check_probability",
+    "check_values",
+    "check_scores",
+    "check_bits",
+    "check_rng",
+    "check_size",
+]
+
+
+def _describe(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_real(name: str, value, *, low=None, high=None, low_open=False,
+               high_open=False, allow_inf=False) -> float:
+    """Return ``value`` as a float after checking that it is a real number in range.
+
+    Booleans and strings are refused with TypeError (``True`` is an int in Python, but
+    an epsilon of ``True`` is always a mistake). NaN is always refused; infinities are
+    refused unless ``allow_inf``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
+        if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+            value = value.item()
+        else:
+            raise TypeError(f"{name} must be a real number, got {_describe(value)} "
+                            f"of type {type(value).__name__}")
+    x = float(value)
+    if np.isnan(x):
+        raise ValueError(f"{name} must be a number, got NaN")
+    if np.isinf(x) and not allow_inf:
+        raise ValueError(f"{name} must be finite, got {x}")
+    rng_text = _range_text(low, high, low_open, high_open)
+    if low is not None and (x < low or (low_open and x == low)):
+        raise ValueError(f"{name} must be {rng_text}, got {_describe(value)}")
+    if high is not None and (x > high or (high_open and x == high)):
+        raise ValueError(f"{name} must be {rng_text}, got {_describe(value)}")
+    return x
+
+
+def _range_text(low, high, low_open, high_open) -> str:
+    if low is not None and high is not None:
+        return f"in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
+    if low is not None:
+        return f"{'>' if low_open else '>='} {low}"
+    if high is not None:
+        return f"{'<' if high_open else '<='} {high}"
+    return "a real number"
+
+
+def check_epsilon(epsilon, name: str = "epsilon", *, allow_inf: bool = False) -> float:
+    """epsilon > 0, finite (``allow_inf`` only where a docstring says inf means no noise)."""
+    return check_real(name, epsilon, low=0.0, low_open=True, allow_inf=allow_inf)
+
+
+def check_delta(delta, name: str = "delta", *, required: bool = False) -> float:
+    """delta in [0, 1); with ``required`` (Gaussian mechanism) delta in (0, 1)."""
+    return check_real(name, delta, low=0.0, high=1.0, low_open=required, high_open=True)
+
+
+def check_sensitivity(sensitivity, name: str = "sensitivity", *, positive: bool = False) -> float:
+    """sensitivity >= 0 and finite (> 0 with ``positive``)."""
+    return check_real(name, sensitivity, low=0.0, low_open=positive)
+
+
+def check_probability(p, name: str, *, open_low=False, open_high=False) -> float:
+    return check_real(name, p, low=0.0, high=1.0, low_open=open_low, high_open=open_high)
+
+
+def check_positive_int(value, name: str, *, maximum: int | None = None) -> int:
+    """A positive whole number (1, 2, ...); 3.0 is accepted, 2.5, True and '3' are not."""
+    return _check_int(value, name, minimum=1, maximum=maximum)
+
+
+def check_nonnegative_int(value, name: str, *, maximum: int | None = None) -> int:
+    return _check_int(value, name, minimum=0, maximum=maximum)
+
+
+def _check_int(value, name, *, minimum, maximum):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
+        raise TypeError(f"{name} must be an integer, got {_describe(value)} of type {type(value).__name__}")
+    x = float(value)
+    if not np.isfinite(x) or x != int(x):
+        raise ValueError(f"{name} must be a whole number, got {_describe(value)}")
+    x = int(x)
+    if x < minimum or (maximum is not None and x > maximum):
+        upper = "" if maximum is None else f" and <= {maximum}"
+        raise ValueError(f"{name} must be an integer >= {minimum}{upper}, got {_describe(value)}")
+    return x
+
+
+def check_values(name: str, values, *, allow_empty: bool = False, allow_inf: bool = False) -> np.ndarray:
+    """A real-valued array (scalars allowed) with no NaN (and no infinities unless allowed)."""
+    if isinstance(values, (str, bytes, bool, np.bool_)):
+        raise TypeError(f"{name} must be numeric, got {_describe(values)} of type {type(values).__name__}")
+    arr = np.asarray(values)
+    if arr.dtype.kind == "b":
+        raise TypeError(f"{name} must be numeric, not boolean")
+    if arr.dtype.kind not in "iuf":
+        try:
+            arr = arr.astype(float)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be numeric, got {_describe(values)}") from None
+    arr = arr.astype(float, copy=False)
+    if arr.size == 0 and not allow_empty:
+        raise ValueError(f"{name} must not be empty")
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must not contain NaN")
+    if not allow_inf and np.isinf(arr).any():
+        raise ValueError(f"{name} must be finite, got an infinite entry")
+    return arr
+
+
+def check_scores(scores, name: str = "scores") -> np.ndarray:
+    """A non-empty 1-D array of finite scores (utilities) for the exponential mechanism."""
+    arr = check_values(name, scores)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    return arr
+
+
+def check_bits(bits, name: str = "bits") -> np.ndarray:
+    """An array of 0/1 values (booleans are accepted as bits)."""
+    if isinstance(bits, (str, bytes)):
+        raise TypeError(f"{name} must be an array of 0/1 values, got a string")
+    arr = np.asarray(bits)
+    if arr.dtype.kind == "b":
+        return arr.astype(np.int8)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be an array of 0/1 values, got dtype {arr.dtype}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    bad = ~np.isin(arr, (0, 1))
+    if bad.any():
+        raise ValueError(f"{name} must contain only 0 and 1, got {_describe(arr[bad].flat[0])}")
+    return arr.astype(np.int8)
+
+
+def check_rng(rng) -> np.random.Generator:
+    """None -> a fresh Generator; a Generator is used as is; an int seeds a new one."""
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (numbers.Integral, np.integer)) and not isinstance(rng, bool):
+        return np.random.default_rng(int(rng))
+    raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None, got {type(rng).__name__}")
+
+
+def check_size(size, name: str = "size"):
+    """numpy's size= convention: None, a non-negative int or a tuple of them."""
+    if size is None:
+        return None
+    if isinstance(size, tuple):
+        return tuple(check_nonnegative_int(s, name) for s in size)
+    return check_nonnegative_int(size, name)

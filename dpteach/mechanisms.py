@@ -1,0 +1,273 @@
+"""Noise mechanisms: randomized response, Laplace, Gaussian, exponential, report noisy max.
+
+Each function states its formula and where it comes from. The references are
+Dwork & Roth, *The Algorithmic Foundations of Differential Privacy* (2014), cited as
+[DR14 section], and the course seeds 000-004 (see notebooks 04, 06, 08 and 09).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import optimize, special, stats
+
+from ._checks import (check_bits, check_delta, check_epsilon, check_real, check_rng,
+                      check_scores, check_sensitivity, check_size, check_values)
+
+__all__ = [
+    "laplace_scale",
+    "laplace_mechanism",
+    "gaussian_sigma",
+    "gaussian_delta",
+    "gaussian_mechanism",
+    "exponential_probabilities",
+    "exponential_mechanism",
+    "report_noisy_max",
+    "randomized_response",
+    "randomized_response_keep_probability",
+    "randomized_response_estimate",
+    "output_distribution",
+    "privacy_loss",
+]
+
+
+# --------------------------------------------------------------------------- Laplace
+def laplace_scale(sensitivity, epsilon) -> float:
+    """Scale of the Laplace mechanism, b = sensitivity / epsilon [DR14 3.3].
+
+    ``sensitivity`` is the L1 sensitivity Delta f (in the query's units); the noise
+    Lap(b) has density exp(-|x|/b) / (2b) and standard deviation sqrt(2)*b.
+    Taught in notebook 06.
+    """
+    sensitivity = check_sensitivity(sensitivity)
+    epsilon = check_epsilon(epsilon)
+    return sensitivity / epsilon
+
+
+def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
+    """Release value + Lap(sensitivity / epsilon), i.i.d. per coordinate [DR14 Def. 3.3].
+
+    ``value`` may be a scalar or an array (a histogram, a vector of counts); the noise
+    is added to every coordinate independently, so ``sensitivity`` must be the L1
+    sensitivity of the whole vector. ``size`` draws that many independent releases
+    (result shape ``size + shape(value)``); ``size=None`` returns one release with the
+    shape of ``value``. A sensitivity of 0 adds no noise (the query is constant).
+    The result is epsilon-DP (seed 000, eq. 3; seed 003, Theorem 8). Notebook 06.
+    """
+    value = check_values("value", value)
+    b = laplace_scale(sensitivity, epsilon)
+    size = check_size(size)
+    rng = check_rng(rng)
+    shape = _release_shape(size, value.shape)
+    noise = rng.laplace(0.0, b, size=shape) if b > 0 else np.zeros(shape)
+    out = value + noise
+    return out.item() if out.ndim == 0 else out
+
+
+def _release_shape(size, value_shape):
+    if size is None:
+        return value_shape
+    if isinstance(size, tuple):
+        return size + value_shape
+    return (size,) + value_shape
+
+
+# -------------------------------------------------------------------------- Gaussian
+def gaussian_delta(sigma, l2_sensitivity, epsilon) -> float:
+    """The exact delta of the Gaussian mechanism N(0, sigma^2) at a given epsilon.
+
+    delta(sigma) = Phi(D/(2 sigma) - eps sigma/D) - e^eps Phi(-D/(2 sigma) - eps sigma/D)
+    with D the L2 sensitivity (Balle & Wang 2018, Theorem 8). Computed in log space so
+    that large epsilon does not overflow.
+    """
+    sigma = check_real("sigma", sigma, low=0.0, low_open=True)
+    d = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
+    epsilon = check_epsilon(epsilon)
+    return _gaussian_delta(sigma, d, epsilon)
+
+
+def _gaussian_delta(sigma, d, epsilon):
+    a = d / (2 * sigma) - epsilon * sigma / d
+    b = -d / (2 * sigma) - epsilon * sigma / d
+    return special.ndtr(a) - np.exp(epsilon + special.log_ndtr(b))
+
+
+def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
+    """Standard deviation of the Gaussian mechanism for (epsilon, delta)-DP.
+
+    Classic (``analytic=False``): sigma = sqrt(2 ln(1.25/delta)) * Delta_2 / epsilon
+    [DR14 Theorem A.1; seed 002 eq. 7]. The theorem only holds for 0 < epsilon < 1 --
+    seed 002 leaves that condition out -- so larger epsilon raises ValueError.
+
+    Analytic (``analytic=True``): the smallest sigma whose exact privacy curve meets
+    delta at epsilon (Balle & Wang 2018, "Improving the Gaussian mechanism for
+    differential privacy", Theorem 8), solved by bracketing root finding to a
+    relative accuracy of 1e-12; valid for every epsilon > 0 and never larger than the
+    classic sigma. Taught in notebook 08.
+    """
+    d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, required=True)
+    if d == 0:
+        return 0.0
+    if not analytic:
+        if epsilon >= 1:
+            raise ValueError(
+                f"epsilon must be < 1 for the classic Gaussian mechanism, got {epsilon}; "
+                "use gaussian_sigma(..., analytic=True) for epsilon >= 1")
+        return float(np.sqrt(2 * np.log(1.25 / delta)) * d / epsilon)
+    # delta(sigma) decreases from 1 (sigma -> 0) to 0 (sigma -> inf); bracket the root.
+    lo, hi = d * 1e-3, d
+    while _gaussian_delta(lo, d, epsilon) < delta:
+        lo /= 10
+    while _gaussian_delta(hi, d, epsilon) > delta:
+        hi *= 10
+    root = optimize.brentq(lambda s: _gaussian_delta(s, d, epsilon) - delta, lo, hi,
+                           xtol=1e-300, rtol=1e-14, maxiter=500)
+    return float(root)
+
+
+def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, analytic=False,
+                       rng=None, size=None):
+    """Release value + N(0, sigma^2) per coordinate, sigma from :func:`gaussian_sigma`.
+
+    (epsilon, delta)-DP for a query whose L2 sensitivity is ``l2_sensitivity``
+    [DR14 Theorem A.1]; ``size`` as in :func:`laplace_mechanism`. Notebook 08.
+    """
+    value = check_values("value", value)
+    sigma = gaussian_sigma(l2_sensitivity, epsilon, delta, analytic=analytic)
+    size = check_size(size)
+    rng = check_rng(rng)
+    shape = _release_shape(size, value.shape)
+    out = value + (rng.normal(0.0, sigma, size=shape) if sigma > 0 else np.zeros(shape))
+    return out.item() if out.ndim == 0 else out
+
+
+# ------------------------------------------------------------------------ Exponential
+def exponential_probabilities(scores, sensitivity, epsilon) -> np.ndarray:
+    """P(r) = exp(eps u(r) / (2 Delta_u)) / sum_s exp(eps u(s) / (2 Delta_u)).
+
+    The exponential mechanism of McSherry & Talwar 2007 [DR14 3.4; seed 002 eq. 8;
+    seed 004]. ``scores`` are the utilities u(D, r) of each candidate, ``sensitivity``
+    is Delta_u > 0. The softmax is computed by :func:`scipy.special.softmax`, which
+    subtracts the largest score first, so any finite scores are safe. Note the 1/2:
+    seed 000 leaves it out, and its mechanism is then only 2 epsilon-DP. Notebook 09.
+    """
+    u = check_scores(scores)
+    d = check_sensitivity(sensitivity, positive=True)
+    epsilon = check_epsilon(epsilon)
+    return special.softmax(epsilon * u / (2 * d))
+
+
+def exponential_mechanism(candidates, scores, sensitivity, epsilon, *, rng=None, size=None):
+    """Draw candidate r with the probabilities of :func:`exponential_probabilities`.
+
+    Returns one candidate (``size=None``) or a numpy array of ``size`` candidates,
+    drawn independently by inverse-CDF sampling (one cumulative sum, then a binary
+    search per draw), so 10^3 draws over 10^6 candidates take milliseconds.
+    epsilon-DP when ``sensitivity`` bounds how much any score can change between
+    neighbouring datasets [DR14 Theorem 3.10]. Notebook 09.
+    """
+    cand = np.asarray(candidates)
+    if cand.ndim != 1:
+        raise ValueError(f"candidates must be one-dimensional, got shape {cand.shape}")
+    p = exponential_probabilities(scores, sensitivity, epsilon)
+    if p.shape[0] != cand.shape[0]:
+        raise ValueError(f"scores has {p.shape[0]} entries but candidates has {cand.shape[0]}")
+    size = check_size(size)
+    rng = check_rng(rng)
+    cdf = np.cumsum(p)
+    cdf /= cdf[-1]
+    u = rng.random(1 if size is None else size)
+    idx = np.minimum(np.searchsorted(cdf, u, side="right"), len(cdf) - 1)
+    return cand[idx[0]] if size is None else cand[idx]
+
+
+def report_noisy_max(scores, sensitivity, epsilon, *, monotonic=False, rng=None):
+    """Index of the largest noisy score, argmax_i (u_i + Lap(scale)) [DR14 3.3].
+
+    Scale 2 Delta/epsilon in general. When the scores are *monotonic* -- adding a
+    record can only raise every score or only lower every score, as with counting
+    queries -- scale Delta/epsilon suffices (DR14 Claim 3.9): the argument that
+    shifts one noise value to keep the winner fixed needs only one direction of
+    change, so the factor 2 that covers scores moving in opposite directions is not
+    needed. Only the index is released, never the noisy value (releasing the value
+    too costs extra privacy: see the zoo in notebook 11). Notebook 09.
+    """
+    u = check_scores(scores)
+    d = check_sensitivity(sensitivity, positive=True)
+    epsilon = check_epsilon(epsilon)
+    if not isinstance(monotonic, (bool, np.bool_)):
+        raise TypeError(f"monotonic must be True or False, got {monotonic!r}")
+    rng = check_rng(rng)
+    scale = (1.0 if monotonic else 2.0) * d / epsilon
+    return int(np.argmax(u + rng.laplace(0.0, scale, size=u.shape)))
+
+
+# ---------------------------------------------------------------- Randomized response
+def randomized_response_keep_probability(epsilon) -> float:
+    """Probability of reporting the true bit, e^eps / (1 + e^eps) [DR14 3.2].
+
+    Seed 004's coin-flip survey (heads: tell the truth; tails: flip again and answer
+    yes on heads) keeps the truth with probability 3/4, which is epsilon = ln 3.
+    """
+    epsilon = check_epsilon(epsilon)
+    return float(special.expit(epsilon))
+
+
+def randomized_response(bits, epsilon, *, rng=None):
+    """Report each bit truthfully with probability e^eps/(1+e^eps), else its flip.
+
+    The ratio of the chances of any report under the two possible true bits is
+    (e^eps/(1+e^eps)) / (1/(1+e^eps)) = e^eps, so each respondent has epsilon-DP
+    [DR14 3.2]. Seed 004's coin-flip version is the case epsilon = ln 3. Notebook 04.
+    """
+    b = check_bits(bits)
+    keep = randomized_response_keep_probability(epsilon)
+    rng = check_rng(rng)
+    flip = rng.random(b.shape) >= keep
+    out = np.where(flip, 1 - b, b).astype(np.int8)
+    return int(out) if out.ndim == 0 else out
+
+
+def randomized_response_estimate(reports, epsilon) -> float:
+    """Unbiased estimate of the true fraction of ones from randomized-response reports.
+
+    With keep probability p, E[mean report] = p pi + (1-p)(1-pi), so
+    pi_hat = (mean - (1 - p)) / (2p - 1). The estimate may fall outside [0, 1] for
+    small samples; it is not clipped, so that it stays unbiased. Its standard error is
+    sqrt(q(1-q)/n) / (2p - 1) with q the chance of a reported one. Notebook 04.
+    """
+    r = check_bits(reports, "reports")
+    p = randomized_response_keep_probability(epsilon)
+    return float((r.mean() - (1 - p)) / (2 * p - 1))
+
+
+# ------------------------------------------------------------ Densities and privacy loss
+def output_distribution(value, scale, *, noise="laplace"):
+    """The frozen scipy.stats distribution of value + noise, for plotting densities.
+
+    ``noise="laplace"``: Lap(scale) (scale = b); ``noise="gaussian"``: N(0, scale^2)
+    (scale = sigma).
+    """
+    value = check_real("value", value)
+    scale = check_real("scale", scale, low=0.0, low_open=True)
+    if noise == "laplace":
+        return stats.laplace(loc=value, scale=scale)
+    if noise == "gaussian":
+        return stats.norm(loc=value, scale=scale)
+    raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+
+
+def privacy_loss(r, value1, value2, scale, *, noise="laplace"):
+    """Privacy loss ln p(r | D1) / p(r | D2) of an output r, for every r in an array.
+
+    p(. | D) is the density of f(D) + noise (see :func:`output_distribution`). For
+    Laplace noise with scale b = Delta/eps the loss lies in [-eps, eps] for every r
+    whenever |f(D1) - f(D2)| <= Delta (seed 000 eq. 3); for Gaussian noise it is
+    unbounded, which is why the Gaussian mechanism needs a delta. Notebooks 06, 08.
+    """
+    r = check_values("r", r)
+    d1 = output_distribution(value1, scale, noise=noise)
+    d2 = output_distribution(value2, scale, noise=noise)
+    out = d1.logpdf(r) - d2.logpdf(r)
+    return out.item() if np.ndim(out) == 0 else out

@@ -1,0 +1,66 @@
+"""Small helpers for the course notebooks: the course map, generated navigation links,
+showing a function's real source, and progress bars for slow cells."""
+
+from __future__ import annotations
+
+import inspect
+
+__all__ = ["COURSE", "nav", "show_source", "progress"]
+
+#: (number, file, title, what it teaches) -- the reading order of the course.
+COURSE = [
+    ("00", "00_start_here.ipynb", "Start here", "the map of the course, sliders, lecture mode"),
+    ("01", "01_anonymization_and_its_limits.ipynb", "Anonymisation and its limits",
+     "k-anonymity, l-diversity, t-closeness and their attacks (seed 004)"),
+    ("02", "02_attacks_on_statistics.ipynb", "Attacks on released statistics",
+     "differencing, query auditing, averaging; a budgeted curator (seed 004)"),
+    ("03", "03_reconstruction_attacks.ipynb", "Reconstruction attacks",
+     "Dinur-Nissim: exhaustive, LP and least-squares reconstruction (seed 004)"),
+    ("04", "04_differential_privacy.ipynb", "Differential privacy",
+     "neighbours, (epsilon, delta)-DP, randomized response (seeds 002-004)"),
+    ("05", "05_sensitivity.ipynb", "Sensitivity",
+     "L1/L2 sensitivity, brute-force global sensitivity (seeds 001, 003, 004)"),
+    ("06", "06_laplace_mechanism.ipynb", "The Laplace mechanism",
+     "Lap(Delta/epsilon), the privacy-loss proof, accuracy, histograms (seeds 000-004)"),
+    ("07", "07_composition.ipynb", "Composition",
+     "basic and advanced composition, the accountant (seeds 000, 004)"),
+    ("08", "08_gaussian_mechanism.ipynb", "The Gaussian mechanism",
+     "classic and analytic sigma, Laplace against Gaussian (seed 002)"),
+    ("09", "09_exponential_mechanism.ipynb", "The exponential mechanism",
+     "selection, the utility theorem, report noisy max (seeds 000, 002, 004)"),
+    ("10", "10_choosing_a_mechanism.ipynb", "Choosing a mechanism",
+     "seed 002's comparison table and a decision guide"),
+    ("11", "11_auditing_and_floating_point.ipynb", "Auditing and floating point",
+     "empirical lower bounds on epsilon, broken mechanisms, Mironov's attack"),
+]
+
+
+def nav(number: str):
+    """Markdown links to the previous and next notebooks (displayed by the notebook)."""
+    from IPython.display import Markdown
+
+    numbers = [c[0] for c in COURSE]
+    if number not in numbers:
+        raise ValueError(f"number must be one of {numbers}, got {number!r}")
+    i = numbers.index(number)
+    parts = []
+    if i > 0:
+        parts.append(f"← [{COURSE[i-1][0]} {COURSE[i-1][2]}]({COURSE[i-1][1]})")
+    parts.append(f"**{COURSE[i][0]} {COURSE[i][2]}**")
+    if i + 1 < len(COURSE):
+        parts.append(f"[{COURSE[i+1][0]} {COURSE[i+1][2]}]({COURSE[i+1][1]}) →")
+    return Markdown(" · ".join(parts))
+
+
+def show_source(obj):
+    """Show the real source of a dpteach function, so a lesson never keeps a copy."""
+    from IPython.display import Markdown
+
+    return Markdown("```python\n" + inspect.getsource(obj).rstrip() + "\n```")
+
+
+def progress(iterable, *, desc=None, total=None):
+    """A tqdm progress bar (text-mode, so it also reads in a stored notebook)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, desc=desc, total=total, mininterval=0.5)
