@@ -47,7 +47,10 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False,
         else:
             raise TypeError(f"{name} must be a real number, got {_describe(value)} "
                             f"of type {type(value).__name__}")
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:  # an int beyond the float range, e.g. 10**400
+        x = float("inf") if value > 0 else float("-inf")
     if np.isnan(x):
         raise ValueError(f"{name} must be a number, got NaN")
     if np.isinf(x) and not allow_inf:
@@ -99,12 +102,17 @@ def check_nonnegative_int(value, name: str, *, maximum: int | None = None) -> in
 
 
 def _check_int(value, name, *, minimum, maximum):
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value.item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
         raise TypeError(f"{name} must be an integer, got {_describe(value)} of type {type(value).__name__}")
-    x = float(value)
-    if not np.isfinite(x) or x != int(x):
-        raise ValueError(f"{name} must be a whole number, got {_describe(value)}")
-    x = int(x)
+    if isinstance(value, (numbers.Integral, np.integer)):
+        x = int(value)  # exact, even beyond 2**53
+    else:
+        x = float(value)
+        if not np.isfinite(x) or x != int(x):
+            raise ValueError(f"{name} must be a whole number, got {_describe(value)}")
+        x = int(x)
     if x < minimum or (maximum is not None and x > maximum):
         upper = "" if maximum is None else f" and <= {maximum}"
         raise ValueError(f"{name} must be an integer >= {minimum}{upper}, got {_describe(value)}")
@@ -115,15 +123,27 @@ def check_values(name: str, values, *, allow_empty: bool = False, allow_inf: boo
     """A real-valued array (scalars allowed) with no NaN (and no infinities unless allowed)."""
     if isinstance(values, (str, bytes, bool, np.bool_)):
         raise TypeError(f"{name} must be numeric, got {_describe(values)} of type {type(values).__name__}")
-    arr = np.asarray(values)
-    if arr.dtype.kind == "b":
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):  # ragged nesting
+        raise TypeError(f"{name} must be a numeric array, got {_describe(values)}") from None
+    kind = arr.dtype.kind
+    if kind == "b":
         raise TypeError(f"{name} must be numeric, not boolean")
-    if arr.dtype.kind not in "iuf":
-        try:
-            arr = arr.astype(float)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must be numeric, got {_describe(values)}") from None
-    arr = arr.astype(float, copy=False)
+    if kind == "O":
+        # mixed Python objects: every entry must be a real number (no None, str, bool)
+        for item in arr.flat:
+            if (isinstance(item, (bool, np.bool_))
+                    or not isinstance(item, (numbers.Real, np.integer, np.floating))):
+                raise TypeError(f"{name} must contain only real numbers, got {_describe(item)} "
+                                f"of type {type(item).__name__}")
+    elif kind not in "iuf":
+        # strings ('1'), complex numbers, dates: refused rather than silently converted
+        raise TypeError(f"{name} must be numeric, got {_describe(values)} (dtype {arr.dtype})")
+    try:
+        arr = arr.astype(float, copy=False)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite, got an entry beyond the float range") from None
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name} must not be empty")
     if np.isnan(arr).any():
@@ -146,12 +166,12 @@ def check_bits(bits, name: str = "bits") -> np.ndarray:
     if isinstance(bits, (str, bytes)):
         raise TypeError(f"{name} must be an array of 0/1 values, got a string")
     arr = np.asarray(bits)
-    if arr.dtype.kind == "b":
-        return arr.astype(np.int8)
-    if arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be an array of 0/1 values, got dtype {arr.dtype}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
+    if arr.dtype.kind == "b":
+        return arr.astype(np.int8)
     bad = ~np.isin(arr, (0, 1))
     if bad.any():
         raise ValueError(f"{name} must contain only 0 and 1, got {_describe(arr[bad].flat[0])}")
@@ -173,6 +193,6 @@ def check_size(size, name: str = "size"):
     """numpy's size= convention: None, a non-negative int or a tuple of them."""
     if size is None:
         return None
-    if isinstance(size, tuple):
+    if isinstance(size, (tuple, list)):
         return tuple(check_nonnegative_int(s, name) for s in size)
     return check_nonnegative_int(size, name)

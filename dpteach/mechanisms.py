@@ -107,6 +107,8 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
     d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, required=True)
+    if not isinstance(analytic, (bool, np.bool_)):
+        raise TypeError(f"analytic must be True or False, got {analytic!r}")
     if d == 0:
         return 0.0
     if not analytic:
@@ -155,7 +157,11 @@ def exponential_probabilities(scores, sensitivity, epsilon) -> np.ndarray:
     u = check_scores(scores)
     d = check_sensitivity(sensitivity, positive=True)
     epsilon = check_epsilon(epsilon)
-    return special.softmax(epsilon * u / (2 * d))
+    # Shift by the best score first and divide before multiplying, so that neither
+    # eps * u nor eps / (2 Delta) can overflow: the exponents are <= 0 and the best is 0.
+    with np.errstate(over="ignore"):
+        z = ((u - u.max()) / d) * (epsilon / 2)
+    return special.softmax(z)
 
 
 def exponential_mechanism(candidates, scores, sensitivity, epsilon, *, rng=None, size=None):
@@ -267,6 +273,8 @@ def privacy_loss(r, value1, value2, scale, *, noise="laplace"):
     unbounded, which is why the Gaussian mechanism needs a delta. Notebooks 06, 08.
     """
     r = check_values("r", r)
+    value1 = check_real("value1", value1)
+    value2 = check_real("value2", value2)
     d1 = output_distribution(value1, scale, noise=noise)
     d2 = output_distribution(value2, scale, noise=noise)
     out = d1.logpdf(r) - d2.logpdf(r)
