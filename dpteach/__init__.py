@@ -44,11 +44,14 @@ _EXPORTS = {
     # style
     "lecture_mode": "style",
     "PALETTE": "style",
+    # comparison (notebook 10)
+    "mechanism_table": "comparison",
+    "choose_mechanism": "comparison",
 }
 
 _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",
                "attacks", "audit", "datasets", "plots", "panels", "exercises", "style",
-               "discrete", "notebook"}
+               "discrete", "notebook", "comparison"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

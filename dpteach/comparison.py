@@ -1,0 +1,250 @@
+"""Comparing the mechanisms: seed 002's Table 1 generated from the code, and a decision guide.
+
+Seed 002 (Utaliyeva, Shin & Choi) compares the Laplace, Gaussian and exponential
+mechanisms in a small table: privacy guarantee, data type, mechanism type, additive noise
+and sensitivity norm. Here each row is *derived* from the real function in
+:mod:`dpteach.mechanisms`: the guarantee and the sensitivity norm are read off its
+signature (a ``delta`` parameter means (epsilon, delta)-DP; an ``l2_sensitivity``
+parameter means the L2 norm), the data type and kind off what it takes (a ``value`` to
+perturb, or ``candidates`` with ``scores``), and the noise family is a short card kept
+next to the function reference and checked against samples of the function by the tests.
+Notebook 10 shows the table and uses :func:`choose_mechanism`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from . import mechanisms
+from ._checks import (check_delta, check_epsilon, check_nonnegative_int, check_positive_int,
+                      check_sensitivity)
+
+__all__ = ["MechanismCard", "MECHANISMS", "mechanism_table", "noise_std", "choose_mechanism",
+           "Recommendation", "count_release_errors"]
+
+
+@dataclass(frozen=True)
+class MechanismCard:
+    """What the code cannot say about itself: the noise family and its scale function.
+
+    ``function`` is the real mechanism; ``noise`` names the scipy.stats family of what is
+    added (``None`` when nothing is added to an answer); ``scale`` is the real function
+    that computes the noise parameter (b for Laplace, sigma for Gaussian) from
+    (sensitivity, epsilon[, delta]); ``formula`` writes that noise in symbols; ``source``
+    cites where the mechanism is defined. The tests draw from ``function`` and check
+    both ``noise`` and ``scale`` against the samples.
+    """
+
+    name: str
+    function: Callable
+    noise: str | None
+    scale: Callable | None
+    formula: str
+    source: str
+
+    # -- facts read off the function's signature ------------------------------------
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        return tuple(inspect.signature(self.function).parameters)
+
+    @property
+    def guarantee(self) -> str:
+        return "(ε, δ)-DP" if "delta" in self.parameters else "ε-DP"
+
+    @property
+    def kind(self) -> str:
+        p = self.parameters
+        if "value" in p:
+            return "output perturbation"
+        if "scores" in p:
+            return "scoring function"
+        if "bits" in p:
+            return "input perturbation (local)"
+        raise ValueError(f"cannot classify {self.function.__name__} from its parameters {p}")
+
+    @property
+    def data_type(self) -> str:
+        p = self.parameters
+        if "value" in p:
+            return "numeric"
+        if "candidates" in p:
+            return "categorical"
+        if "scores" in p:
+            return "categorical (an index)"
+        if "bits" in p:
+            return "binary"
+        raise ValueError(f"cannot tell the data type of {self.function.__name__}")
+
+    @property
+    def sensitivity(self) -> str:
+        p = self.parameters
+        if "l2_sensitivity" in p:
+            return "L2 norm"
+        if "sensitivity" in p:
+            return "L1 norm" if self.kind == "output perturbation" else "Δu of the score"
+        return "none (each person randomises their own bit)"
+
+
+    def row(self) -> dict:
+        return {"guarantee": self.guarantee, "data type": self.data_type, "kind": self.kind,
+                "noise": self.formula, "sensitivity": self.sensitivity,
+                "function": f"dp.{self.function.__name__}",
+                "noise scale": f"dp.{self.scale.__name__}" if self.scale else "-", "source": self.source}
+
+
+#: The cards, in the order of seed 002's table; the last two extend it.
+MECHANISMS = {
+    "Laplace": MechanismCard(
+        "Laplace", mechanisms.laplace_mechanism, "laplace", mechanisms.laplace_scale,
+        "Lap(Δ₁f/ε)", "Dwork et al. 2006; DR14 Def. 3.3"),
+    "Gaussian": MechanismCard(
+        "Gaussian", mechanisms.gaussian_mechanism, "norm", mechanisms.gaussian_sigma,
+        "N(0, σ²), σ = √(2 ln(1.25/δ))·Δ₂f/ε for ε < 1, or analytic σ",
+        "DR14 Thm A.1; Balle & Wang 2018"),
+    "Exponential": MechanismCard(
+        "Exponential", mechanisms.exponential_mechanism, None, None,
+        "none: Pr[r] ∝ exp(ε·u(D, r)/(2Δu))", "McSherry & Talwar 2007; DR14 Def. 3.4"),
+    "Report noisy max": MechanismCard(
+        "Report noisy max", mechanisms.report_noisy_max, "laplace", None,
+        "Lap(2Δu/ε) on every score (Δu/ε if monotone), only the argmax released",
+        "DR14 Claim 3.9"),
+    "Randomized response": MechanismCard(
+        "Randomized response", mechanisms.randomized_response, None, None,
+        "none: the true bit is kept with probability e^ε/(1+e^ε)", "Warner 1965; DR14 3.2"),
+}
+
+_SEED_ROWS = ("Laplace", "Gaussian", "Exponential")
+
+
+def mechanism_table(*, extended: bool = False) -> pd.DataFrame:
+    """Seed 002's Table 1, one row per mechanism, generated from :data:`MECHANISMS`.
+
+    Columns: guarantee, data type, kind, noise, sensitivity (the seed's five), then
+    function, noise scale (the dpteach functions behind the row) and source. With
+    ``extended=True`` report noisy max and randomized response are added. Transpose
+    (``.T``) for the seed's layout (mechanisms as columns). Notebook 10.
+    """
+    if not isinstance(extended, (bool, np.bool_)):
+        raise TypeError(f"extended must be True or False, got {extended!r}")
+    names = list(MECHANISMS) if extended else list(_SEED_ROWS)
+    table = pd.DataFrame([MECHANISMS[n].row() for n in names], index=names)
+    table.index.name = "mechanism"
+    return table
+
+
+def noise_std(mechanism: str, *, epsilon, l1_sensitivity=None, l2_sensitivity=None,
+              delta=0.0, analytic=True) -> float:
+    """Standard deviation of the noise on each coordinate of an output-perturbation release.
+
+    Laplace: sqrt(2) * b with b = Delta_1 / epsilon (seed 004: Lap(b) has variance 2 b^2).
+    Gaussian: sigma from :func:`dpteach.gaussian_sigma` (analytic by default, so any
+    epsilon > 0 works; ``analytic=False`` is the classic formula, epsilon < 1 only).
+    """
+    epsilon = check_epsilon(epsilon)
+    if mechanism == "Laplace":
+        if l1_sensitivity is None:
+            raise ValueError("the Laplace mechanism needs l1_sensitivity")
+        return float(np.sqrt(2) * mechanisms.laplace_scale(l1_sensitivity, epsilon))
+    if mechanism == "Gaussian":
+        if l2_sensitivity is None:
+            raise ValueError("the Gaussian mechanism needs l2_sensitivity")
+        return mechanisms.gaussian_sigma(l2_sensitivity, epsilon, delta, analytic=analytic)
+    raise ValueError(f"mechanism must be 'Laplace' or 'Gaussian', got {mechanism!r}")
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The decision guide's answer: which mechanism, why, and the numbers behind it."""
+
+    mechanism: str
+    reason: str
+    numbers: dict
+
+    def __repr__(self):
+        return f"Recommendation({self.mechanism}: {self.reason})"
+
+    def _repr_markdown_(self):
+        return f"**{self.mechanism}** — {self.reason}"
+
+
+_OUTPUTS = ("numeric", "categorical", "binary")
+
+
+def choose_mechanism(output, *, epsilon, delta=0.0, l1_sensitivity=None, l2_sensitivity=None,
+                     local=False) -> Recommendation:
+    """A decision guide in the spirit of seed 002, section IV.
+
+    - ``local=True`` with a ``binary`` answer (each person randomises their own yes/no,
+      no trusted curator): randomized response.
+    - ``categorical`` output (a name, a price, a category): the exponential mechanism, as
+      output perturbation cannot add noise to a category (seed 004, "When output
+      perturbation doesn't make sense").
+    - ``numeric`` output with ``delta == 0``: Laplace, the only pure epsilon-DP choice of
+      the two. With ``delta > 0``: whichever of Laplace (sqrt(2) Delta_1/epsilon) and the
+      analytic Gaussian (sigma(Delta_2, epsilon, delta)) has the smaller noise standard
+      deviation per coordinate; both sensitivities are then required.
+    """
+    if output not in _OUTPUTS:
+        raise ValueError(f"output must be one of {_OUTPUTS}, got {output!r}")
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    if not isinstance(local, (bool, np.bool_)):
+        raise TypeError(f"local must be True or False, got {local!r}")
+    if local:
+        if output != "binary":
+            raise ValueError("local=True is supported for binary answers (randomized response)")
+        keep = mechanisms.randomized_response_keep_probability(epsilon)
+        return Recommendation("Randomized response",
+                              f"each person keeps their true answer with probability "
+                              f"{keep:.3f} = e^ε/(1+e^ε), so no curator sees the truth",
+                              {"keep_probability": keep})
+    if output in ("categorical", "binary"):
+        return Recommendation("Exponential",
+                              "the answer is a choice, not a number: noise cannot be added to "
+                              "it, so score each candidate and sample with exp(ε·u/(2Δu))", {})
+    if l1_sensitivity is None:
+        raise ValueError("a numeric release needs l1_sensitivity")
+    l1 = check_sensitivity(l1_sensitivity, "l1_sensitivity", positive=True)
+    lap = noise_std("Laplace", epsilon=epsilon, l1_sensitivity=l1)
+    if delta == 0:
+        return Recommendation("Laplace", f"δ = 0 asks for pure ε-DP; Laplace noise std "
+                                         f"{lap:.4g} per coordinate", {"Laplace": lap})
+    if l2_sensitivity is None:
+        raise ValueError("with delta > 0 the comparison needs l2_sensitivity as well")
+    l2 = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
+    gau = noise_std("Gaussian", epsilon=epsilon, l2_sensitivity=l2, delta=delta)
+    numbers = {"Laplace": lap, "Gaussian": gau}
+    if gau < lap:
+        return Recommendation("Gaussian", f"noise std {gau:.4g} (Gaussian, L2 = {l2:.4g}) "
+                                          f"< {lap:.4g} (Laplace, L1 = {l1:.4g})", numbers)
+    return Recommendation("Laplace", f"noise std {lap:.4g} (Laplace, L1 = {l1:.4g}) "
+                                     f"<= {gau:.4g} (Gaussian, L2 = {l2:.4g})", numbers)
+
+
+def count_release_errors(epsilon, *, delta=1e-5, count=50, n_max=100) -> dict:
+    """Expected absolute error of three ways to release one count in {0, ..., n_max}.
+
+    - Laplace, b = 1/epsilon: E|Lap(b)| = b.
+    - Gaussian, analytic sigma at (epsilon, delta) with Delta_2 = 1: E|N(0, sigma^2)| =
+      sigma * sqrt(2/pi).
+    - Exponential mechanism over the candidates 0..n_max with score -|r - count|
+      (Delta_u = 1): sum_r P(r) |r - count|, P from :func:`dpteach.exponential_probabilities`.
+
+    The three are computed exactly (no sampling). Notebook 10's comparison panel.
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, required=True)
+    n_max = check_positive_int(n_max, "n_max")
+    count = check_nonnegative_int(count, "count", maximum=n_max)
+    candidates = np.arange(n_max + 1)
+    distance = np.abs(candidates - count)
+    p = mechanisms.exponential_probabilities(-distance, 1.0, epsilon)
+    return {"Laplace": mechanisms.laplace_scale(1.0, epsilon),
+            "Gaussian": mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=True)
+            * float(np.sqrt(2 / np.pi)),
+            "Exponential": float(p @ distance)}
