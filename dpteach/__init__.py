@@ -37,6 +37,7 @@ _EXPORTS = {
     "Curator": "curator",
     # sensitivity (notebook 05)
     "global_sensitivity": "sensitivity",
+    "local_sensitivity": "sensitivity",
     # bounds (notebooks 06, 09)
     "laplace_tail": "bounds",
     "laplace_accuracy": "bounds",
