@@ -55,10 +55,9 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False,
         raise ValueError(f"{name} must be a number, got NaN")
     if np.isinf(x) and not allow_inf:
         raise ValueError(f"{name} must be finite, got {x}")
-    rng_text = _range_text(low, high, low_open, high_open)
-    if low is not None and (x < low or (low_open and x == low)):
-        raise ValueError(f"{name} must be {rng_text}, got {_describe(value)}")
-    if high is not None and (x > high or (high_open and x == high)):
+    if ((low is not None and (x < low or (low_open and x == low)))
+            or (high is not None and (x > high or (high_open and x == high)))):
+        rng_text = _range_text(low, high, low_open, high_open)
         raise ValueError(f"{name} must be {rng_text}, got {_describe(value)}")
     return x
 
