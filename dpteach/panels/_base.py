@@ -13,13 +13,19 @@ a committed notebook shows the picture on GitHub and before Run All.
 from __future__ import annotations
 
 import base64
+import io
 import time
 from typing import Callable
 
 import ipywidgets as widgets
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.patches import Rectangle
+from matplotlib.spines import Spine
+from matplotlib.transforms import Bbox, IdentityTransform
+from PIL import Image as PILImage
 
 from .. import style as _style
-from ..plots import apply_style, figure_png
+from ..plots import apply_style
 
 __all__ = ["Panel", "register", "REGISTRY", "float_slider", "log_slider", "int_slider",
            "dropdown", "checkbox"]
@@ -59,6 +65,10 @@ class Panel:
         self.image = widgets.Image(format="png", layout=widgets.Layout(width="auto", max_width="100%"))
         self.status = widgets.HTML()
         self.timings: list[float] = []
+        self._dynamic: list = []
+        self._background = None
+        self._boxes: dict = {}
+        self._laid_out = False
         header = [widgets.HTML(f"<b>{title}</b>")] if title else []
         box = widgets.HBox(list(self.controls.values()),
                            layout=widgets.Layout(flex_flow="row wrap"))
@@ -67,6 +77,10 @@ class Panel:
             control.observe(self._on_change, names="value")
         _style._track(self)
         self.redraw()
+        # Warm-up: run the update once more so the artists it touches are known to be
+        # dynamic before the first slider move (each such discovery costs a full draw).
+        self.redraw()
+        self.timings.clear()
 
     # -- wiring ---------------------------------------------------------------
     def values(self) -> dict:
@@ -78,19 +92,98 @@ class Panel:
     def redraw(self):
         """Recompute, update the artists in place, render the PNG. Returns seconds taken."""
         t0 = time.perf_counter()
+        limits = self._limits()
         text = self._update(**self.values())
         if text is not None:
             self.status.value = text
-        self._png = figure_png(self.figure)
+        moved = [ax for ax, old, new in zip(self.figure.axes, limits, self._limits()) if old != new]
+        self._png = self._render(moved=moved)
         self.image.value = self._png
         dt = time.perf_counter() - t0
         self.timings.append(dt)
         return dt
 
     def restyle(self):
-        """Apply the current style (lecture mode or not) and redraw."""
+        """Apply the current style (lecture mode or not), lay out again and redraw."""
         apply_style(self.figure)
-        self.redraw()
+        self.figure.set_layout_engine("constrained")
+        self._laid_out = False
+        self._png = self._render(full=True)
+        self.image.value = self._png
+
+    # -- rendering: blit the artists that changed onto a cached background -------
+    def _limits(self):
+        return [(ax.get_xlim(), ax.get_ylim()) for ax in self.figure.axes]
+
+    def _render(self, *, moved=(), full: bool = False) -> bytes:
+        """Draw the figure and encode it as PNG.
+
+        The first draw lays the figure out (constrained layout) and then freezes the
+        layout. Afterwards only the artists the update changed (matplotlib marks them
+        stale) are redrawn over a cached background of everything else (blitting),
+        which keeps a slider move to a few milliseconds. Axes whose limits ``moved``
+        are redrawn alone (their region is cleared first); a changed axis or an artist
+        not seen changing before forces one full draw.
+        """
+        fig = self.figure
+        canvas = fig.canvas
+        if not isinstance(canvas, FigureCanvasAgg):
+            canvas = FigureCanvasAgg(fig)
+        first = self._background is None
+        changed = []
+        for ax in fig.axes:
+            if (ax.xaxis.stale or ax.yaxis.stale) and ax not in moved:
+                full = True
+            changed.extend(a for a in ax.get_children()
+                           if a.stale and a not in (ax.xaxis, ax.yaxis) and not isinstance(a, Spine))
+        changed.extend(t for t in fig.texts if t.stale)
+        if first:
+            # Text boxes (notes) are usually what an update rewrites; an unchanged
+            # set_text does not mark them stale, so the warm-up cannot spot them.
+            # Legends are kept on top of whatever moves beneath them.
+            self._dynamic = [t for ax in fig.axes for t in ax.texts]
+            self._dynamic += [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+        new = [] if first else [a for a in changed if a not in self._dynamic]
+        if new:
+            full = True
+            self._dynamic.extend(new)
+        if full or first:
+            for a in self._dynamic:
+                a.set_animated(True)
+            canvas.draw()
+            if not self._laid_out:
+                fig.set_layout_engine("none")
+                self._laid_out = True
+            self._boxes = {}
+            self._background = canvas.copy_from_bbox(fig.bbox)
+        elif moved:
+            canvas.restore_region(self._background)
+            renderer = canvas.get_renderer()
+            for ax in moved:
+                old = self._boxes.get(ax) or ax.get_tightbbox(renderer)
+                self._clear(Bbox.union([old, ax.get_tightbbox(renderer)]), renderer)
+                ax.draw(renderer)
+                self._boxes[ax] = ax.get_tightbbox(renderer)
+            self._background = canvas.copy_from_bbox(fig.bbox)
+        else:
+            canvas.restore_region(self._background)
+        for a in sorted(self._dynamic, key=lambda a: a.get_zorder()):
+            if a.get_visible():
+                (a.axes.draw_artist if a.axes is not None else fig.draw_artist)(a)
+        width, height = canvas.get_width_height()
+        image = PILImage.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        buf = io.BytesIO()
+        image.save(buf, format="png", compress_level=1)
+        return buf.getvalue()
+
+    def _clear(self, box, renderer):
+        """Paint the figure's background colour over a pixel box."""
+        pad = 2
+        patch = Rectangle((box.x0 - pad, box.y0 - pad), box.width + 2 * pad, box.height + 2 * pad,
+                          transform=IdentityTransform(), facecolor=self.figure.get_facecolor(),
+                          edgecolor="none")
+        patch.set_figure(self.figure)
+        patch.draw(renderer)
 
     # -- display --------------------------------------------------------------
     def png(self) -> bytes:
