@@ -1,0 +1,222 @@
+"""Panels for notebook 08, the Gaussian mechanism.
+
+- ``gaussian_sigma``: sigma against epsilon, classic formula against the analytic one, and
+  the delta each really delivers (the classic formula is only valid for epsilon < 1).
+- ``gaussian_vs_laplace_queries``: k counting queries released together; Laplace noise grows
+  with the L1 sensitivity k, Gaussian noise with the L2 sensitivity sqrt(k).
+- ``gaussian_privacy_loss``: the privacy loss of a Gaussian output is unbounded; the
+  chance that it exceeds epsilon is where delta goes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from .. import mechanisms
+from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
+from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register
+
+__all__ = ["sigma_curves", "queries_noise", "gaussian_sigma", "gaussian_vs_laplace_queries",
+           "gaussian_privacy_loss"]
+
+EPS_GRID = np.geomspace(0.05, 20, 56)
+
+
+# ------------------------------------------------------------------------------- compute
+def sigma_curves(eps_grid, l2_sensitivity, delta):
+    """Classic and analytic sigma over ``eps_grid`` and the delta each really gives.
+
+    The classic sigma is computed by :func:`dpteach.gaussian_sigma` at epsilon 0.5 and
+    carried to other epsilons by its 1/epsilon form, so that its (invalid) continuation
+    past epsilon = 1 can be drawn and its true delta measured with
+    :func:`dpteach.gaussian_delta`. Returns (classic, analytic, true_delta_classic).
+    """
+    eps_grid = np.asarray(eps_grid, float)
+    classic = mechanisms.gaussian_sigma(l2_sensitivity, 0.5, delta) * 0.5 / eps_grid
+    analytic = np.array([mechanisms.gaussian_sigma(l2_sensitivity, e, delta, analytic=True)
+                         for e in eps_grid])
+    true_delta = np.array([mechanisms.gaussian_delta(s, l2_sensitivity, e)
+                           for s, e in zip(classic, eps_grid)])
+    return classic, analytic, true_delta
+
+
+def queries_noise(k, epsilon, delta, *, analytic=True):
+    """Noise standard deviation per query when k counting queries are released at once.
+
+    One person changes each of the k counts by at most 1, so the L1 sensitivity is k and
+    the L2 sensitivity sqrt(k) (seed 002, section IV: 50 queries give 50 and 7.07).
+    Laplace: sqrt(2) k / epsilon; Gaussian: sigma(sqrt(k), epsilon, delta). Returns
+    (laplace_std, gaussian_std) as arrays over ``k``.
+    """
+    k = np.asarray(k, float)
+    lap = np.sqrt(2) * k * mechanisms.laplace_scale(1.0, epsilon)
+    gau = np.sqrt(k) * mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=analytic)
+    return lap, gau
+
+
+# -------------------------------------------------------------------------------- panels
+@register("gaussian_sigma")
+def gaussian_sigma(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
+    """sigma against epsilon for the classic and analytic Gaussian mechanism."""
+    controls = {"epsilon": log_slider("ε (marker)", epsilon, -1.3, 1.3),
+                "delta": log_slider("δ", delta, -10, -2, 0.25, readout_format=".0e"),
+                "l2_sensitivity": float_slider("Δ₂f", l2_sensitivity, 0.1, 5, 0.1)}
+    fig, (ax, ax2) = new_figure(1, 2, figsize=(9.4, 3.5))
+    e = EPS_GRID
+    valid = e < 1
+    nan = np.full_like(e, np.nan)
+    l_classic = density_line(ax, e, nan, color=PALETTE["vermillion"], label="classic (ε < 1)")
+    l_extra = density_line(ax, e, nan, color=PALETTE["vermillion"], linestyle=":",
+                           label="classic formula past ε = 1")
+    l_analytic = density_line(ax, e, nan, color=PALETTE["blue"], label="analytic")
+    (dot,) = ax.plot([epsilon], [1.0], "o", color=PALETTE["black"], zorder=5)
+    ax.axvspan(1, e[-1], color=PALETTE["grey"], alpha=0.12, lw=0)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    label_axes(ax, "ε", "noise σ (query units)", "Gaussian σ against ε")
+    ax.legend(loc="lower left", fontsize="small")
+    txt = note(ax, "", loc="upper right")
+    d_classic = density_line(ax2, e, nan, color=PALETTE["vermillion"], label="classic σ")
+    d_analytic = density_line(ax2, e, np.ones_like(e), color=PALETTE["blue"], label="analytic σ")
+    hline(ax2, 1.0)
+    vline(ax2, 1.0)
+    m_line = vline(ax2, epsilon, color=PALETTE["black"], linestyle="-")
+    ax2.set_xscale("log")
+    ax2.set_yscale("log")
+    ax2.set_ylim(1e-4, 1e3)
+    label_axes(ax2, "ε", "true δ / target δ", "δ each σ really gives")
+    ax2.legend(loc="upper left", fontsize="small")
+    txt2 = note(ax2, "", loc="lower right")
+
+    def update(epsilon, delta, l2_sensitivity):
+        classic, analytic, true_delta = sigma_curves(e, l2_sensitivity, delta)
+        l_classic.set_ydata(np.where(valid, classic, np.nan))
+        l_extra.set_ydata(np.where(e >= 0.9, classic, np.nan))
+        l_analytic.set_ydata(analytic)
+        ax.set_ylim(analytic.min() / 2, classic.max() * 2)
+        ratio = np.clip(true_delta / delta, 1e-4, 1e3)
+        d_classic.set_ydata(ratio)
+        s_an = mechanisms.gaussian_sigma(l2_sensitivity, epsilon, delta, analytic=True)
+        dot.set_data([epsilon], [s_an])
+        m_line.set_xdata([epsilon, epsilon])
+        if epsilon < 1:
+            s_cl = mechanisms.gaussian_sigma(l2_sensitivity, epsilon, delta)
+            line = f"classic σ = {s_cl:.3g}\nanalytic σ = {s_an:.3g}"
+        else:
+            line = f"classic: needs ε < 1\nanalytic σ = {s_an:.3g}"
+        txt.set_text(f"ε = {epsilon:.3g}, δ = {delta:.0e}\n{line}")
+        bad = e[(true_delta > delta)]
+        txt2.set_text("classic formula breaks δ\nfrom ε ≈ " + f"{bad.min():.3g}" if bad.size
+                      else "classic formula keeps δ\non this range")
+        return f"ε = {epsilon:.3g}: {line.replace(chr(10), '; ')}"
+
+    return Panel(controls, fig, update, title="Gaussian mechanism: classic and analytic σ",
+                 name="gaussian_sigma")
+
+
+@register("gaussian_vs_laplace_queries")
+def gaussian_vs_laplace_queries(k=50, epsilon=0.5, delta=1e-5, analytic=True):
+    """Noise per query against the number k of counting queries released together."""
+    controls = {"k": int_slider("k queries", k, 1, 400),
+                "epsilon": log_slider("ε", epsilon, -1.3, 0.7),
+                "delta": log_slider("δ", delta, -10, -2, 0.25, readout_format=".0e"),
+                "analytic": checkbox("analytic σ", analytic)}
+    fig, ax = new_figure(1, 1, figsize=(7.4, 3.6))
+    ks = np.unique(np.geomspace(1, 400, 120).round())
+    nan = np.full_like(ks, np.nan)
+    l_lap = density_line(ax, ks, nan, color=PALETTE["orange"], label="Laplace: √2·k/ε (ℓ1 = k)")
+    l_gau = density_line(ax, ks, nan, color=PALETTE["blue"], label="Gaussian: σ(√k) (ℓ2 = √k)")
+    (p_lap,) = ax.plot([k], [1.0], "o", color=PALETTE["orange"], zorder=5)
+    (p_gau,) = ax.plot([k], [1.0], "s", color=PALETTE["blue"], zorder=5)
+    cross = vline(ax, 1.0, label="crossover")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    label_axes(ax, "k counting queries released together", "noise std per query (counts)",
+               "Laplace against Gaussian on k counting queries")
+    ax.legend(loc="lower right", fontsize="small")
+    txt = note(ax, "")
+
+    def update(k, epsilon, delta, analytic):
+        ok = analytic or epsilon < 1
+        lap, _ = queries_noise(ks, epsilon, delta, analytic=True)
+        l_lap.set_ydata(lap)
+        lk = float(queries_noise(k, epsilon, delta, analytic=True)[0])
+        p_lap.set_data([k], [lk])
+        if ok:
+            _, gau = queries_noise(ks, epsilon, delta, analytic=analytic)
+            gk = float(queries_noise(k, epsilon, delta, analytic=analytic)[1])
+            l_gau.set_ydata(gau)
+            p_gau.set_data([k], [gk])
+            wins = ks[gau < lap]
+            kstar = wins.min() if wins.size else np.nan
+            cross.set_xdata([kstar, kstar])
+            best = "Gaussian" if gk < lk else "Laplace"
+            text = (f"k = {k}: ℓ1 = {k}, ℓ2 = {np.sqrt(k):.3g}\nLaplace std {lk:.3g}, "
+                    f"Gaussian std {gk:.3g}\n{best} wins; Gaussian wins from k = {kstar:.0f}")
+        else:
+            l_gau.set_ydata(np.full_like(ks, np.nan))
+            p_gau.set_data([np.nan], [np.nan])
+            cross.set_xdata([np.nan, np.nan])
+            text = (f"k = {k}: Laplace std {lk:.3g}\nclassic Gaussian needs ε < 1:\n"
+                    "tick 'analytic σ'")
+        ax.set_ylim(0.3, 2e4)
+        txt.set_text(text)
+        return text.replace("\n", "; ")
+
+    return Panel(controls, fig, update, title="Laplace against Gaussian on k counting queries",
+                 name="gaussian_vs_laplace_queries")
+
+
+@register("gaussian_privacy_loss")
+def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
+    """Densities of f(D)+N(0, σ²) and f(D')+N(0, σ²) and the privacy loss of each output."""
+    controls = {"epsilon": log_slider("ε", epsilon, -1.3, 0.7),
+                "delta": log_slider("δ", delta, -8, -1, 0.25, readout_format=".0e"),
+                "l2_sensitivity": float_slider("Δ₂f = f(D') − f(D)", l2_sensitivity, 0.2, 3, 0.1)}
+    fig, (ax, ax2) = new_figure(1, 2, figsize=(9.4, 3.5))
+    r = np.linspace(-12, 12, 401)
+    zero = np.zeros_like(r)
+    shade = band(ax, r, zero, zero, color=PALETTE["vermillion"], alpha=0.35,
+                 label="outputs with loss > ε")
+    l_d1 = density_line(ax, r, zero, color=PALETTE["blue"], label="f(D) + N(0, σ²)")
+    l_d2 = density_line(ax, r, zero, color=PALETTE["orange"], linestyle="--",
+                        label="f(D') + N(0, σ²)")
+    label_axes(ax, "output r", "density", "Gaussian outputs on neighbours")
+    ax.legend(loc="upper right", fontsize="small")
+    txt = note(ax, "")
+    g_loss = density_line(ax2, r, zero, color=PALETTE["blue"], label="Gaussian: unbounded")
+    l_loss = density_line(ax2, r, zero, color=PALETTE["green"], linestyle="--",
+                          label="Laplace b = Δ/ε: within ±ε")
+    h_hi = hline(ax2, epsilon)
+    h_lo = hline(ax2, -epsilon)
+    label_axes(ax2, "output r", "privacy loss ln p(r|D)/p(r|D')", "privacy loss of each output")
+    ax2.set_ylim(-4, 4)
+    ax2.legend(loc="upper right", fontsize="small")
+
+    def update(epsilon, delta, l2_sensitivity):
+        d = l2_sensitivity
+        sigma = mechanisms.gaussian_sigma(d, epsilon, delta, analytic=True)
+        p1 = mechanisms.output_distribution(0.0, sigma, noise="gaussian")
+        p2 = mechanisms.output_distribution(d, sigma, noise="gaussian")
+        l_d1.set_ydata(p1.pdf(r))
+        l_d2.set_ydata(p2.pdf(r))
+        ax.set_ylim(0, 1.15 * p1.pdf(0.0))
+        loss = mechanisms.privacy_loss(r, 0.0, d, sigma, noise="gaussian")
+        g_loss.set_ydata(loss)
+        l_loss.set_ydata(mechanisms.privacy_loss(r, 0.0, d, mechanisms.laplace_scale(d, epsilon)))
+        h_hi.set_ydata([epsilon, epsilon])
+        h_lo.set_ydata([-epsilon, -epsilon])
+        # loss > eps exactly when r < d/2 - eps sigma^2 / d (the loss is linear in r)
+        cut = d / 2 - epsilon * sigma ** 2 / d
+        left = r <= cut
+        set_band(shade, r, zero, np.where(left, p1.pdf(r), 0.0))
+        tail = float(stats.norm.cdf(cut, 0.0, sigma))
+        exact = mechanisms.gaussian_delta(sigma, d, epsilon)
+        txt.set_text(f"σ = {sigma:.3g} (analytic)\nPr[loss > ε] = {tail:.2e}\n"
+                     f"exact δ = {exact:.2e}")
+        return (f"σ = {sigma:.4g}; Pr[loss > ε] under D = {tail:.3e}; the mechanism's exact δ "
+                f"= {exact:.3e} (target {delta:.0e})")
+
+    return Panel(controls, fig, update, title="The Gaussian privacy loss is unbounded",
+                 name="gaussian_privacy_loss")
