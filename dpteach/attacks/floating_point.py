@@ -1,0 +1,229 @@
+"""Mironov's floating-point attack on textbook Laplace noise (Mironov, "On significance
+of the least significant bits for differential privacy", CCS 2012).
+
+A computer cannot draw a real number. A textbook Laplace sampler turns one 53-bit
+uniform double into noise with a logarithm, and every step rounds. The outputs it can
+produce from input 0 form a sparse, irregular set of doubles, and the set reachable from
+input 1 is a different one: many outputs could only have come from one of the two
+inputs, whatever the nominal epsilon. :func:`floating_point_attack` decides, bit for bit,
+which candidate inputs could have produced each output. Notebook 11 runs it; the fix is
+integer noise (:func:`dpteach.discrete_laplace_mechanism`).
+
+Two samplers are modelled exactly:
+
+``sampler="naive"`` -- :func:`naive_laplace_mechanism`, the inverse-CDF formula of the
+textbooks (and of many early DP libraries)::
+
+    u     = rng.random() - 0.5                 # 53-bit uniform k / 2^53, shifted: exact
+    noise = (-scale * sign(u)) * log(1 - 2|u|)   # 1 - 2|u| = m / 2^52 exactly, m in 1..2^52
+    out   = value + noise                        # rounded twice: the product, the sum
+
+``sampler="numpy"`` -- numpy's ``Generator.laplace(loc, scale)`` (numpy/random/src/
+distributions/distributions.c, ``random_laplace``): U = k / 2^53 (k = 0 is redrawn);
+U >= 1/2 gives ``loc - scale * log(2.0 - U - U)``, U < 1/2 gives
+``loc + scale * log(U + U)``. The same inverse-CDF idea with different rounding steps,
+so it is just as porous; only the model of its arithmetic differs.
+
+Both models assume the C library's ``log`` (which numpy's ``np.log`` matches on the
+machines the course was tested on; :func:`preimages` lets one check an output by hand).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._checks import check_real, check_rng, check_size, check_values
+
+__all__ = ["naive_laplace_mechanism", "floating_point_attack", "preimages"]
+
+_TWO52 = 2 ** 52
+_SAMPLERS = ("naive", "numpy")
+
+
+def naive_laplace_mechanism(value, scale, *, rng=None, size=None):
+    """value + Laplace(scale) noise, the textbook way, in floating point (NOT private).
+
+    u = U - 1/2 with U a 53-bit uniform double from ``rng.random`` (k / 2^53); noise =
+    -scale * sign(u) * ln(1 - 2|u|), evaluated left to right in float64; output =
+    value + noise. The distribution is Laplace up to rounding, but the rounding leaks:
+    see :func:`floating_point_attack` (Mironov 2012, Section 3). ``scale`` is b = Δ/ε;
+    ``size`` as in :func:`dpteach.laplace_mechanism`. The once-in-2^53 draw u = -1/2 gives
+    -inf, as in the textbook formula.
+    """
+    value = check_values("value", value)
+    scale = check_real("scale", scale, low=0.0, low_open=True)
+    size = check_size(size)
+    rng = check_rng(rng)
+    if size is None:
+        shape = value.shape
+    elif isinstance(size, tuple):
+        shape = size + value.shape
+    else:
+        shape = (size,) + value.shape
+    u = rng.random(shape) - 0.5
+    with np.errstate(divide="ignore"):
+        noise = -scale * np.sign(u) * np.log(1.0 - 2.0 * np.abs(u))
+    out = value + noise
+    return out.item() if out.ndim == 0 else out
+
+
+# ---------------------------------------------------------------- the exact forward maps
+def _naive_forward(c, scale, sign, m, log=np.log):
+    """Output of the naive sampler for input c, sign of u, and 1 - 2|u| = m / 2^52."""
+    with np.errstate(divide="ignore"):
+        return c + (-scale * sign) * log(np.asarray(m, dtype=np.float64) * 2.0 ** -52)
+
+
+def _numpy_forward(c, scale, k, log=np.log):
+    """Output of numpy's random_laplace for input c and U = k / 2^53 (1 <= k < 2^53)."""
+    k = np.asarray(k, dtype=np.int64)
+    u = k.astype(np.float64) * 2.0 ** -53
+    upper = k >= _TWO52
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hi = c - scale * log((2.0 - u) - u)
+        lo = c + scale * log(u + u)
+    return np.where(upper, hi, lo)
+
+
+def _log_or_minus_inf(v):
+    return math.log(v) if v > 0 else -math.inf
+
+
+_LIBM_LOG = np.frompyfunc(_log_or_minus_inf, 1, 1)
+
+
+def _libm_log(x):
+    """The C library's log, element by element (what numpy's C sampler calls)."""
+    return _LIBM_LOG(np.asarray(x, dtype=np.float64)).astype(np.float64)
+
+
+def _lower_bound(key, target, lo, hi):
+    """Smallest integer j in [lo, hi] with key(j) >= target, for nondecreasing key, vectorised.
+
+    Returns hi + 1 where no such j exists.
+    """
+    lo = lo.copy()
+    hi_plus = hi + 1
+    h = hi_plus.copy()
+    while True:
+        open_ = lo < h
+        if not open_.any():
+            return lo
+        mid = lo + (h - lo) // 2
+        ok = key(mid) >= target
+        h = np.where(open_ & ok, mid, h)
+        lo = np.where(open_ & ~ok, mid + 1, lo)
+
+
+def _reachable(outputs, cands, scale, sampler, window=None):
+    """For flat arrays of (output, candidate) pairs: can the sampler map some uniform to it?"""
+    found = np.zeros(outputs.shape, dtype=bool)
+    exact_log = np.log if sampler == "naive" else _libm_log
+    if window is None:   # the exact forward map is monotone: equality is possible only at
+        window = 3 if sampler == "naive" else 1   # the crossing; neighbours are a safety margin
+    offsets = np.arange(-window, window + 1)
+    if sampler == "naive":
+        branches = [(+1.0, 1, _TWO52), (-1.0, 1, _TWO52)]
+    else:
+        branches = [("hi", _TWO52, 2 * _TWO52 - 1), ("lo", 1, _TWO52 - 1)]
+    for branch, lo_int, hi_int in branches:
+        if sampler == "naive":
+            # output as a function of m: sign +1 -> nonincreasing, sign -1 -> nondecreasing
+            direction = -branch
+
+            def fwd(j, log=np.log, branch=branch):
+                return _naive_forward(cands, scale, branch, j, log)
+        else:
+            direction = 1.0   # both branches of random_laplace increase with k
+
+            def fwd(j, log=np.log):
+                return _numpy_forward(cands, scale, j, log)
+
+        lo = np.full(outputs.shape, lo_int, dtype=np.int64)
+        hi = np.full(outputs.shape, hi_int, dtype=np.int64)
+
+        def key(j, fwd=fwd, direction=direction):
+            return direction * fwd(j)
+
+        j0 = _lower_bound(key, direction * outputs, lo, hi)
+        for off in offsets:
+            j = np.clip(j0 + off, lo_int, hi_int)
+            if sampler == "naive":
+                val = _naive_forward(cands, scale, branch, j, exact_log)
+            else:
+                val = _numpy_forward(cands, scale, j, exact_log)
+            found |= val == outputs
+    return found
+
+
+def floating_point_attack(outputs, candidates, scale, *, sampler="naive"):
+    """Which candidate inputs could have produced each output, bit for bit?
+
+    For every output o and candidate input c, search the uniforms the sampler can draw for
+    one that it maps exactly to o when run on c. The sampler's output is monotone in its
+    uniform, so a binary search over the 2^52 (naive: m in 1..2^52 for each sign of u) or
+    2^53 (numpy: k) uniforms finds the crossing point, and the few uniforms around it are
+    re-run exactly and compared with ``==`` (neighbouring floats included).
+
+    Returns a boolean array of shape (len(outputs), len(candidates)): True where the
+    candidate is consistent with the output. A row may be all False (an output no
+    candidate can produce). For noise from the modelled sampler, the true input's entry
+    is always True; the attack never errs that way, because it is an exact computation,
+    not a statistical test.
+
+    ``scale`` is the Laplace scale b (= Δ/ε) the mechanism used; ``sampler`` is "naive"
+    (:func:`naive_laplace_mechanism`) or "numpy" (``numpy.random.Generator.laplace``).
+    Mironov 2012, Section 4. Notebook 11.
+    """
+    out = check_values("outputs", outputs).ravel()
+    cand = check_values("candidates", candidates).ravel()
+    scale = check_real("scale", scale, low=0.0, low_open=True)
+    if sampler not in _SAMPLERS:
+        raise ValueError(f"sampler must be one of {_SAMPLERS}, got {sampler!r}")
+    o_grid, c_grid = np.meshgrid(out, cand, indexing="ij")
+    res = _reachable(o_grid.ravel(), c_grid.ravel(), scale, sampler)
+    return res.reshape(out.size, cand.size)
+
+
+def preimages(output, candidate, scale, *, sampler="naive", window=2):
+    """The uniforms nearest to producing ``output`` from ``candidate``, and what they give.
+
+    A pandas DataFrame, one row per uniform tried (the binary-search crossing point and
+    ``window`` neighbours each side, per branch): the integer index of the uniform
+    (naive: m with 1 - 2|u| = m/2^52; numpy: k with U = k/2^53), the branch, the
+    output it produces (as a float and in hex) and whether it equals ``output`` exactly.
+    For a step-by-step look at :func:`floating_point_attack`.
+    """
+    import pandas as pd
+
+    o = check_real("output", output)
+    c = check_real("candidate", candidate)
+    scale = check_real("scale", scale, low=0.0, low_open=True)
+    if sampler not in _SAMPLERS:
+        raise ValueError(f"sampler must be one of {_SAMPLERS}, got {sampler!r}")
+    rows = []
+    oa, ca = np.array([o]), np.array([c])
+    if sampler == "naive":
+        specs = [("u > 0", +1.0, 1, _TWO52), ("u < 0", -1.0, 1, _TWO52)]
+    else:
+        specs = [("U >= 1/2", None, _TWO52, 2 * _TWO52 - 1), ("U < 1/2", None, 1, _TWO52 - 1)]
+    for label, sign, lo_int, hi_int in specs:
+        if sampler == "naive":
+            def key(j, sign=sign):
+                return -sign * _naive_forward(ca, scale, sign, j)
+            direction = -sign
+        else:
+            def key(j):
+                return _numpy_forward(ca, scale, j)
+            direction = 1.0
+        j0 = int(_lower_bound(key, direction * oa, np.array([lo_int]), np.array([hi_int]))[0])
+        for j in range(max(lo_int, j0 - window), min(hi_int, j0 + window) + 1):
+            if sampler == "naive":
+                val = float(_naive_forward(ca, scale, sign, np.array([j]))[0])
+            else:
+                val = float(_numpy_forward(ca, scale, np.array([j]), _libm_log)[0])
+            rows.append({"branch": label, "uniform index": j, "output": val,
+                         "output (hex)": float.hex(val), "equals": val == o})
+    return pd.DataFrame(rows)

@@ -1,0 +1,793 @@
+"""Empirical privacy auditing: a statistically sound lower bound on epsilon.
+
+A mechanism M is (epsilon, delta)-DP when, for every pair of neighbouring inputs x, y and
+every set of outputs E,
+
+    P[M(x) in E] <= e^epsilon * P[M(y) in E] + delta        [DR14 Def. 2.4]
+
+so  epsilon >= ln((P[M(x) in E] - delta) / P[M(y) in E]).  Run M many times on x and on y,
+count how often E happens, replace the two unknown probabilities by exact (Clopper-Pearson)
+confidence limits, and the right-hand side becomes a number that is below the true epsilon
+with probability at least 1 - alpha. If that number is larger than the epsilon a mechanism
+claims, the claim is refuted with confidence 1 - alpha. If it is smaller, nothing is proven:
+an audit can catch a broken mechanism, never certify a correct one.
+
+This is the black-box auditing recipe of Ding, Wang, Wang, Zhang & Kifer, "Detecting
+violations of differential privacy" (CCS 2018) and Jagielski, Ullman & Oprea, "Auditing
+differentially private machine learning" (NeurIPS 2020). Notebook 11 teaches it.
+
+Public names: :func:`epsilon_lower_bound`, :func:`epsilon_point_estimate`,
+:func:`epsilon_interval`, :func:`audit` (returns an :class:`AuditResult` whose
+``.event`` is an :class:`Event`), :func:`per_call_mechanism`, :data:`ZOO` (a zoo of
+correct and broken mechanisms, each a :class:`ZooEntry`) and :func:`audit_zoo`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+from scipy import special
+
+from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
+                      check_rng)
+
+__all__ = [
+    "epsilon_lower_bound",
+    "epsilon_point_estimate",
+    "epsilon_interval",
+    "clopper_pearson",
+    "audit",
+    "Event",
+    "AuditResult",
+    "per_call_mechanism",
+    "ZooEntry",
+    "ZOO",
+    "audit_zoo",
+]
+
+#: share of the n runs on each input used to choose the event (the rest are counted)
+SELECT_FRACTION = 0.1
+#: confidence level used for zoo verdicts (see ZooEntry.audit)
+ZOO_ALPHA = 1e-3
+
+
+# ------------------------------------------------------------------ input checks
+def _check_alpha(alpha) -> float:
+    return check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def _check_counts(name, counts, n):
+    """Whole numbers in [0, n] (scalars or arrays); booleans and strings refused."""
+    if isinstance(counts, (bool, np.bool_, str, bytes)):
+        raise TypeError(f"{name} must be a whole number of runs, got {counts!r}")
+    arr = np.asarray(counts)
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a whole number of runs, got {counts!r}")
+    arr = arr.astype(float)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {counts!r}")
+    if np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} must be a whole number of runs, got {counts!r}")
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must be >= 0 (a count of runs), got {counts!r}")
+    if np.any(arr > n):
+        raise ValueError(f"{name} must be <= n (the number of runs), got {counts!r} with n={n!r}")
+    return arr
+
+
+def _check_n(n):
+    """A positive whole number of runs (or an array of them)."""
+    if isinstance(n, (bool, np.bool_, str, bytes)):
+        raise TypeError(f"n must be a positive whole number of runs, got {n!r}")
+    arr = np.asarray(n)
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        raise TypeError(f"n must be a positive whole number of runs, got {n!r}")
+    arr = arr.astype(float)
+    if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)) or np.any(arr < 1):
+        raise ValueError(f"n must be a positive whole number of runs (>= 1), got {n!r}")
+    return arr
+
+
+def _scalar_or_array(out, *inputs):
+    if all(np.ndim(v) == 0 for v in inputs):
+        return float(out)
+    return out
+
+
+# ------------------------------------------------------------------ the bound
+def clopper_pearson(count, n, *, alpha=0.05):
+    """The exact two-sided (1 - alpha) Clopper-Pearson interval for a binomial proportion.
+
+    low = Beta quantile alpha/2 with parameters (k, n - k + 1), 0 when k = 0;
+    high = Beta quantile 1 - alpha/2 with parameters (k + 1, n - k), 1 when k = n
+    (Clopper & Pearson 1934). The same numbers as
+    ``scipy.stats.binomtest(k, n).proportion_ci(1 - alpha, method="exact")``, computed with
+    :func:`scipy.special.betaincinv` so that whole arrays of counts take microseconds.
+    Each end on its own is a one-sided (1 - alpha/2) bound.
+    """
+    n_arr = _check_n(n)
+    k = _check_counts("count", count, n_arr)
+    alpha = _check_alpha(alpha)
+    k, n_arr = np.broadcast_arrays(k, n_arr)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(k > 0, special.betaincinv(np.maximum(k, 1), n_arr - k + 1, alpha / 2), 0.0)
+        high = np.where(k < n_arr,
+                        special.betaincinv(k + 1, np.maximum(n_arr - k, 1), 1 - alpha / 2), 1.0)
+    return _scalar_or_array(low, count, n), _scalar_or_array(high, count, n)
+
+
+def epsilon_lower_bound(count_x, count_y, n, *, alpha=0.05, delta=0.0):
+    """One-sided (1 - alpha) lower confidence bound on epsilon from event counts.
+
+    An event E happened ``count_x`` times in ``n`` runs of the mechanism on x and
+    ``count_y`` times in ``n`` runs on the neighbour y. With p_x,low the lower and
+    p_y,high the upper end of the exact two-sided (1 - alpha) Clopper-Pearson intervals
+    (so alpha is split equally, alpha/2 on each side),
+
+        epsilon_lb = max(0, ln((p_x,low - delta) / p_y,high))
+
+    (0 when p_x,low <= delta). By a union bound, p_x,low <= P[M(x) in E] and
+    p_y,high >= P[M(y) in E] hold together with probability >= 1 - alpha, and then
+    epsilon_lb <= ln((P[M(x) in E] - delta) / P[M(y) in E]) <= epsilon for every
+    (epsilon, delta)-DP mechanism [DR14 Def. 2.4]. The bound never exceeds
+    :func:`epsilon_point_estimate`. Units: nats (natural log), like epsilon.
+
+    Counts and n may be arrays (they broadcast); scalars give a float.
+
+    Examples
+    --------
+    >>> round(epsilon_lower_bound(3000, 1000, 10_000, alpha=0.05), 3)
+    1.012
+    """
+    n_arr = _check_n(n)
+    cx = _check_counts("count_x", count_x, n_arr)
+    cy = _check_counts("count_y", count_y, n_arr)
+    alpha = _check_alpha(alpha)
+    delta = check_delta(delta)
+    px_low, _ = clopper_pearson(cx, n_arr, alpha=alpha)
+    _, py_high = clopper_pearson(cy, n_arr, alpha=alpha)
+    num = np.asarray(px_low) - delta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lb = np.where(num > 0, np.log(np.maximum(num, 1e-300) / np.asarray(py_high)), 0.0)
+    lb = np.maximum(lb, 0.0)
+    return _scalar_or_array(lb, count_x, count_y, n)
+
+
+def epsilon_point_estimate(count_x, count_y, n, *, delta=0.0):
+    """The plug-in estimate max(0, ln((count_x/n - delta) / (count_y/n))).
+
+    ``inf`` when count_y = 0 < count_x - delta n. Not a bound: it is above the true
+    ln-ratio about half the time, which is why audits report :func:`epsilon_lower_bound`.
+    """
+    n_arr = _check_n(n)
+    cx = _check_counts("count_x", count_x, n_arr)
+    cy = _check_counts("count_y", count_y, n_arr)
+    delta = check_delta(delta)
+    num = cx / n_arr - delta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        est = np.where(num > 0, np.log(np.maximum(num, 1e-300) / (cy / n_arr)), 0.0)
+    est = np.maximum(np.nan_to_num(est, nan=0.0, posinf=np.inf), 0.0)
+    return _scalar_or_array(est, count_x, count_y, n)
+
+
+def epsilon_interval(count_x, count_y, n, *, alpha=0.05, delta=0.0):
+    """(lower, upper): a two-sided (1 - 2 alpha) band for ln((P_x(E) - delta) / P_y(E)).
+
+    lower is :func:`epsilon_lower_bound`; upper = ln((p_x,high - delta) / p_y,low) from the
+    other ends of the same Clopper-Pearson intervals (inf when count_y = 0). The band
+    narrows like 1/sqrt(n); notebook 11's audit panel draws it.
+    """
+    lower = epsilon_lower_bound(count_x, count_y, n, alpha=alpha, delta=delta)
+    n_arr = _check_n(n)
+    cx = _check_counts("count_x", count_x, n_arr)
+    cy = _check_counts("count_y", count_y, n_arr)
+    _, px_high = clopper_pearson(cx, n_arr, alpha=alpha)
+    py_low, _ = clopper_pearson(cy, n_arr, alpha=alpha)
+    num = np.asarray(px_high) - delta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        upper = np.where(num > 0, np.log(np.maximum(num, 1e-300) / np.asarray(py_low)), 0.0)
+    upper = np.maximum(np.nan_to_num(upper, nan=0.0, posinf=np.inf), 0.0)
+    return lower, _scalar_or_array(upper, count_x, count_y, n)
+
+
+# ------------------------------------------------------------------ events
+@dataclass(frozen=True)
+class Event:
+    """A set of outputs E: ``output >= t``, ``output <= t`` or ``output in {…}``.
+
+    ``kind`` is ``"threshold"`` (with ``threshold`` and ``direction`` ">=" or "<=") or
+    ``"set"`` (with ``outcomes``, a tuple of outputs; rows of a 2-D output are tuples).
+    """
+
+    kind: str
+    threshold: float | None = None
+    direction: str | None = None
+    outcomes: tuple | None = None
+
+    def contains(self, outputs) -> np.ndarray:
+        """Boolean array: which of ``outputs`` (one per run, rows for vectors) lie in E."""
+        out = np.asarray(outputs)
+        if self.kind == "threshold":
+            return out >= self.threshold if self.direction == ">=" else out <= self.threshold
+        if out.ndim > 1:
+            rows = [tuple(r) for r in out.reshape(out.shape[0], -1).tolist()]
+            wanted = {tuple(o) for o in self.outcomes}
+            return np.fromiter((r in wanted for r in rows), bool, count=len(rows))
+        return np.isin(out, np.asarray(self.outcomes, dtype=out.dtype if out.dtype.kind != "O" else object))
+
+    def __str__(self):
+        if self.kind == "threshold":
+            return f"output {'≥' if self.direction == '>=' else '≤'} {self.threshold:.6g}"
+        shown = [_fmt_outcome(o) for o in self.outcomes[:6]]
+        more = f", … ({len(self.outcomes)} outputs)" if len(self.outcomes) > 6 else ""
+        return "output in {" + ", ".join(shown) + more + "}"
+
+
+def _fmt_outcome(o):
+    if isinstance(o, tuple):
+        return "(" + ", ".join(_fmt_outcome(v) for v in o) + ")"
+    if isinstance(o, (float, np.floating)):
+        return f"{o:.6g}"
+    if isinstance(o, (bool, np.bool_)):
+        return str(bool(o))
+    return str(o)
+
+
+@dataclass
+class AuditResult:
+    """What :func:`audit` found.
+
+    ``epsilon_lb`` is the (1 - alpha) lower bound on epsilon from the counting runs;
+    ``event`` the chosen set of outputs; ``numerator`` says which input ("x" or "y") makes
+    the event more likely (the bound is ln(P[E | numerator] / P[E | other])); ``count_x``
+    and ``count_y`` are how often the event happened in the ``n_count`` counting runs on
+    x and on y; ``n_select`` runs per input were spent choosing the event.
+    """
+
+    epsilon_lb: float
+    event: Event
+    numerator: str
+    count_x: int
+    count_y: int
+    n_select: int
+    n_count: int
+    alpha: float
+    delta: float = 0.0
+    claimed_epsilon: float | None = None
+    seconds: float = float("nan")
+
+    @property
+    def counts(self) -> dict:
+        return {"x": self.count_x, "y": self.count_y}
+
+    def _ordered(self):
+        return ((self.count_x, self.count_y) if self.numerator == "x"
+                else (self.count_y, self.count_x))
+
+    @property
+    def point_estimate(self) -> float:
+        """Plug-in ln-ratio of the counts (not a bound)."""
+        a, b = self._ordered()
+        return epsilon_point_estimate(a, b, self.n_count, delta=self.delta)
+
+    @property
+    def epsilon_upper(self) -> float:
+        """Upper end of the two-sided band for this event's ln-ratio (see epsilon_interval)."""
+        a, b = self._ordered()
+        return epsilon_interval(a, b, self.n_count, alpha=self.alpha, delta=self.delta)[1]
+
+    @property
+    def refuted(self) -> bool | None:
+        """True when the lower bound exceeds the claimed epsilon (None without a claim)."""
+        if self.claimed_epsilon is None:
+            return None
+        return bool(self.epsilon_lb > self.claimed_epsilon)
+
+    def summary(self) -> str:
+        other = "y" if self.numerator == "x" else "x"
+        a, b = self._ordered()
+        lines = [
+            f"event E: {self.event}  (chosen on {self.n_select:,} runs per input)",
+            f"E happened {a:,} / {self.n_count:,} times on {self.numerator} and "
+            f"{b:,} / {self.n_count:,} times on {other}",
+            f"epsilon >= {self.epsilon_lb:.4g} with confidence {1 - self.alpha:.6g}"
+            f" (point estimate {self.point_estimate:.4g})",
+        ]
+        if self.claimed_epsilon is not None:
+            if self.refuted:
+                lines.append(f"verdict: the claim epsilon = {self.claimed_epsilon:.4g} is REFUTED")
+            else:
+                lines.append(f"verdict: no violation of epsilon = {self.claimed_epsilon:.4g} found "
+                             "(an audit cannot prove privacy)")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.summary()
+
+
+# ------------------------------------------------------------------ running mechanisms
+def _run(mechanism, data, size, rng, which):
+    out = mechanism(data, size, rng)
+    arr = np.asarray(out)
+    if arr.ndim == 0 or arr.shape[0] != size:
+        raise ValueError(
+            f"mechanism({which}, size={size}, rng) must return {size} outputs (one per run), "
+            f"got shape {arr.shape}; wrap a one-release-per-call function with "
+            "per_call_mechanism(...)")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError(f"mechanism returned NaN on {which}")
+    if arr.dtype.kind == "c":
+        raise TypeError("mechanism outputs must be real numbers or categories, not complex")
+    return arr
+
+
+def _as_values(arr):
+    """1-D values, one per run: rows of a 2-D output become integers or byte strings."""
+    if arr.ndim == 1:
+        return arr, None
+    flat = arr.reshape(arr.shape[0], -1)
+    if flat.dtype.kind in "biu" or (flat.dtype.kind == "f" and np.all(flat == np.round(flat))
+                                      and np.all(np.isfinite(flat))):
+        ints = flat.astype(np.int64)
+        lo = ints.min(axis=0)
+        span = ints.max(axis=0) - lo + 1
+        if np.prod(span.astype(float)) < 2.0 ** 62:
+            radix = np.concatenate([[1], np.cumprod(span[:-1])]).astype(np.int64)
+            codes = (ints - lo) @ radix
+            return codes, ("radix", lo, span, radix, flat.dtype)
+    flat = np.ascontiguousarray(flat)
+    void = flat.view(np.dtype((np.void, flat.dtype.itemsize * flat.shape[1]))).ravel()
+    return void, ("void", flat.dtype, flat.shape[1])
+
+
+def _decode(value, how):
+    """The original output (a tuple for rows) of a value made by _as_values."""
+    if how is None:
+        return value.item() if hasattr(value, "item") else value
+    if how[0] == "radix":
+        _, lo, span, _radix, dtype = how
+        digits, v = [], int(value)
+        for s, low in zip(span, lo):
+            digits.append(v % int(s) + int(low))
+            v //= int(s)
+        return tuple(np.asarray(digits).astype(dtype).tolist())
+    _, dtype, width = how
+    return tuple(np.frombuffer(bytes(value), dtype=dtype, count=width).tolist())
+
+
+_MAX_CATEGORIES = 1000
+_MAX_THRESHOLDS = 600
+
+
+def _threshold_events(sx, sy, n_sel):
+    """Candidate threshold events on the selection runs.
+
+    Returns (thresholds, [(direction, numerator, count_num, count_den), ...]) where the
+    counts are how often ``output >= t`` (or ``<= t``) happened on the numerator input
+    and on the other one, for every threshold t.
+    """
+    pooled = np.concatenate([sx, sy])
+    uniq = np.unique(pooled)
+    if uniq.size > _MAX_THRESHOLDS:
+        tail = np.geomspace(1.0 / pooled.size, 0.5, _MAX_THRESHOLDS // 3)
+        levels = np.unique(np.concatenate([tail, np.linspace(0, 1, _MAX_THRESHOLDS // 3), 1 - tail]))
+        uniq = np.unique(np.quantile(pooled, np.clip(levels, 0, 1), method="inverted_cdf"))
+    sx, sy = np.sort(sx), np.sort(sy)
+    ge_x = n_sel - np.searchsorted(sx, uniq, "left")
+    ge_y = n_sel - np.searchsorted(sy, uniq, "left")
+    le_x = np.searchsorted(sx, uniq, "right")
+    le_y = np.searchsorted(sy, uniq, "right")
+    families = [(d, "x", cx, cy) for d, cx, cy in ((">=", ge_x, ge_y), ("<=", le_x, le_y))]
+    families += [(d, "y", cy, cx) for d, cx, cy in ((">=", ge_x, ge_y), ("<=", le_x, le_y))]
+    return uniq, families
+
+
+def _set_events(vx, vy, n_sel):
+    """Candidate set-of-outcomes events on the selection runs.
+
+    Outcomes are ranked by their likelihood ratio (Neyman-Pearson: the best set of a given
+    size collects the outcomes with the largest ratio) and every prefix of the ranking is
+    a candidate. Returns (values, [(numerator, order, count_num, count_den), ...]).
+    """
+    values, inverse = np.unique(np.concatenate([vx, vy]), return_inverse=True)
+    k = values.size
+    cx = np.bincount(inverse[:n_sel], minlength=k)
+    cy = np.bincount(inverse[n_sel:], minlength=k)
+    families = []
+    for numerator, a, b in (("x", cx, cy), ("y", cy, cx)):
+        order = np.argsort(-(a + 0.5) / (b + 0.5), kind="stable")
+        families.append((numerator, order, np.cumsum(a[order]), np.cumsum(b[order])))
+    return values, families
+
+
+def _best(score_alpha, families, n_sel, delta):
+    """(score, family index, position) of the candidate with the largest selection score."""
+    best = (-1.0, None, None)
+    for f, fam in enumerate(families):
+        a, b = fam[2], fam[3]
+        lbs = epsilon_lower_bound(a, b, n_sel, alpha=score_alpha, delta=delta)
+        i = int(np.argmax(lbs + 1e-12 * (a - b) / n_sel))   # ties: the more frequent event
+        if lbs[i] > best[0]:
+            best = (float(lbs[i]), f, i)
+    return best
+
+
+def audit(mechanism, x, y, *, n, alpha=0.05, delta=0.0, rng=None, claimed_epsilon=None,
+          select_fraction=SELECT_FRACTION):
+    """Audit a mechanism on the neighbouring inputs x and y: a lower bound on its epsilon.
+
+    ``mechanism(data, size, rng)`` must return ``size`` independent outputs (an array
+    whose first axis has length ``size``): numbers, categories (ints, strings, booleans)
+    or rows of a 2-D array (each row one output, e.g. a vector of sparse-vector answers).
+    The mechanism runs ``n`` times on x and ``n`` times on y, then:
+
+    1. **Choose** (first ``n_select = round(select_fraction * n)`` runs of each input,
+       10% by default): try every event of the form ``output >= t`` and ``output <= t``
+       (numbers; t over the observed values, or up to 600 quantiles) and, when there are
+       at most 1000 distinct outputs, sets of outcomes ranked by likelihood ratio; try both
+       orders (x over y and y over x); keep the event with the largest lower bound.
+    2. **Count** (the remaining ``n_count = n - n_select`` runs, which the choice never
+       saw): count the chosen event on x and on y and report
+       :func:`epsilon_lower_bound` of those counts.
+
+    Because the event is fixed before the counting runs are looked at, the final bound is
+    a valid (1 - alpha) lower bound whatever the choice step did. A result above the
+    claimed epsilon refutes the claim; a result below it proves nothing.
+
+    Choose x and y as a worst case: neighbours on which the suspected bug shows most.
+
+    A function that returns ONE release per call, such as a student's
+    ``release(value, sensitivity, epsilon, rng)``, is audited through
+    :func:`per_call_mechanism`: ``audit(per_call_mechanism(release, 1.0, 0.5), 10, 11,
+    n=20_000)``. That loops in Python; a function that takes numpy arrays can instead be
+    wrapped as ``lambda data, size, rng: release(np.full(size, data), ...)``.
+
+    Parameters
+    ----------
+    mechanism : callable(data, size, rng) -> array of ``size`` outputs
+    x, y : the two neighbouring inputs, passed to the mechanism unchanged
+    n : runs per input (>= 20)
+    alpha : the bound holds with probability >= 1 - alpha, in (0, 1)
+    delta : audit (epsilon, delta)-DP instead, delta in [0, 1)
+    claimed_epsilon : optional; the result then says whether the claim is refuted
+    select_fraction : share of the runs used to choose the event, in (0, 1)
+
+    Returns
+    -------
+    AuditResult with ``.epsilon_lb``, ``.event``, ``.count_x``, ``.count_y``, ``.summary()``.
+    """
+    if not callable(mechanism):
+        raise TypeError(f"mechanism must be callable as mechanism(data, size, rng), got "
+                        f"{type(mechanism).__name__}")
+    n = check_positive_int(n, "n")
+    if n < 20:
+        raise ValueError(f"n must be >= 20 runs per input, got {n}")
+    alpha = _check_alpha(alpha)
+    delta = check_delta(delta)
+    select_fraction = check_real("select_fraction", select_fraction, low=0.0, high=1.0,
+                                 low_open=True, high_open=True)
+    if claimed_epsilon is not None:
+        claimed_epsilon = check_epsilon(claimed_epsilon, "claimed_epsilon")
+    rng = check_rng(rng)
+    n_sel = min(max(int(round(select_fraction * n)), 10), n - 10)
+    t0 = time.perf_counter()
+    out_x = _run(mechanism, x, n, rng, "x")
+    out_y = _run(mechanism, y, n, rng, "y")
+    if out_x.shape[1:] != out_y.shape[1:]:
+        raise ValueError(f"outputs on x and y differ in shape: {out_x.shape[1:]} vs {out_y.shape[1:]}")
+    if out_x.ndim > 1:       # encode x and y together, so equal rows get equal codes
+        both, how = _as_values(np.concatenate([out_x, out_y]))
+        vx, vy = both[:n], both[n:]
+    else:
+        (vx, how), (vy, _) = _as_values(out_x), _as_values(out_y)
+    numeric = how is None and vx.dtype.kind in "iuf"
+    sel_x, sel_y = vx[:n_sel], vy[:n_sel]
+    cnt_x, cnt_y = vx[n_sel:], vy[n_sel:]
+
+    # Step 1: choose the event on the selection runs. Each candidate is scored by a
+    # Bonferroni-corrected lower bound (alpha / number of candidates): a score that is
+    # valid for all candidates at once does not reward events whose ratio looks large
+    # only because they were seen a handful of times (the winner's curse).
+    thr_fams, set_fams = [], []
+    if numeric:
+        thresholds, thr_fams = _threshold_events(sel_x, sel_y, n_sel)
+    distinct = np.unique(np.concatenate([sel_x, sel_y]))
+    if not numeric or distinct.size <= _MAX_CATEGORIES:
+        values, set_fams = _set_events(sel_x, sel_y, n_sel)
+    n_candidates = sum(len(f[2]) for f in thr_fams) + sum(len(f[2]) for f in set_fams)
+    score_alpha = alpha / max(n_candidates, 1)
+    best_thr = _best(score_alpha, thr_fams, n_sel, delta) if thr_fams else (-1.0, None, None)
+    best_set = _best(score_alpha, set_fams, n_sel, delta) if set_fams else (-1.0, None, None)
+
+    # Step 2: count the chosen event on the counting runs, which step 1 never saw.
+    if best_thr[0] >= best_set[0]:
+        direction, numerator = thr_fams[best_thr[1]][:2]
+        event = Event("threshold", threshold=float(thresholds[best_thr[2]]), direction=direction)
+        count_x = int(np.count_nonzero(event.contains(cnt_x)))
+        count_y = int(np.count_nonzero(event.contains(cnt_y)))
+    else:
+        numerator, order = set_fams[best_set[1]][:2]
+        chosen = values[order[: best_set[2] + 1]]
+        event = Event("set", outcomes=tuple(_decode(v, how) for v in chosen))
+        count_x = int(np.count_nonzero(np.isin(cnt_x, chosen)))
+        count_y = int(np.count_nonzero(np.isin(cnt_y, chosen)))
+    n_count = n - n_sel
+    a, b = (count_x, count_y) if numerator == "x" else (count_y, count_x)
+    lb = epsilon_lower_bound(a, b, n_count, alpha=alpha, delta=delta)
+    return AuditResult(epsilon_lb=float(lb), event=event, numerator=numerator,
+                       count_x=count_x, count_y=count_y, n_select=n_sel, n_count=n_count,
+                       alpha=alpha, delta=delta, claimed_epsilon=claimed_epsilon,
+                       seconds=time.perf_counter() - t0)
+
+
+def per_call_mechanism(release: Callable, *args, **kwargs):
+    """Turn a one-release-per-call function into ``mechanism(data, size, rng)`` for audit.
+
+    ``release(data, *args, **kwargs, rng=rng)`` is called ``size`` times (``rng`` is passed
+    by keyword if ``release`` has a parameter named ``rng``, otherwise as the last
+    positional argument), and the releases are stacked into an array. Example, for a
+    coursework function ``student_fn(value, sensitivity, epsilon, rng)``::
+
+        mech = per_call_mechanism(student_fn, 1.0, 0.5)      # sensitivity 1, epsilon 0.5
+        audit(mech, 10, 11, n=20_000, claimed_epsilon=0.5)
+
+    A Python loop costs about a microsecond plus the function's own time per release, so
+    keep n near 10^4-10^5; a vectorised mechanism audits 10^6 runs in well under a second.
+    """
+    if not callable(release):
+        raise TypeError(f"release must be callable, got {type(release).__name__}")
+    try:
+        params = inspect.signature(release).parameters
+        by_keyword = "rng" in params and params["rng"].kind != inspect.Parameter.POSITIONAL_ONLY
+    except (TypeError, ValueError):
+        by_keyword = True
+
+    def mechanism(data, size, rng):
+        if by_keyword:
+            outs = [release(data, *args, rng=rng, **kwargs) for _ in range(size)]
+        else:
+            outs = [release(data, *args, rng, **kwargs) for _ in range(size)]
+        return np.asarray(outs)
+
+    mechanism.__name__ = f"per_call({getattr(release, '__name__', 'release')})"
+    return mechanism
+
+
+# ------------------------------------------------------------------ the zoo
+@dataclass
+class ZooEntry:
+    """A mechanism with a privacy claim, the neighbours that test it, and the truth.
+
+    ``mechanism(data, size, rng)`` as :func:`audit` expects; ``x``, ``y`` the neighbouring
+    inputs (chosen so that a bug shows); ``claimed_epsilon`` what its author claims;
+    ``private`` whether the claim is true; ``actual_epsilon`` the exact privacy loss on
+    (x, y) where known (``inf`` for unbounded); ``n`` the audit size used by default.
+    """
+
+    name: str
+    description: str
+    mechanism: Callable
+    x: Any
+    y: Any
+    claimed_epsilon: float
+    private: bool
+    actual_epsilon: float | None = None
+    n: int = 1_000_000
+    source: str = ""
+
+    def audit(self, *, n=None, alpha=ZOO_ALPHA, rng=None) -> AuditResult:
+        """Audit this entry on its neighbours, against its claimed epsilon.
+
+        The default alpha is small (1e-3): for a correct mechanism whose best event attains
+        exactly its epsilon (Laplace, randomized response), a lower bound at level alpha
+        exceeds epsilon -- a false accusation -- with probability up to alpha, so a
+        verdict table wants a small alpha. It costs little: at n = 10^6 the bound only
+        moves by about 0.01.
+        """
+        return audit(self.mechanism, self.x, self.y, n=self.n if n is None else n,
+                     alpha=alpha, rng=rng, claimed_epsilon=self.claimed_epsilon)
+
+
+def _laplace_count(epsilon):
+    def mech(data, size, rng):
+        from .mechanisms import laplace_mechanism
+        return laplace_mechanism(float(np.sum(data)), 1.0, epsilon, rng=rng, size=size)
+    return mech
+
+
+def _laplace_scale_is_epsilon(epsilon):
+    def mech(data, size, rng):
+        return float(np.sum(data)) + rng.laplace(0.0, epsilon, size=size)   # bug: b = epsilon
+    return mech
+
+
+def _sum_understated(epsilon):
+    def mech(data, size, rng):
+        total = float(np.sum(np.clip(data, 0, 5)))
+        return total + rng.laplace(0.0, 1.0 / epsilon, size=size)   # bug: Delta = 1, not 5
+    return mech
+
+
+def _noisy_max_value(epsilon):
+    def mech(data, size, rng):
+        scores = np.asarray(data, float)
+        noisy = scores + rng.laplace(0.0, 2.0 / epsilon, size=(size, scores.size))
+        return noisy.max(axis=1)                                    # bug: releases the value
+    return mech
+
+
+def _noisy_max_index(epsilon):
+    def mech(data, size, rng):
+        scores = np.asarray(data, float)
+        noisy = scores + rng.laplace(0.0, 2.0 / epsilon, size=(size, scores.size))
+        return noisy.argmax(axis=1)
+    return mech
+
+
+def _rr(epsilon):
+    def mech(data, size, rng):
+        from .mechanisms import randomized_response
+        return randomized_response(np.full(size, int(data), dtype=np.int8), epsilon, rng=rng)
+    return mech
+
+
+def _rr_wrong_keep(epsilon):
+    def mech(data, size, rng):
+        keep = 1 - math.exp(-epsilon) / 2          # bug: the Laplace CDF, not e^eps/(1+e^eps)
+        flip = rng.random(size) >= keep
+        return np.where(flip, 1 - int(data), int(data)).astype(np.int8)
+    return mech
+
+
+def _svt_no_query_noise(epsilon, threshold):
+    def mech(data, size, rng):
+        answers = np.asarray(data, float)
+        rho = rng.laplace(0.0, 2.0 / epsilon, size=(size, 1))     # eps1 = eps/2 on the threshold
+        return answers[None, :] >= threshold + rho                 # bug: no noise on answers
+    return mech
+
+
+def _above_threshold(epsilon, threshold):
+    """DR14 Algorithm 1 (AboveThreshold): index of the first answer above the noisy
+    threshold (len(answers) if none), rho ~ Lap(2/eps), nu_i ~ Lap(4/eps)."""
+    def mech(data, size, rng):
+        answers = np.asarray(data, float)
+        rho = rng.laplace(0.0, 2.0 / epsilon, size=(size, 1))
+        nu = rng.laplace(0.0, 4.0 / epsilon, size=(size, answers.size))
+        above = answers[None, :] + nu >= threshold + rho
+        return np.where(above.any(axis=1), above.argmax(axis=1), answers.size)
+    return mech
+
+
+def _exponential(epsilon, half=True):
+    def mech(data, size, rng):
+        scores = np.asarray(data, float)
+        if half:
+            from .mechanisms import exponential_mechanism
+            return exponential_mechanism(np.arange(scores.size), scores, 1.0, epsilon,
+                                         rng=rng, size=size)
+        p = special.softmax(epsilon * scores)        # bug: exp(eps u / Delta), no 1/2
+        return rng.choice(scores.size, p=p, size=size)
+    return mech
+
+
+def _discrete_laplace(epsilon):
+    def mech(data, size, rng):
+        from .discrete import discrete_laplace_mechanism
+        return discrete_laplace_mechanism(int(np.sum(data)), 1, epsilon, rng=rng, size=size)
+    return mech
+
+
+def _build_zoo() -> dict:
+    records = np.array([1, 0, 1, 1, 0, 0, 0, 1, 0, 1])          # a yes/no column, count 5
+    records_plus = np.append(records, 1)                         # add one 'yes' person: 6
+    values = np.array([2, 0, 5, 1, 3, 4, 0, 2])                  # a column clipped to [0, 5]
+    values_plus = np.append(values, 5)                           # add one person with value 5
+    five_counts = np.full(5, 10.0)                               # 5 counts, all 10
+    svt_x, svt_y = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    k = 100
+    exp_x = np.zeros(k)
+    exp_x[0] = 1.0                                               # candidate 0 scores 1, others 0
+    exp_y = 1.0 - exp_x                                          # every score moves by 1
+    ln3 = math.log(3)
+    entries = [
+        ZooEntry("laplace", "Laplace mechanism on a count: Lap(Δ/ε) with Δ = 1.",
+                 _laplace_count(1.0), records, records_plus, 1.0, True, 1.0,
+                 source="Dwork & Roth 2014, Def. 3.3"),
+        ZooEntry("laplace_scale_is_epsilon",
+                 "Laplace noise with scale ε instead of Δ/ε (at ε = 0.25 the noise is 16 times "
+                 "too small).",
+                 _laplace_scale_is_epsilon(0.25), records, records_plus, 0.25, False, 4.0,
+                 source="a classic slip of b = Δ/ε"),
+        ZooEntry("sum_sensitivity_understated",
+                 "A sum of values clipped to [0, 5] released with Lap(1/ε): the sensitivity is "
+                 "5, not 1, so adding one person with value 5 costs 5ε.",
+                 _sum_understated(1.0), values, values_plus, 1.0, False, 5.0,
+                 source="Dwork & Roth 2014, Def. 3.1 (L1 sensitivity)"),
+        ZooEntry("noisy_max_releases_value",
+                 "Report noisy max with Lap(2Δ/ε) that publishes the winning noisy VALUE, not "
+                 "just its index. Five counts that one new person raises together shift the "
+                 "maximum's lower tail by e^(5ε/2).",
+                 _noisy_max_value(1.0), five_counts, five_counts + 1, 1.0, False, 2.5,
+                 source="Ding et al. 2018 (CCS), incorrect noisy max variant"),
+        ZooEntry("report_noisy_max",
+                 "Report noisy max with Lap(2Δ/ε) publishing only the index.",
+                 _noisy_max_index(1.0), np.array([10.0, 9, 10, 8, 10]),
+                 np.array([10.0, 10, 10, 8, 10]), 1.0, True, None,
+                 source="Dwork & Roth 2014, Claim 3.9"),
+        ZooEntry("randomized_response",
+                 "Randomized response keeping the true bit with probability e^ε/(1+e^ε), "
+                 "ε = ln 3 (keep 3/4).",
+                 _rr(ln3), 1, 0, ln3, True, ln3, source="Warner 1965; Dwork & Roth 2014, 3.2"),
+        ZooEntry("randomized_response_wrong_keep",
+                 "Randomized response whose keep probability uses the Laplace CDF formula "
+                 "1 − e^(−ε)/2 instead of e^ε/(1+e^ε): at ε = ln 3 it keeps the bit with "
+                 "probability 5/6, which is ε = ln 5.",
+                 _rr_wrong_keep(ln3), 1, 0, ln3, False, math.log(5),
+                 source="Dwork & Roth 2014, 3.2"),
+        ZooEntry("sparse_vector_no_query_noise",
+                 "Sparse vector variant with noise on the threshold only (ρ ~ Lap(2Δ/ε)) and "
+                 "none on the answers, answering every query. Answers (1, 0) on x and (0, 1) "
+                 "on y with threshold 0.5: the pattern (above, below) is possible on x and "
+                 "impossible on y, so no finite ε holds.",
+                 _svt_no_query_noise(1.0, 0.5), svt_x, svt_y, 1.0, False, math.inf,
+                 n=300_000,
+                 source="Lyu, Su & Li 2017 (PVLDB), Algorithm 5 (after Stoddard et al. 2014)"),
+        ZooEntry("sparse_vector",
+                 "AboveThreshold: ρ ~ Lap(2Δ/ε) on the threshold, ν_i ~ Lap(4Δ/ε) on each "
+                 "answer, stop at the first answer above.",
+                 _above_threshold(1.0, 0.5), svt_x, svt_y, 1.0, True, None, n=300_000,
+                 source="Dwork & Roth 2014, Algorithm 1; Lyu, Su & Li 2017, Algorithm 1"),
+        ZooEntry("exponential",
+                 f"Exponential mechanism P(r) ∝ exp(ε u(r) / 2Δ) over {k} candidates.",
+                 _exponential(1.0, half=True), exp_x, exp_y, 1.0, True, None,
+                 source="McSherry & Talwar 2007; Dwork & Roth 2014, Theorem 3.10"),
+        ZooEntry("exponential_without_half",
+                 f"Exponential mechanism without the 1/2, P(r) ∝ exp(ε u(r) / Δ), claimed "
+                 f"ε-DP (seed 000's form). Over {k} candidates, when candidate 0 gains a point "
+                 "and every other loses one, its probability changes by almost e^(2ε).",
+                 _exponential(1.0, half=False), exp_x, exp_y, 1.0, False,
+                 math.log(math.e * (1 + (k - 1) * math.e) / (math.e + k - 1)),
+                 source="McSherry & Talwar 2007; seed 000"),
+        ZooEntry("discrete_laplace",
+                 "Discrete Laplace on a count, P(k) ∝ exp(−ε|k|/Δ), sampled exactly with "
+                 "integers (Canonne, Kamath & Steinke 2020).",
+                 _discrete_laplace(1.0), records, records_plus, 1.0, True, 1.0, n=300_000,
+                 source="Canonne, Kamath & Steinke 2020, Algorithm 2"),
+    ]
+    return {e.name: e for e in entries}
+
+
+#: name -> ZooEntry: correct mechanisms and classic broken ones (see notebook 11).
+ZOO: dict[str, ZooEntry] = _build_zoo()
+
+
+def audit_zoo(names=None, *, n=None, alpha=None, rng=None):
+    """Audit zoo entries and return a pandas DataFrame of verdicts, one row per entry.
+
+    Columns: mechanism, claimed ε, ε lower bound, verdict, truly private, event, seconds.
+    ``alpha`` defaults to :data:`ZOO_ALPHA` (1e-3).
+    """
+    import pandas as pd
+
+    rng = check_rng(rng)
+    alpha = ZOO_ALPHA if alpha is None else alpha
+    names = list(ZOO) if names is None else list(names)
+    rows = []
+    for name in names:
+        if name not in ZOO:
+            raise ValueError(f"names must be zoo entries {sorted(ZOO)}, got {name!r}")
+        entry = ZOO[name]
+        res = entry.audit(n=n, alpha=alpha, rng=rng)
+        rows.append({"mechanism": name, "claimed ε": round(entry.claimed_epsilon, 3),
+                     "ε lower bound": round(res.epsilon_lb, 3),
+                     "verdict": "REFUTED" if res.refuted else "no violation found",
+                     "truly private": entry.private, "event": str(res.event),
+                     "seconds": round(res.seconds, 2)})
+    return pd.DataFrame(rows).set_index("mechanism")
