@@ -10,6 +10,8 @@ import importlib
 
 # public name -> submodule of dpteach.attacks that defines it
 _EXPORTS = {
+    "naive_laplace_mechanism": "floating_point",
+    "floating_point_attack": "floating_point",
 }
 
 __all__ = sorted(_EXPORTS)
