@@ -33,6 +33,12 @@ _EXPORTS = {
     "advanced_composition": "accounting",
     "PrivacyAccountant": "accounting",
     "BudgetExceededError": "accounting",
+    "advanced_composition_crossover": "accounting",
+    "advanced_composition_epsilon": "accounting",
+    "split_budget": "accounting",
+    "hockey_stick_divergence": "accounting",
+    "smallest_delta": "accounting",
+    "max_probability_ratio": "accounting",
     # curator (notebooks 02, 03)
     "Curator": "curator",
     # sensitivity (notebook 05)

@@ -137,3 +137,164 @@ class PrivacyAccountant:
         s, b = self.spent, self.budget
         return (f"PrivacyAccountant(spent epsilon={s[0]:g} of {b[0]:g}, "
                 f"delta={s[1]:g} of {b[1]:g}, {len(self._history)} spends)")
+
+
+# ----------------------------------------------------------------------------------
+# Notebooks 04 and 07: the crossover of advanced and basic composition, splitting a
+# budget, and the (epsilon, delta) definition checked on two output distributions.
+
+import numbers  # noqa: E402  (this block is appended; its imports stay with it)
+
+from ._checks import check_values  # noqa: E402
+
+__all__ += ["advanced_composition_crossover", "advanced_composition_epsilon", "split_budget",
+            "hockey_stick_divergence", "smallest_delta", "max_probability_ratio"]
+
+
+def advanced_composition_crossover(epsilon, delta_slack):
+    """The smallest k at which advanced composition gives a smaller total epsilon than
+    basic composition, or None if it never does.
+
+    Compares eps' = eps sqrt(2 k ln(1/delta')) + k eps (e^eps - 1) (the bound of
+    :func:`advanced_composition`, DR14 Theorem 3.20) with k eps (DR14 Theorem 3.16):
+    eps' < k eps  <=>  sqrt(2 k ln(1/delta')) < k (2 - e^eps)  <=>
+    k > 2 ln(1/delta') / (2 - e^eps)^2, which needs e^eps < 2, i.e. eps < ln 2.
+    Only the epsilons are compared: advanced composition always costs delta' more.
+    Dropping the k eps (e^eps - 1) term gives the too-early answer k > 2 ln(1/delta').
+    Notebook 07.
+    """
+    epsilon = check_epsilon(epsilon)
+    slack = check_delta(delta_slack, "delta_slack", required=True)
+    gap = 2.0 - np.exp(epsilon)
+    if gap <= 0:
+        return None
+    k = max(1, int(np.floor(2 * np.log(1 / slack) / gap ** 2)) + 1)
+
+    def wins(kk):
+        return advanced_composition(epsilon, 0.0, kk, slack)[0] < kk * epsilon
+
+    # the closed form can be off by one through rounding; settle it with the formula
+    while k > 1 and wins(k - 1):
+        k -= 1
+    while not wins(k):
+        k += 1
+    return int(k)
+
+
+def advanced_composition_epsilon(epsilon_total, k, delta_slack):
+    """The per-mechanism epsilon whose k-fold advanced composition totals ``epsilon_total``:
+    solves eps sqrt(2 k ln(1/delta')) + k eps (e^eps - 1) = epsilon_total for eps
+    (the left side increases with eps; solved by scipy's brentq to 1e-12 relative).
+    Compare with epsilon_total / k from basic composition and use the larger, since
+    both theorems hold. Notebook 07.
+    """
+    from scipy import optimize
+
+    total = check_epsilon(epsilon_total, "epsilon_total")
+    k = check_positive_int(k, "k")
+    slack = check_delta(delta_slack, "delta_slack", required=True)
+    root_l = np.sqrt(2 * k * np.log(1 / slack))
+
+    def f(e):
+        return e * root_l + k * e * np.expm1(e) - total
+
+    hi = total / max(root_l, 1e-300)
+    while f(hi) < 0:
+        hi *= 2
+    return float(optimize.brentq(f, 0.0, hi, xtol=1e-300, rtol=1e-12))
+
+
+def split_budget(epsilon, weights):
+    """Split ``epsilon`` across queries in proportion to ``weights`` (a sequence of
+    positive numbers, or an int k for k equal shares).
+
+    Returns a list of floats whose exact decimal sum never exceeds ``epsilon``, so that a
+    :class:`PrivacyAccountant` with budget ``epsilon`` accepts every share: 1.0 / 3
+    printed as 0.3333333333333333 three times sums to less than 1, but other splits can
+    round up and the last spend would then be refused. Shares are rounded to 15
+    significant digits (down, if to-nearest would pass the budget); if their exact sum
+    still passes ``epsilon``, shares are lowered by the smallest float steps needed.
+    Notebook 07.
+    """
+    eps = check_epsilon(epsilon)
+    if isinstance(weights, (numbers.Integral, np.integer)) and not isinstance(weights, (bool, np.bool_)):
+        w = [1.0] * check_positive_int(weights, "weights")
+    else:
+        w = [check_real(f"weights[{i}]", x, low=0.0, low_open=True)
+             for i, x in enumerate(_as_list(weights, "weights"))]
+    total_w = float(sum(w))
+    # 15 significant digits: 0.3 split three ways gives 0.1, not 0.09999999999999999;
+    # if rounding to nearest passes the budget, round down instead
+    limit = _exact(eps)
+    raw = [eps * x / total_w for x in w]
+    shares = [float(f"{r:.15g}") for r in raw]
+    if sum((_exact(s) for s in shares), Fraction(0)) > limit:
+        shares = [_floor_digits(r, 15) for r in raw]
+    order = sorted(range(len(shares)), key=lambda i: -shares[i])
+    j = 0
+    while sum((_exact(s) for s in shares), Fraction(0)) > limit:
+        i = order[j % len(order)]
+        shares[i] = float(np.nextafter(shares[i], 0.0))
+        j += 1
+    return shares
+
+
+def _floor_digits(x: float, digits: int) -> float:
+    import decimal
+
+    d = decimal.Decimal(repr(x))
+    q = decimal.Decimal(1).scaleb(d.adjusted() - digits + 1)
+    return float(d.quantize(q, rounding=decimal.ROUND_FLOOR))
+
+
+def _distribution(name, p):
+    arr = check_values(name, p)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D vector of probabilities, got shape {arr.shape}")
+    if (arr < 0).any():
+        raise ValueError(f"{name} must not contain negative probabilities")
+    if not np.isclose(arr.sum(), 1.0, rtol=0, atol=1e-9):
+        raise ValueError(f"{name} must sum to 1, got {arr.sum():.12g}")
+    return arr
+
+
+def _two_distributions(p, q):
+    a, b = _distribution("p", p), _distribution("q", q)
+    if a.shape != b.shape:
+        raise ValueError(f"p and q must have the same length, got {a.size} and {b.size}")
+    return a, b
+
+
+def hockey_stick_divergence(p, q, epsilon) -> float:
+    """max over events S of P(S) - e^eps Q(S) = sum_i max(0, p_i - e^eps q_i), for two
+    distributions on the same finite set of outputs (the best S collects the outputs
+    where p_i > e^eps q_i). ``epsilon`` >= 0; at 0 it is the total variation distance.
+    A mechanism is (eps, delta)-DP on a neighbouring pair exactly when this is <= delta
+    in both directions [DR14 Def. 2.4]. Notebook 04.
+    """
+    a, b = _two_distributions(p, q)
+    e = check_real("epsilon", epsilon, low=0.0)
+    return float(np.maximum(a - np.exp(e) * b, 0.0).sum())
+
+
+def smallest_delta(p, q, epsilon) -> float:
+    """The smallest delta for which output distributions p = M(x) and q = M(y) satisfy
+    Pr[M(x) in S] <= e^eps Pr[M(y) in S] + delta for every S, in both directions:
+    max(HS(p, q), HS(q, p)) with HS the :func:`hockey_stick_divergence`. Notebook 04."""
+    return max(hockey_stick_divergence(p, q, epsilon), hockey_stick_divergence(q, p, epsilon))
+
+
+def max_probability_ratio(p, q) -> float:
+    """max over events S (both directions) of Pr[M(x) in S] / Pr[M(y) in S].
+
+    The largest ratio is reached on a single output (a ratio of sums never exceeds the
+    largest ratio of its terms), so this is max_i max(p_i/q_i, q_i/p_i), infinite when
+    one distribution gives an output probability 0 that the other does not. Seed 002
+    writes (eps, delta)-DP as "this ratio <= e^eps + delta"; that is pure
+    ln(e^eps + delta)-DP, not the standard additive definition. Notebook 04.
+    """
+    a, b = _two_distributions(p, q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r1 = np.where(a > 0, a / b, 0.0)
+        r2 = np.where(b > 0, b / a, 0.0)
+    return float(max(r1.max(), r2.max()))
