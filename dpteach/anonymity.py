@@ -1,0 +1,683 @@
+"""Syntactic privacy: k-anonymity, l-diversity, t-closeness, generalisation, and the
+attacks that defeat them. Taught in notebook 01 (seed 004's opening slides).
+
+Vocabulary
+----------
+* quasi-identifiers (QIs): columns an adversary can learn elsewhere (ZIP code, age,
+  birth year, gender) and join on;
+* sensitive attribute: the column to protect (a diagnosis, a salary);
+* equivalence class: the rows that share one combination of QI values.
+
+Definitions (all computed with pandas/numpy group operations, never a Python loop over
+rows, so each metric handles 10^5 rows in well under a second):
+
+* k-anonymity (Sweeney 2002): every class has at least k rows; the table's k is the
+  smallest class size.
+* distinct l-diversity (Machanavajjhala et al. 2007): every class holds at least l
+  distinct sensitive values.
+* entropy l-diversity (same paper): every class has entropy
+  H = -sum_s p(s) ln p(s) >= ln l; the table's l is exp(min H) (a real number).
+* recursive (c, l)-diversity (same paper): with the class's value counts sorted
+  r_1 >= r_2 >= ... >= r_m, the class satisfies it when r_1 < c (r_l + ... + r_m).
+* t-closeness (Li, Li & Venkatasubramanian 2007): the Earth Mover's Distance (EMD)
+  between each class's distribution of the sensitive value and the whole table's is
+  at most t. Ground distance: every pair of distinct categories at distance 1 (then
+  EMD = (1/2) sum_i |p_i - q_i|, the total variation distance), or for ordered values
+  |i - j| / (m - 1) between the i-th and j-th smallest of the m distinct values in the
+  whole table (then EMD = sum_i |P_i - Q_i| / (m - 1), P and Q the cumulative
+  distributions -- what ``scipy.stats.wasserstein_distance`` computes on the ranks).
+  The paper's salary example: the class {3K, 4K, 5K} of the 9-row table is at
+  distance 0.375.
+
+Where the pycanon library (Sainz-Pardo Díaz & López García 2022) differs
+-------------------------------------------------------------------------
+``tests/test_pycanon_crosscheck.py`` checks k, distinct l and t against pycanon 1.x on
+the seed tables and on random tables; they agree, except where pycanon is wrong:
+
+1. entropy l-diversity: pycanon returns ``int(e ** H)``; three equally frequent values
+   give e ** ln 3 = 2.9999999999999996 and so l = 2 instead of 3. Here l = exp(min H)
+   is a float, and a value within 1e-9 (relative) of a whole number is returned as
+   that whole number.
+2. recursive (c, l)-diversity: pycanon sorts the counts in increasing order and
+   compares the *smallest* count with the tail, so a class with counts (5, 1, 1) is
+   reported as (1, 3)-diverse although 5 < 1 * 1 is false; here r_1 is the largest
+   count, as in the definition.
+3. pycanon looks rows up by index label as if labels were positions (``iloc`` on
+   group labels), so a table indexed 1..n (like the seed tables) gives wrong classes
+   or an IndexError; it must be given a 0..n-1 index. It also drops rows with a
+   missing quasi-identifier silently; here that is an error naming the column.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ._checks import check_nonnegative_int, check_positive_int, check_real
+
+__all__ = [
+    "equivalence_classes", "equivalence_class_ids", "k_anonymity", "l_diversity",
+    "t_closeness", "emd", "class_report",
+    "mask_zip", "bucket_ages", "suppress_column", "suppress_rows", "suppress_small_classes",
+    "generalize", "four_anonymous_rules",
+    "linkage_attack", "homogeneity_attack", "background_knowledge_attack",
+    "skewness_attack", "similarity_attack",
+]
+
+
+# -- input checks -------------------------------------------------------------------
+def _check_table(table, name="table") -> pd.DataFrame:
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}")
+    if len(table) == 0:
+        raise ValueError(f"{name} is empty (0 rows); anonymity needs at least one row")
+    return table
+
+
+def _check_columns(table, columns, name, *, allow_empty=False) -> list:
+    """A column name or a list of names, every one a column of ``table``."""
+    if isinstance(columns, (str, numbers.Number)) or columns is None:
+        columns = [columns]
+    try:
+        columns = list(columns)
+    except TypeError:
+        raise TypeError(f"{name} must be a column name or a list of column names, "
+                        f"got {columns!r}") from None
+    if not columns and not allow_empty:
+        raise ValueError(f"{name} must name at least one column")
+    for col in columns:
+        if col not in table.columns:
+            raise ValueError(f"{name}: unknown column {col!r}; the table has columns "
+                             f"{list(table.columns)}")
+    dup = [c for c in set(columns) if columns.count(c) > 1]
+    if dup:
+        raise ValueError(f"{name}: column {dup[0]!r} is listed twice")
+    return columns
+
+
+def _check_no_missing(table, columns):
+    for col in columns:
+        missing = table[col].isna().to_numpy()
+        if missing.any():
+            first = table.index[np.argmax(missing)]
+            raise ValueError(f"column {col!r} has {int(missing.sum())} missing value(s) "
+                             f"(NaN/None), first at row {first!r}; fill or drop them first")
+
+
+def _prepare(table, quasi_identifiers, sensitive=None):
+    table = _check_table(table)
+    qis = _check_columns(table, quasi_identifiers, "quasi_identifiers")
+    cols = list(qis)
+    if sensitive is not None:
+        if isinstance(sensitive, (list, tuple)):
+            raise TypeError(f"sensitive must be one column name, got {sensitive!r}")
+        _check_columns(table, [sensitive], "sensitive")
+        if sensitive in qis:
+            raise ValueError(f"sensitive column {sensitive!r} is also a quasi-identifier")
+        cols.append(sensitive)
+    _check_no_missing(table, cols)
+    return table, qis
+
+
+# -- the shared group computation ----------------------------------------------------
+def _ids(table, qis) -> np.ndarray:
+    """Class number of every row, 0, 1, ... in order of first appearance."""
+    # factorize column by column and re-factorize the combined key (keeps it small);
+    # pd.factorize numbers values in order of first appearance, so classes are too
+    key = np.zeros(len(table), np.int64)
+    for col in qis:
+        codes, uniques = pd.factorize(table[col], sort=False)
+        key, _ = pd.factorize(key * len(uniques) + codes, sort=False)
+    return key.astype(np.int64)
+
+
+def _codes(column: pd.Series, ordered: bool):
+    """Integer codes of the sensitive values; with ``ordered``, codes are ranks among
+    the distinct values present (0 = smallest)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        if ordered and not column.cat.ordered:
+            raise TypeError(f"ordered=True needs an ordered attribute; column {column.name!r} "
+                            "is an unordered Categorical (make it ordered=True)")
+        col = column.cat.remove_unused_categories()
+        return col.cat.codes.to_numpy().astype(np.int64), list(col.cat.categories)
+    if ordered and not (pd.api.types.is_numeric_dtype(column)
+                        or pd.api.types.is_datetime64_any_dtype(column)):
+        raise TypeError(f"ordered=True needs numbers, dates or an ordered Categorical; column "
+                        f"{column.name!r} has dtype {column.dtype} (text such as '11K' < '3K' "
+                        "would sort wrongly)")
+    codes, uniques = pd.factorize(column, sort=True)
+    return codes.astype(np.int64), list(uniques)
+
+
+class _Groups:
+    """Sparse counts of (class, sensitive value): one entry per pair that occurs."""
+
+    def __init__(self, table, qis, sensitive, *, ordered=False):
+        cls = _ids(table, qis)
+        codes, self.values = _codes(table[sensitive], ordered)
+        self.m = len(self.values)
+        self.n = len(table)
+        self.n_classes = int(cls.max()) + 1
+        self.sizes = np.bincount(cls, minlength=self.n_classes)
+        pair, counts = np.unique(cls * self.m + codes, return_counts=True)  # sorted by class
+        self.cls, self.code, self.count = pair // self.m, pair % self.m, counts
+        self.overall_counts = np.bincount(codes, minlength=self.m).astype(np.int64)
+        self.first_row = np.unique(cls, return_index=True)[1]
+
+    def distinct(self):
+        return np.bincount(self.cls, minlength=self.n_classes)
+
+    def entropy(self):
+        p = self.count / self.sizes[self.cls]
+        return np.bincount(self.cls, weights=-p * np.log(p), minlength=self.n_classes)
+
+    def recursive(self, c):
+        # sort each class's counts in decreasing order; j = 0-based position in the class
+        order = np.lexsort((-self.count, self.cls))
+        cls, cnt = self.cls[order], self.count[order]
+        start = np.r_[0, np.cumsum(np.bincount(cls, minlength=self.n_classes))[:-1]]
+        r1 = cnt[start[cls]]
+        # at position j (0-based, l = j + 1) the tail r_l + ... + r_m is the class size
+        # minus the counts before position j
+        before = np.cumsum(cnt) - cnt - np.r_[0, np.cumsum(cnt)][start[cls]]
+        tail = self.sizes[cls] - before
+        ok = r1 < c * tail
+        # the tails shrink with l, so the l's that hold are 1..L and L = how many hold
+        return np.bincount(cls, weights=ok, minlength=self.n_classes).astype(int)
+
+    def emd(self, ordered):
+        # exact integer arithmetic in units of 1 / (n_c N): p_i - q_i = (c_i N - C_i n_c) / (n_c N),
+        # so 0.375 comes out as 0.375 (one rounding, at the final division)
+        N, nc = self.n, self.sizes.astype(np.int64)
+        C = self.overall_counts
+        if not ordered:
+            # sum_i |p_i - q_i| = sum over values present in the class of (|p_i - q_i| - q_i) + 1
+            diff = np.abs(self.count * N - C[self.code] * nc[self.cls]) - C[self.code] * nc[self.cls]
+            num = nc * N + np.bincount(self.cls, weights=diff, minlength=self.n_classes)
+            return np.clip(num / (2.0 * nc * N), 0.0, 1.0)
+        if self.m == 1:
+            return np.zeros(self.n_classes)
+        num = _ordered_emd_units(self.cls, self.code, self.count, C, nc, N, self.m)
+        return np.clip(num / (nc * float(N) * (self.m - 1)), 0.0, 1.0)
+
+
+def _ordered_emd_units(cls, code, count, C, nc, N, m):
+    """sum_{i=0}^{m-2} |P_c(i) - Q(i)| in units of 1 / (n_c N) for every class c, with
+    P_c and Q the cumulative distributions, without a classes x m matrix.
+
+    Within a class P_c is constant between consecutive values present in the class and
+    Q increases, so each constant stretch [a, b) is summed in closed form from prefix
+    sums of Q, split where Q crosses the constant level. Integers stay below 2**53 for
+    tables up to about 10**5 rows with 10**5 distinct values.
+    """
+    n_classes = nc.size
+    Qc = np.cumsum(C)                                   # N Q(i), integers
+    SQ = np.r_[0, np.cumsum(Qc)]                        # SQ[i] = N (Q(0) + ... + Q(i-1))
+    start = np.r_[0, np.cumsum(np.bincount(cls, minlength=n_classes))[:-1]]
+    Pc = np.cumsum(count)
+    Pc = Pc - np.r_[0, Pc][start[cls]]                  # n_c P_c at each present value
+    last = np.r_[cls[1:] != cls[:-1], True]
+    nxt = np.where(last, m - 1, np.r_[code[1:], m - 1])  # next present value, or the end
+    # stretches: [0, first value) at level 0, then [value, next value) at level P
+    a = np.r_[np.zeros(n_classes, np.int64), code]
+    b = np.r_[code[start], nxt]
+    level = np.r_[np.zeros(n_classes, np.int64), Pc]
+    owner = np.r_[np.arange(n_classes), cls]
+    n_o = nc[owner]
+    # k = first i with Q(i) >= level; ties contribute 0, so a float search is exact enough
+    k = np.clip(np.searchsorted(Qc / N, level / n_o, side="left"), a, b)
+    below = level * N * (k - a) - n_o * (SQ[k] - SQ[a])
+    above = n_o * (SQ[b] - SQ[k]) - level * N * (b - k)
+    return np.bincount(owner, weights=(below + above).astype(float), minlength=n_classes)
+
+
+def _snap(x: float) -> float:
+    r = round(x)
+    return float(r) if r and abs(x - r) <= 1e-9 * r else float(x)
+
+
+# -- metrics ---------------------------------------------------------------------------
+def equivalence_class_ids(table, quasi_identifiers) -> pd.Series:
+    """The equivalence class of every row: 0, 1, ... in order of first appearance,
+    aligned with ``table.index``. Notebook 01."""
+    table, qis = _prepare(table, quasi_identifiers)
+    return pd.Series(_ids(table, qis), index=table.index, name="class")
+
+
+def equivalence_classes(table, quasi_identifiers) -> pd.DataFrame:
+    """The equivalence classes of ``table``: one row per combination of quasi-identifier
+    values that occurs, in order of first appearance, with its ``size`` (number of rows)
+    and ``rows`` (the index labels of its rows). Notebook 01.
+
+    >>> equivalence_classes(dp.datasets.hospital_visits(), ["Race", "Birth", "Gender", "ZIP"])
+    ... # three classes: {t1, t2}, {t3, t4}, {t5, t6, t7}
+    """
+    table, qis = _prepare(table, quasi_identifiers)
+    ids = _ids(table, qis)
+    sizes = np.bincount(ids)
+    first = np.unique(ids, return_index=True)[1]
+    out = table.iloc[first][qis].reset_index(drop=True)
+    out["size"] = sizes
+    labels = table.index.to_numpy()[np.argsort(ids, kind="stable")]
+    out["rows"] = [list(part) for part in np.split(labels, np.cumsum(sizes)[:-1])]
+    out.index.name = "class"
+    return out
+
+
+def k_anonymity(table, quasi_identifiers) -> int:
+    """The table's k: the size of its smallest equivalence class (Sweeney 2002).
+
+    The table is k-anonymous for this k and every smaller one: each row shares its
+    quasi-identifier values with at least k - 1 other rows. Notebook 01.
+    """
+    table, qis = _prepare(table, quasi_identifiers)
+    return int(np.bincount(_ids(table, qis)).min())
+
+
+def l_diversity(table, quasi_identifiers, sensitive, *, kind="distinct", c=None):
+    """The largest l for which ``table`` is l-diverse (Machanavajjhala et al. 2007).
+
+    kind="distinct"  -> int, the fewest distinct sensitive values in any class;
+    kind="entropy"   -> float, exp(min over classes of H), H = -sum_s p(s) ln p(s) in
+                        nats, so a class with l equally frequent values gives exactly l
+                        (values within 1e-9 of a whole number are returned as it);
+    kind="recursive" -> int, the largest l such that every class satisfies recursive
+                        (c, l)-diversity, r_1 < c (r_l + ... + r_m) with the class's
+                        counts sorted r_1 >= ... >= r_m; needs ``c`` > 0. Returns 0 if
+                        even l = 1 fails (possible only for c <= 1).
+
+    Notebook 01 (the seed's 3-diverse table).
+    """
+    kinds = ("distinct", "entropy", "recursive")
+    if kind not in kinds:
+        raise ValueError(f"kind must be one of {kinds}, got {kind!r}")
+    if kind == "recursive":
+        if c is None:
+            raise ValueError("kind='recursive' needs c, the constant of (c, l)-diversity (c > 0)")
+        c = check_real("c", c, low=0.0, low_open=True)
+    elif c is not None:
+        raise ValueError(f"c is only used with kind='recursive', not kind={kind!r}")
+    table, qis = _prepare(table, quasi_identifiers, sensitive)
+    g = _Groups(table, qis, sensitive)
+    if kind == "distinct":
+        return int(g.distinct().min())
+    if kind == "entropy":
+        return _snap(math.exp(float(g.entropy().min())))
+    return int(g.recursive(c).min())
+
+
+def t_closeness(table, quasi_identifiers, sensitive, *, ordered=False) -> float:
+    """The smallest t for which ``table`` has t-closeness: the largest Earth Mover's
+    Distance between a class's distribution of ``sensitive`` and the whole table's
+    (Li, Li & Venkatasubramanian 2007). A value in [0, 1].
+
+    ordered=False: equal ground distance, EMD = (1/2) sum_i |p_i - q_i|.
+    ordered=True: ground distance |i - j| / (m - 1) between ranks, m the number of
+    distinct values in the whole table; EMD = sum_i |P_i - Q_i| / (m - 1) with P, Q
+    cumulative. Needs numbers, dates or an ordered pandas Categorical.
+
+    Seed 004's 3-diverse table with Salary (thousands): the class {3, 4, 5} is at
+    0.375, and t = 0.375 for the table. Notebook 01.
+    """
+    if not isinstance(ordered, (bool, np.bool_)):
+        raise TypeError(f"ordered must be True or False, got {ordered!r}")
+    table, qis = _prepare(table, quasi_identifiers, sensitive)
+    g = _Groups(table, qis, sensitive, ordered=bool(ordered))
+    return float(g.emd(bool(ordered)).max())
+
+
+def emd(p, q, *, ordered=False) -> float:
+    """Earth Mover's Distance between two distributions over the same m values (listed
+    in increasing order when ``ordered``), with the ground distances of
+    :func:`t_closeness`. ``p`` and ``q`` are counts or probabilities (each is
+    normalised to sum to 1). The ordered case uses ``scipy.stats.wasserstein_distance``
+    on the ranks 0..m-1 and divides by m - 1.
+    """
+    from scipy.stats import wasserstein_distance
+
+    p = np.asarray(p, float)
+    q = np.asarray(q, float)
+    for name, v in (("p", p), ("q", q)):
+        if v.ndim != 1 or v.size == 0:
+            raise ValueError(f"{name} must be a non-empty 1-D array of weights")
+        if not np.isfinite(v).all() or (v < 0).any() or v.sum() <= 0:
+            raise ValueError(f"{name} must hold finite non-negative weights with a positive sum")
+    if p.size != q.size:
+        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
+    p, q = p / p.sum(), q / q.sum()
+    if not ordered:
+        return float(0.5 * np.abs(p - q).sum())
+    m = p.size
+    if m == 1:
+        return 0.0
+    ranks = np.arange(m, dtype=float)
+    return float(wasserstein_distance(ranks, ranks, p, q) / (m - 1))
+
+
+def class_report(table, quasi_identifiers, sensitive, *, ordered=False) -> pd.DataFrame:
+    """One row per equivalence class: its quasi-identifier values, ``size`` (k of the
+    class), ``l_distinct``, ``l_entropy``, ``emd`` (distance to the whole table, as in
+    :func:`t_closeness`) and ``values`` (the sensitive values with their counts).
+    The table's k, l and t are the column minima / maximum. Notebook 01."""
+    table, qis = _prepare(table, quasi_identifiers, sensitive)
+    g = _Groups(table, qis, sensitive, ordered=bool(ordered))
+    out = table.iloc[g.first_row][qis].reset_index(drop=True)
+    out["size"] = g.sizes
+    out["l_distinct"] = g.distinct()
+    out["l_entropy"] = [_snap(x) for x in np.exp(g.entropy())]
+    out["emd"] = g.emd(bool(ordered))
+    vals = np.asarray(g.values, dtype=object)
+    split = np.cumsum(np.bincount(g.cls, minlength=g.n_classes))[:-1]
+    out["values"] = [dict(zip(v.tolist(), cnt.tolist()))
+                     for v, cnt in zip(np.split(vals[g.code], split), np.split(g.count, split))]
+    out.index.name = "class"
+    return out
+
+
+# -- generalisation ------------------------------------------------------------------------
+def _series(values, name) -> pd.Series:
+    if isinstance(values, pd.Series):
+        return values
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a pandas Series or an array, got {type(values).__name__}")
+    return pd.Series(list(values), name=name)
+
+
+def mask_zip(values, keep, *, char="*") -> pd.Series:
+    """Keep the first ``keep`` characters of every ZIP code and replace the rest by
+    ``char``: mask_zip(["13053"], 3) -> ["130**"]. keep=0 masks everything; a keep
+    longer than a code leaves it whole. ZIP codes should be strings (leading zeros)."""
+    s = _series(values, "values")
+    keep = check_nonnegative_int(keep, "keep")
+    if not isinstance(char, str) or len(char) != 1:
+        raise ValueError(f"char must be a single character, got {char!r}")
+    _check_no_missing(s.to_frame(name=s.name if s.name is not None else "values"),
+                      [s.name if s.name is not None else "values"])
+    codes, uniques = pd.factorize(s.astype(str))
+    masked = np.array([u[:keep] + char * max(len(u) - keep, 0) for u in uniques], dtype=object)
+    return pd.Series(masked[codes], index=s.index, name=s.name)
+
+
+def bucket_ages(values, width=None, *, edges=None, labels=None) -> pd.Series:
+    """Replace ages by ranges. ``width`` (years): buckets [0, w), [w, 2w), ... labelled
+    "20-29" (width 1 keeps the age itself). Or ``edges`` (increasing, left-closed
+    [e_i, e_i+1)) with one label per bucket, e.g. seed 004's
+    edges=[-inf, 30, 40, inf], labels=["< 30", "3*", "≥ 40"]."""
+    s = _series(values, "values")
+    if (width is None) == (edges is None):
+        raise ValueError("give exactly one of width (years) or edges")
+    if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+        raise TypeError(f"ages must be numbers, got dtype {s.dtype}")
+    name = s.name if s.name is not None else "values"
+    _check_no_missing(s.to_frame(name=name), [name])
+    x = s.to_numpy(dtype=float)
+    if width is not None:
+        width = check_positive_int(width, "width")
+        if labels is not None:
+            raise ValueError("labels go with edges, not with width")
+        if width == 1:
+            return pd.Series(s.astype(int).astype(str).to_numpy(), index=s.index, name=s.name)
+        lo = (np.floor(x / width) * width).astype(np.int64)
+        codes, uniques = pd.factorize(lo)
+        text = np.array([f"{u}-{u + width - 1}" for u in uniques], dtype=object)
+        return pd.Series(text[codes], index=s.index, name=s.name)
+    edges = np.asarray(edges, dtype=float)
+    if edges.ndim != 1 or edges.size < 2 or np.isnan(edges).any() or (np.diff(edges) <= 0).any():
+        raise ValueError(f"edges must be at least two increasing numbers, got {edges.tolist()}")
+    if labels is None:
+        labels = [f"[{a:g}, {b:g})" for a, b in zip(edges[:-1], edges[1:])]
+    labels = list(labels)
+    if len(labels) != edges.size - 1:
+        raise ValueError(f"labels must have one entry per bucket ({edges.size - 1}), got {len(labels)}")
+    idx = np.searchsorted(edges, x, side="right") - 1
+    outside = (idx < 0) | (idx >= len(labels)) | (x == edges[-1])
+    if outside.any():
+        raise ValueError(f"age {x[outside][0]:g} lies outside the edges [{edges[0]:g}, {edges[-1]:g})")
+    return pd.Series(np.asarray(labels, dtype=object)[idx], index=s.index, name=s.name)
+
+
+def suppress_column(table, column, *, char="*") -> pd.DataFrame:
+    """A copy of ``table`` with every value of ``column`` replaced by ``char``."""
+    table = _check_table(table)
+    (column,) = _check_columns(table, [column], "column")
+    out = table.copy()
+    out[column] = pd.Series([char] * len(out), index=out.index)
+    return out
+
+
+def suppress_rows(table, rows) -> pd.DataFrame:
+    """A copy of ``table`` without ``rows`` (index labels, or a boolean mask aligned
+    with the table: True = suppress)."""
+    table = _check_table(table)
+    if isinstance(rows, (pd.Series, np.ndarray, list)) and len(rows) == len(table) and \
+            np.asarray(rows).dtype.kind == "b":
+        mask = np.asarray(rows, bool)
+        return table.loc[~mask].copy()
+    labels = [rows] if np.isscalar(rows) else list(rows)
+    unknown = [r for r in labels if r not in table.index]
+    if unknown:
+        raise ValueError(f"rows: unknown row label {unknown[0]!r}")
+    return table.drop(index=labels)
+
+
+def suppress_small_classes(table, quasi_identifiers, k) -> pd.DataFrame:
+    """A copy of ``table`` without the rows of classes smaller than ``k``: the remaining
+    table is k-anonymous (unless nothing remains, which raises)."""
+    table, qis = _prepare(table, quasi_identifiers)
+    k = check_positive_int(k, "k")
+    ids = _ids(table, qis)
+    keep = np.bincount(ids)[ids] >= k
+    if not keep.any():
+        raise ValueError(f"every class has fewer than k={k} rows; suppression would leave nothing")
+    return table.loc[keep].copy()
+
+
+_RULES_HELP = ("a rule is None (keep), 'suppress' or '*', 'drop', ('mask', keep), "
+               "('bucket', width), ('bucket', edges, labels) or a function Series -> Series")
+
+
+def generalize(table, rules: Mapping) -> pd.DataFrame:
+    """A new table with each column of ``rules`` generalised (the input is untouched).
+
+    rules maps a column to: None (unchanged); "suppress" or "*" (every value -> "*");
+    "drop" (remove the column); ("mask", keep) (:func:`mask_zip`); ("bucket", width) or
+    ("bucket", edges, labels) (:func:`bucket_ages`); or a function Series -> Series of
+    the same length. Example, seed 004's table (a) -> (b): see
+    :func:`four_anonymous_rules`.
+    """
+    table = _check_table(table)
+    if not isinstance(rules, Mapping):
+        raise TypeError(f"rules must be a dict column -> rule; {_RULES_HELP}")
+    _check_columns(table, list(rules), "rules", allow_empty=True)
+    out = table.copy()
+    for col, rule in rules.items():
+        if rule is None:
+            continue
+        if isinstance(rule, str):
+            if rule in ("suppress", "*"):
+                out = suppress_column(out, col)
+            elif rule == "drop":
+                out = out.drop(columns=[col])
+            else:
+                raise ValueError(f"rules[{col!r}] = {rule!r} is not a rule; {_RULES_HELP}")
+        elif isinstance(rule, tuple) and rule and rule[0] in ("mask", "bucket"):
+            if rule[0] == "mask" and len(rule) == 2:
+                out[col] = mask_zip(out[col], rule[1])
+            elif rule[0] == "bucket" and len(rule) == 2:
+                out[col] = bucket_ages(out[col], rule[1])
+            elif rule[0] == "bucket" and len(rule) == 3:
+                out[col] = bucket_ages(out[col], edges=rule[1], labels=rule[2])
+            else:
+                raise ValueError(f"rules[{col!r}] = {rule!r} has the wrong length; {_RULES_HELP}")
+        elif callable(rule):
+            new = rule(out[col])
+            if len(new) != len(out):
+                raise ValueError(f"rules[{col!r}] returned {len(new)} values for {len(out)} rows")
+            out[col] = new.to_numpy() if isinstance(new, pd.Series) else np.asarray(new)
+        else:
+            raise ValueError(f"rules[{col!r}] = {rule!r} is not a rule; {_RULES_HELP}")
+    return out
+
+
+def _seed_zip(zips: pd.Series) -> pd.Series:
+    # seed 004's table (b) keeps three digits in the 130xx area and four in 1485x
+    return mask_zip(zips, 3).where(~zips.astype(str).str.startswith("148"), mask_zip(zips, 4))
+
+
+def four_anonymous_rules() -> dict:
+    """The rules that turn seed 004's 12-row table (a) into its 4-anonymous version (b):
+    ZIP 130xx -> 130**, 1485x -> 1485*; ages < 30, 3*, ≥ 40; nationality suppressed.
+    ``generalize(hospital_conditions(), four_anonymous_rules())`` equals
+    ``hospital_conditions_4anonymous()``."""
+    return {"Zip Code": _seed_zip,
+            "Age": ("bucket", [-math.inf, 30, 40, math.inf], ["< 30", "3*", "≥ 40"]),
+            "Nationality": "suppress"}
+
+
+# -- attacks -------------------------------------------------------------------------------
+def linkage_attack(released, public, quasi_identifiers, sensitive, *, rules=None) -> pd.DataFrame:
+    """Join a released table with a public one (a voter list) on the quasi-identifiers
+    (Sweeney 2002; seed 004's Race, Birth, Gender, ZIP setting).
+
+    ``rules`` (optional) generalises the public table first, the way the release was
+    generalised, so raw public values meet generalised released ones. Returns the public
+    table, one row per person, with ``matches`` (released rows sharing the person's
+    quasi-identifiers), ``candidates`` (their sensitive values, a tuple),
+    ``reidentified`` (exactly one match) and ``disclosed`` (the sensitive value when all
+    candidates agree, else None). Notebook 01.
+    """
+    released, qis = _prepare(released, quasi_identifiers, sensitive)
+    public = _check_table(public, "public")
+    _check_columns(public, qis, "quasi_identifiers (in the public table)")
+    keys = generalize(public, rules) if rules is not None else public
+    _check_no_missing(keys, qis)
+    grouped = released.groupby(qis, sort=False, observed=True)[sensitive]
+    classes = grouped.agg(tuple).rename("candidates").reset_index()
+    try:
+        merged = keys[qis].reset_index(drop=True).merge(classes, how="left", on=qis)
+    except ValueError as exc:  # e.g. int column merged with text
+        raise ValueError(f"cannot join the public table with the release on {qis}: {exc}; "
+                         "generalise the public table the same way (rules=...)") from None
+    cand = [c if isinstance(c, tuple) else () for c in merged["candidates"]]
+    out = public.copy()
+    out["matches"] = np.array([len(c) for c in cand], dtype=int)
+    out["candidates"] = pd.Series(cand, index=out.index, dtype=object)
+    out["reidentified"] = out["matches"] == 1
+    out["disclosed"] = pd.Series([c[0] if c and len(set(c)) == 1 else None for c in cand],
+                                 index=out.index, dtype=object)
+    return out
+
+
+def homogeneity_attack(table, quasi_identifiers, sensitive) -> pd.DataFrame:
+    """The classes whose rows all share one sensitive value: anyone known to be in such
+    a class has that value disclosed, however large k is (Machanavajjhala et al. 2007;
+    seed 004's 4-anonymous table, class 130** / 3* is all Cancer). Returns the classes'
+    quasi-identifiers, ``size`` and the ``disclosed`` value (possibly no rows)."""
+    report = class_report(table, quasi_identifiers, sensitive)
+    hit = report[report["l_distinct"] == 1].copy()
+    hit["disclosed"] = [next(iter(v)) for v in hit["values"]]
+    qis = _check_columns(table, quasi_identifiers, "quasi_identifiers")
+    return hit[qis + ["size", "disclosed"]]
+
+
+def _target_class(table, qis, target):
+    if not isinstance(target, Mapping):
+        raise TypeError("target must be a dict quasi-identifier -> value (as released)")
+    missing = [q for q in qis if q not in target]
+    if missing:
+        raise ValueError(f"target has no value for quasi-identifier {missing[0]!r}")
+    mask = np.ones(len(table), bool)
+    for q in qis:
+        mask &= (table[q] == target[q]).to_numpy()
+    if not mask.any():
+        raise ValueError(f"no released row matches the target {dict((q, target[q]) for q in qis)}")
+    return table.loc[mask]
+
+
+def background_knowledge_attack(table, quasi_identifiers, sensitive, target, knowledge):
+    """What an adversary believes about ``target`` (a dict of the target's released
+    quasi-identifier values) after combining the target's class with background
+    knowledge (Machanavajjhala et al. 2007's example: heart disease is rare among
+    Japanese patients, so a Japanese patient in a class of heart disease and viral
+    infection almost surely has the infection).
+
+    knowledge: values the adversary rules out (an iterable), or a dict value -> relative
+    likelihood for the target (missing values keep 1; 0 rules out). Returns a Series of
+    posterior probabilities (proportional to count in the class x likelihood), largest
+    first.
+    """
+    table, qis = _prepare(table, quasi_identifiers, sensitive)
+    rows = _target_class(table, qis, target)
+    counts = rows[sensitive].value_counts(sort=False).astype(float)
+    if isinstance(knowledge, Mapping):
+        weights = {}
+        for value, w in knowledge.items():
+            weights[value] = check_real(f"knowledge[{value!r}]", w, low=0.0)
+    else:
+        if isinstance(knowledge, str) or not isinstance(knowledge, Iterable):
+            raise TypeError("knowledge must be a list of ruled-out values or a dict value -> likelihood")
+        weights = {value: 0.0 for value in knowledge}
+    like = np.array([weights.get(v, 1.0) for v in counts.index])
+    post = counts.to_numpy() * like
+    if post.sum() <= 0:
+        raise ValueError("the knowledge rules out every value in the target's class")
+    out = pd.Series(post / post.sum(), index=counts.index, name="posterior")
+    return out.sort_values(ascending=False, kind="stable")
+
+
+def skewness_attack(table, quasi_identifiers, sensitive, value) -> pd.DataFrame:
+    """How much each class raises the chance of a rare sensitive ``value`` (Li, Li &
+    Venkatasubramanian 2007's skewness attack: a class that is half positive is
+    2-diverse, yet a test positive for 1% of the table becomes 50% likely).
+
+    Returns one row per class: quasi-identifiers, ``size``, ``l_distinct``, ``share``
+    (fraction of the class with ``value``), ``overall`` (fraction of the table) and
+    ``lift`` = share / overall, largest lift first."""
+    table, qis = _prepare(table, quasi_identifiers, sensitive)
+    hits = (table[sensitive] == value).to_numpy()
+    overall = hits.mean()
+    if overall == 0:
+        raise ValueError(f"value {value!r} does not occur in column {sensitive!r}")
+    report = class_report(table, qis, sensitive)
+    ids = _ids(table, qis)
+    share = np.bincount(ids, weights=hits) / np.bincount(ids)
+    out = report[qis + ["size", "l_distinct"]].copy()
+    out["share"] = share
+    out["overall"] = overall
+    out["lift"] = share / overall
+    return out.sort_values("lift", ascending=False, kind="stable")
+
+
+def similarity_attack(table, quasi_identifiers, sensitive, categories) -> pd.DataFrame:
+    """Classes whose distinct sensitive values all fall into one semantic category
+    (Li, Li & Venkatasubramanian 2007: a class of gastric ulcer, gastritis and stomach
+    cancer is 3-diverse yet discloses "stomach disease").
+
+    categories: dict value -> category, or a function Series -> Series of categories.
+    Returns one row per class: quasi-identifiers, ``size``, ``l_distinct``,
+    ``categories`` (the distinct categories, a tuple) and ``disclosed`` (the category
+    when there is only one, else None)."""
+    table, qis = _prepare(table, quasi_identifiers, sensitive)
+    col = table[sensitive]
+    if isinstance(categories, Mapping):
+        unknown = [v for v in pd.unique(col) if v not in categories]
+        if unknown:
+            raise ValueError(f"categories has no entry for value {unknown[0]!r} of {sensitive!r}")
+        cat = col.map(categories)
+    elif callable(categories):
+        cat = pd.Series(np.asarray(categories(col), dtype=object), index=table.index)
+    else:
+        raise TypeError("categories must be a dict value -> category or a function")
+    work = table[qis].copy()
+    work["_category"] = cat.to_numpy()
+    report = class_report(table, qis, sensitive)
+    per_class = class_report(work, qis, "_category")
+    out = report[qis + ["size", "l_distinct"]].copy()
+    out["categories"] = [tuple(v) for v in per_class["values"]]
+    out["disclosed"] = pd.Series([c[0] if len(c) == 1 else None for c in out["categories"]],
+                                 index=out.index, dtype=object)
+    return out
