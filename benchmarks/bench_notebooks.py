@@ -1,0 +1,28 @@
+"""Run time of every notebook, top to bottom, in a fresh kernel (nbclient)."""
+
+import pathlib
+import time
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def run():
+    rows, total = [], 0.0
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        t = time.perf_counter()
+        NotebookClient(nb, timeout=600, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        seconds = time.perf_counter() - t
+        total += seconds
+        rows.append((f"notebook {path.name}", seconds, "s", "<= 20 s"))
+    rows.append(("all notebooks", total, "s", "<= 120 s"))
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(f"{row[0]:60s} {row[1]:8.2f} {row[2]} {row[3]}")
