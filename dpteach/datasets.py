@@ -113,3 +113,101 @@ def phd_students() -> pd.DataFrame:
         ("Xi", "Y", "F", 3), ("Yao", "N", "M", 2),
     ]
     return pd.DataFrame(rows, columns=["Name", "1st year PhD", "Gender", "Sensitive value"])
+
+
+# -- the apple-pricing example (notebook 09) ---------------------------------------------
+__all__ += ["apple_buyers", "posted_price_revenue"]
+
+
+def apple_buyers() -> pd.DataFrame:
+    """Four buyers consistent with seed 004's "Apples for Sale" slide (after Dwork & Roth
+    2014, 3.4): three value an apple at $1.00 and one at $4.01, each buying one apple if
+    the price is at most their value. Then the revenue is $4.00 at $1.00, $4.01 at $4.01
+    (the best price), $0 at $4.02 and $1.01 at $1.01, the four numbers the slide prints
+    (see :func:`posted_price_revenue`). Notebook 09."""
+    return pd.DataFrame({"Buyer": ["A", "B", "C", "D"],
+                         "Valuation ($)": [1.00, 1.00, 1.00, 4.01]})
+
+
+def posted_price_revenue(valuations, prices):
+    """Revenue p * #{buyers with valuation >= p} of each posted price p, in dollars.
+
+    One buyer joining or leaving changes the revenue at price p by at most p, so the
+    sensitivity of this score is the largest price on offer. Prices and valuations are
+    compared in whole cents, so $4.01 against $4.01 is a sale despite floating point.
+    """
+    import numpy as np
+
+    from ._checks import check_values
+
+    v = np.round(check_values("valuations", valuations).ravel() * 100).astype(np.int64)
+    p = check_values("prices", prices)
+    if (p < 0).any() or (v < 0).any():
+        raise ValueError("prices and valuations must be >= 0")
+    cents = np.round(p * 100).astype(np.int64)
+    buyers = (v[None, :] >= cents.reshape(-1, 1)).sum(axis=1).reshape(cents.shape)
+    out = cents * buyers / 100
+    return out.item() if np.ndim(out) == 0 else out
+
+
+# -- linkage, similarity and skewness material (notebook 01) -----------------------------
+__all__ += ["voter_list", "hospital_neighbours", "disease_categories", "synthetic_patients"]
+
+
+def voter_list() -> pd.DataFrame:
+    """A fictional public voter list for seed 004's linkage setting (Sweeney 2002): Name
+    with the quasi-identifiers of :func:`hospital_visits` (Race, Birth, Gender, ZIP).
+    Abe, Bea and Cal share a class with hospital rows; Dee and Eve match no one.
+    Notebook 01."""
+    rows = [
+        ("Abe", "Black", 1965, "m", "02141"),
+        ("Bea", "Black", 1964, "f", "02138"),
+        ("Cal", "White", 1964, "m", "02138"),
+        ("Dee", "White", 1965, "f", "02139"),
+        ("Eve", "Black", 1964, "f", "02141"),
+    ]
+    return pd.DataFrame(rows, columns=["Name", "Race", "Birth", "Gender", "ZIP"])
+
+
+def hospital_neighbours() -> pd.DataFrame:
+    """What neighbours know about two patients of :func:`hospital_conditions`
+    (Machanavajjhala et al. 2007's story): Bob, a 31-year-old American in ZIP 13053,
+    and Umeko, a 21-year-old Japanese woman in ZIP 13068. Notebook 01."""
+    rows = [("Bob", "13053", 31, "American"), ("Umeko", "13068", 21, "Japanese")]
+    return pd.DataFrame(rows, columns=["Name", "Zip Code", "Age", "Nationality"])
+
+
+def disease_categories() -> dict:
+    """Disease -> body system for :func:`salary_disease_3diverse`, following the disease
+    hierarchy of Li, Li & Venkatasubramanian 2007 (stomach diseases; respiratory
+    infections). Used for the similarity attack in notebook 01."""
+    return {"gastric ulcer": "stomach disease", "gastritis": "stomach disease",
+            "stomach cancer": "stomach disease", "flu": "respiratory infection",
+            "bronchitis": "respiratory infection", "pneumonia": "respiratory infection"}
+
+
+def synthetic_patients(n: int = 1000, *, rng=None) -> pd.DataFrame:
+    """A seeded synthetic hospital table of ``n`` rows shaped like
+    :func:`hospital_conditions`: Zip Code (5-digit strings in 20 areas), Age (18-90),
+    Nationality (6 values), Condition (6 values, Cancer rarest at about 2%) and Salary
+    (integer thousands, 20-120). For benchmarks and the skewness demonstration."""
+    import numpy as np
+
+    from ._checks import check_positive_int, check_rng
+
+    n = check_positive_int(n, "n")
+    rng = check_rng(rng)
+    areas = np.array([f"{z:05d}" for z in rng.choice(np.arange(10000, 99999), 20, replace=False)])
+    zips = areas[rng.integers(0, 20, n)].astype(object)
+    last = rng.integers(0, 10, n).astype(str).astype(object)
+    zips = (pd.Series(zips).str[:4] + pd.Series(last)).to_numpy()
+    nat = np.array(["American", "Indian", "Japanese", "Russian", "Brazilian", "Nigerian"])
+    cond = np.array(["Flu", "Heart Disease", "Viral Infection", "Asthma", "Diabetes", "Cancer"])
+    p_cond = np.array([0.35, 0.15, 0.25, 0.13, 0.10, 0.02])
+    return pd.DataFrame({
+        "Zip Code": zips,
+        "Age": rng.integers(18, 91, n),
+        "Nationality": nat[rng.choice(6, n, p=[0.4, 0.15, 0.1, 0.1, 0.15, 0.1])],
+        "Condition": cond[rng.choice(6, n, p=p_cond)],
+        "Salary": rng.integers(20, 121, n),
+    })

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import NullLocator
 from scipy import stats
 
 from .. import mechanisms
@@ -21,6 +22,16 @@ __all__ = ["sigma_curves", "queries_noise", "gaussian_sigma", "gaussian_vs_lapla
            "gaussian_privacy_loss"]
 
 EPS_GRID = np.geomspace(0.05, 20, 56)
+
+
+def log_axes(ax, *, x=True, y=True):
+    """Log scale without minor ticks: tick labels dominate the redraw time of a panel."""
+    if x:
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_locator(NullLocator())
+    if y:
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_locator(NullLocator())
 
 
 # ------------------------------------------------------------------------------- compute
@@ -72,8 +83,8 @@ def gaussian_sigma(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     l_analytic = density_line(ax, e, nan, color=PALETTE["blue"], label="analytic")
     (dot,) = ax.plot([epsilon], [1.0], "o", color=PALETTE["black"], zorder=5)
     ax.axvspan(1, e[-1], color=PALETTE["grey"], alpha=0.12, lw=0)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_axes(ax)
+    ax.set_xlim(e[0], e[-1])
     label_axes(ax, "ε", "noise σ (query units)", "Gaussian σ against ε")
     ax.legend(loc="lower left", fontsize="small")
     txt = note(ax, "", loc="upper right")
@@ -82,8 +93,8 @@ def gaussian_sigma(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     hline(ax2, 1.0)
     vline(ax2, 1.0)
     m_line = vline(ax2, epsilon, color=PALETTE["black"], linestyle="-")
-    ax2.set_xscale("log")
-    ax2.set_yscale("log")
+    log_axes(ax2)
+    ax2.set_xlim(e[0], e[-1])
     ax2.set_ylim(1e-4, 1e3)
     label_axes(ax2, "ε", "true δ / target δ", "δ each σ really gives")
     ax2.legend(loc="upper left", fontsize="small")
@@ -130,8 +141,8 @@ def gaussian_vs_laplace_queries(k=50, epsilon=0.5, delta=1e-5, analytic=True):
     (p_lap,) = ax.plot([k], [1.0], "o", color=PALETTE["orange"], zorder=5)
     (p_gau,) = ax.plot([k], [1.0], "s", color=PALETTE["blue"], zorder=5)
     cross = vline(ax, 1.0, label="crossover")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_axes(ax)
+    ax.set_xlim(ks[0], ks[-1])
     label_axes(ax, "k counting queries released together", "noise std per query (counts)",
                "Laplace against Gaussian on k counting queries")
     ax.legend(loc="lower right", fontsize="small")
@@ -175,7 +186,8 @@ def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
                 "delta": log_slider("δ", delta, -8, -1, 0.25, readout_format=".0e"),
                 "l2_sensitivity": float_slider("Δ₂f = f(D') − f(D)", l2_sensitivity, 0.2, 3, 0.1)}
     fig, (ax, ax2) = new_figure(1, 2, figsize=(9.4, 3.5))
-    r = np.linspace(-12, 12, 401)
+    unit = np.linspace(-5, 5, 401)      # outputs in units of sigma, rescaled on each move
+    r = unit * 4 + l2_sensitivity / 2
     zero = np.zeros_like(r)
     shade = band(ax, r, zero, zero, color=PALETTE["vermillion"], alpha=0.35,
                  label="outputs with loss > ε")
@@ -191,12 +203,16 @@ def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
     h_hi = hline(ax2, epsilon)
     h_lo = hline(ax2, -epsilon)
     label_axes(ax2, "output r", "privacy loss ln p(r|D)/p(r|D')", "privacy loss of each output")
-    ax2.set_ylim(-4, 4)
     ax2.legend(loc="upper right", fontsize="small")
 
     def update(epsilon, delta, l2_sensitivity):
         d = l2_sensitivity
         sigma = mechanisms.gaussian_sigma(d, epsilon, delta, analytic=True)
+        r = d / 2 + unit * (sigma + d / 2)
+        for line in (l_d1, l_d2, g_loss, l_loss):
+            line.set_xdata(r)
+        ax.set_xlim(r[0], r[-1])
+        ax2.set_xlim(r[0], r[-1])
         p1 = mechanisms.output_distribution(0.0, sigma, noise="gaussian")
         p2 = mechanisms.output_distribution(d, sigma, noise="gaussian")
         l_d1.set_ydata(p1.pdf(r))
@@ -205,6 +221,8 @@ def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
         loss = mechanisms.privacy_loss(r, 0.0, d, sigma, noise="gaussian")
         g_loss.set_ydata(loss)
         l_loss.set_ydata(mechanisms.privacy_loss(r, 0.0, d, mechanisms.laplace_scale(d, epsilon)))
+        span = max(2 * epsilon, float(np.abs(loss).max()))
+        ax2.set_ylim(-1.15 * span, 1.15 * span)
         h_hi.set_ydata([epsilon, epsilon])
         h_lo.set_ydata([-epsilon, -epsilon])
         # loss > eps exactly when r < d/2 - eps sigma^2 / d (the loss is linear in r)

@@ -1,0 +1,93 @@
+"""Panel for notebook 10: one task, three mechanisms.
+
+``choosing_count_error`` releases one count in {0, ..., 100} with the Laplace mechanism,
+the analytic Gaussian mechanism and the exponential mechanism (score -|r - count|), and
+plots each one's expected absolute error against epsilon (computed exactly by
+:func:`dpteach.comparison.count_release_errors`) beside their output distributions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import mechanisms
+from ..comparison import count_release_errors
+from ..plots import PALETTE, density_line, label_axes, new_figure, note, vline
+from ._base import Panel, int_slider, log_slider, register
+from .gaussian import log_axes
+
+__all__ = ["error_curves", "choosing_count_error"]
+
+N_MAX = 100
+EPS_GRID = np.geomspace(0.02, 10, 40)
+_NAMES = ("Laplace", "Gaussian", "Exponential")
+_COLOURS = {"Laplace": PALETTE["orange"], "Gaussian": PALETTE["blue"],
+            "Exponential": PALETTE["green"]}
+
+
+def error_curves(eps_grid, *, delta, count):
+    """Expected absolute errors of the three mechanisms over ``eps_grid`` (dict of arrays)."""
+    rows = [count_release_errors(e, delta=delta, count=count, n_max=N_MAX) for e in eps_grid]
+    return {name: np.array([row[name] for row in rows]) for name in _NAMES}
+
+
+@register("choosing_count_error")
+def choosing_count_error(epsilon=0.5, delta=1e-5, count=50):
+    """Expected error of Laplace, Gaussian and exponential releases of one count."""
+    controls = {"epsilon": log_slider("ε", epsilon, -1.7, 1),
+                "delta": log_slider("δ (Gaussian)", delta, -10, -2, 0.25, readout_format=".0e"),
+                "count": int_slider("true count (range 0–100)", count, 0, N_MAX)}
+    fig, (ax, ax2) = new_figure(1, 2, figsize=(9.4, 3.5))
+    nan = np.full_like(EPS_GRID, np.nan)
+    curves = {n: density_line(ax, EPS_GRID, nan, color=_COLOURS[n], label=n) for n in _NAMES}
+    curves["Exponential"].set_linestyle("--")
+    dots = {n: ax.plot([epsilon], [1.0], "o", color=_COLOURS[n], zorder=5)[0] for n in _NAMES}
+    mark = vline(ax, epsilon, color=PALETTE["black"], linestyle="-")
+    log_axes(ax)
+    ax.set_xlim(EPS_GRID[0], EPS_GRID[-1])
+    ax.set_ylim(0.01, 300)
+    label_axes(ax, "ε", "expected |error| (counts)", "error of one released count")
+    ax.legend(loc="lower left", fontsize="small")
+    txt = note(ax, "", loc="upper right")
+    r = np.arange(N_MAX + 1)
+    x = np.linspace(-20, N_MAX + 20, 400)
+    zero = np.zeros_like(x)
+    d_lap = density_line(ax2, x, zero, color=_COLOURS["Laplace"], label="Laplace density")
+    d_gau = density_line(ax2, x, zero, color=_COLOURS["Gaussian"], label="Gaussian density")
+    (d_exp,) = ax2.plot(r, np.zeros_like(r, float), ".", color=_COLOURS["Exponential"],
+                        label="exponential Pr[r]")
+    c_mark = vline(ax2, count)
+    ax2.axvspan(-20, -0.5, color=PALETTE["grey"], alpha=0.15, lw=0)
+    ax2.axvspan(N_MAX + 0.5, N_MAX + 20, color=PALETTE["grey"], alpha=0.15, lw=0)
+    ax2.set_xlim(x[0], x[-1])
+    label_axes(ax2, "released value (grey: outside the range 0–100)", "density / probability",
+               "output distributions at this ε")
+    ax2.legend(loc="upper left", fontsize="small")
+    cache = {}
+
+    def update(epsilon, delta, count):
+        key = (delta, count)
+        if key not in cache:                     # the curves depend on delta and the count only
+            cache.clear()
+            cache[key] = error_curves(EPS_GRID, delta=delta, count=count)
+        for n in _NAMES:
+            curves[n].set_ydata(cache[key][n])
+        now = count_release_errors(epsilon, delta=delta, count=count, n_max=N_MAX)
+        for n in _NAMES:
+            dots[n].set_data([epsilon], [now[n]])
+        mark.set_xdata([epsilon, epsilon])
+        b = mechanisms.laplace_scale(1.0, epsilon)
+        sigma = mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=True)
+        d_lap.set_ydata(mechanisms.output_distribution(count, b).pdf(x))
+        d_gau.set_ydata(mechanisms.output_distribution(count, sigma, noise="gaussian").pdf(x))
+        p = mechanisms.exponential_probabilities(-np.abs(r - count), 1.0, epsilon)
+        d_exp.set_ydata(p)
+        c_mark.set_xdata([count, count])
+        ax2.set_ylim(0, 1.1 * max(p.max(), 1 / (2 * b)))
+        best = min(now, key=now.get)
+        txt.set_text("\n".join(f"{n}: {now[n]:.3g}" for n in _NAMES) + f"\nbest: {best}")
+        return (f"ε = {epsilon:.3g}, δ = {delta:.0e}: expected |error| "
+                + ", ".join(f"{n} {now[n]:.3g}" for n in _NAMES) + f"; smallest: {best}")
+
+    return Panel(controls, fig, update, title="Choosing a mechanism: one count, three ways",
+                 name="choosing_count_error")

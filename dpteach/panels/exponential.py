@@ -1,0 +1,333 @@
+"""Panels for notebook 09, the exponential mechanism, and the small computations behind them.
+
+- ``exponential_selection``: selection probabilities of each candidate against epsilon
+  (seed 004's nationality and eye-colour questions).
+- ``exponential_half_ratio``: the worst-case probability ratio with the 1/2 of
+  exp(eps u / (2 Delta)) and without it (seed 000's form): at most e^eps against e^(2 eps).
+- ``exponential_utility``: the utility theorem checked by drawing many outputs: the
+  empirical Pr[u(r*) <= OPT - (2 Delta/eps)(ln(|R|/|R_OPT|) + t)] against e^-t.
+- ``exponential_apples``: seed 004's apple pricing; a perturbed price falls off the revenue
+  cliff, the exponential mechanism over prices does not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import bounds, datasets, mechanisms
+from .._checks import check_epsilon, check_positive_int, check_scores, check_sensitivity
+from ..plots import PALETTE, bars, density_line, hline, label_axes, new_figure, note, vline
+from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
+from .gaussian import log_axes
+
+__all__ = ["NATIONALITY", "EYE_COLOUR", "log_ratio", "worst_case_log_ratio", "utility_tail",
+           "tied_scores", "price_grid", "apple_outputs", "exponential_selection",
+           "exponential_half_ratio", "exponential_utility", "exponential_apples"]
+
+#: Seed 004's "most common nationality" (|R| = 4); the counts are an invented room of 30.
+NATIONALITY = {"Chinese": 11, "Indian": 9, "American": 7, "Greek": 3}
+#: Seed 004's "most common eye colour" (|R| = 5); an invented room of 30.
+EYE_COLOUR = {"Red": 0, "Blue": 9, "Green": 4, "Brown": 17, "Purple": 0}
+_EXAMPLES = {"nationality": NATIONALITY, "eye colour": EYE_COLOUR}
+
+
+# ------------------------------------------------------------------------------- compute
+def _probabilities(scores, sensitivity, epsilon, half):
+    # Seed 000's form exp(eps u / Delta) is exactly dpteach's exp(eps' u / (2 Delta)) at
+    # eps' = 2 eps, so both forms come from the one real implementation.
+    return mechanisms.exponential_probabilities(scores, sensitivity,
+                                                epsilon if half else 2 * epsilon)
+
+
+def log_ratio(scores, neighbour_scores, sensitivity, epsilon, *, half=True):
+    """ln Pr[M(D) = r] - ln Pr[M(D') = r] for every candidate r.
+
+    ``scores`` are u(D, .), ``neighbour_scores`` u(D', .); ``half=False`` uses seed 000's
+    form without the 1/2.
+    """
+    p = _probabilities(scores, sensitivity, epsilon, half)
+    q = _probabilities(neighbour_scores, sensitivity, epsilon, half)
+    return np.log(p) - np.log(q)
+
+
+def worst_case_log_ratio(scores, sensitivity, epsilon, *, half=True) -> float:
+    """The largest |ln Pr[M(D) = r] / Pr[M(D') = r]| over candidates r and neighbours D'.
+
+    Any D' may move every score by up to Delta. For a fixed r the ratio
+    Pr_D(r) / Pr_D'(r) is largest when r's score drops by Delta and every other score
+    rises by Delta (and the reverse ratio in the opposite case), so trying those 2|R|
+    neighbours is exhaustive. With the 1/2 the answer is at most epsilon (DR14 Thm 3.10);
+    without it, it tends to 2 epsilon when the other candidates dominate (seed 000's
+    "2 epsilon-differentially private").
+    """
+    u = check_scores(scores)
+    d = check_sensitivity(sensitivity, positive=True)
+    check_epsilon(epsilon)
+    worst = 0.0
+    for r in range(u.size):
+        step = np.full(u.shape, d)
+        step[r] = -d
+        for sign in (1, -1):
+            lr = log_ratio(u, u + sign * step, d, epsilon, half=half)[r]
+            worst = max(worst, abs(float(lr)))
+    return worst
+
+
+def tied_scores(n_candidates, gap, *, opt=0.0):
+    """One optimal candidate scoring ``opt`` and n_candidates - 1 tied at opt - gap."""
+    n = check_positive_int(n_candidates, "n_candidates")
+    u = np.full(n, float(opt) - float(gap))
+    u[0] = opt
+    return u
+
+
+def utility_tail(scores, sensitivity, epsilon, t_grid, *, n_draws=20_000, rng=None):
+    """Empirical Pr[u(r*) <= threshold(t)] for each t, from ``n_draws`` outputs.
+
+    The outputs r* are drawn by :func:`dpteach.exponential_mechanism` (vectorised with
+    ``size=``); threshold(t) is :func:`dpteach.exponential_utility_threshold` with
+    |R_OPT| counted from the scores. The utility theorem says each entry is at most e^-t.
+    Returns (empirical, thresholds).
+    """
+    u = check_scores(scores)
+    opt = u.max()
+    n_opt = int((u == opt).sum())
+    draws = mechanisms.exponential_mechanism(u, u, sensitivity, epsilon, rng=rng, size=n_draws)
+    thresholds = np.array([bounds.exponential_utility_threshold(
+        opt, sensitivity, epsilon, u.size, t, n_optimal=n_opt) for t in np.ravel(t_grid)])
+    ranked = np.sort(draws)
+    empirical = np.searchsorted(ranked, thresholds, side="right") / n_draws
+    return empirical, thresholds
+
+
+def price_grid(top=5.0):
+    """Posted prices $0.01, $0.02, ..., ``top`` (whole cents)."""
+    return np.arange(1, int(round(top * 100)) + 1) / 100
+
+
+def apple_outputs(epsilon, *, copies=1, prices=None):
+    """Distributions of the price chosen by two private sellers, for seed 004's apples.
+
+    The market is ``copies`` copies of :func:`dpteach.datasets.apple_buyers`. One buyer
+    changes the revenue at price p by at most p, so the score's sensitivity is the top
+    price. Returns a dict with ``prices``, ``revenue``, ``exponential`` (probabilities of
+    the exponential mechanism with revenue as the score) and ``perturbed`` (probability
+    that the best price plus Lap(top price / epsilon), rounded to the cent, lands on each
+    price; mass that falls outside the grid sells nothing and is reported as ``lost``),
+    and the expected revenue of each.
+    """
+    copies = check_positive_int(copies, "copies")
+    epsilon = check_epsilon(epsilon)
+    prices = price_grid() if prices is None else np.asarray(prices, float)
+    values = np.tile(datasets.apple_buyers()["Valuation ($)"].to_numpy(), copies)
+    revenue = datasets.posted_price_revenue(values, prices)
+    top = float(prices.max())
+    p_exp = mechanisms.exponential_probabilities(revenue, top, epsilon)
+    best = float(prices[np.argmax(revenue)])
+    noise = mechanisms.output_distribution(best, mechanisms.laplace_scale(top, epsilon))
+    edges = np.concatenate([prices - 0.005, [prices[-1] + 0.005]])
+    p_pert = np.diff(noise.cdf(edges))
+    return {"prices": prices, "revenue": revenue, "exponential": p_exp, "perturbed": p_pert,
+            "lost": float(1 - p_pert.sum()), "opt": float(revenue.max()),
+            "expected_exponential": float(p_exp @ revenue),
+            "expected_perturbed": float(p_pert @ revenue)}
+
+
+# -------------------------------------------------------------------------------- panels
+@register("exponential_selection")
+def exponential_selection(epsilon=1.0, example="nationality"):
+    """Selection probabilities of each candidate, and how they move with epsilon."""
+    controls = {"epsilon": log_slider("ε", epsilon, -2, 1),
+                "example": dropdown("question", list(_EXAMPLES), example)}
+    fig, (ax, ax2) = new_figure(1, 2, figsize=(9.4, 3.5))
+    slots = np.arange(5)
+    bar = bars(ax, slots, np.zeros(5), color=PALETTE["blue"])
+    ax.set_xticks(slots)
+    ax.set_ylim(0, 1)
+    label_axes(ax, None, "Pr[output]", "selection probabilities")
+    txt = note(ax, "", loc="upper left")
+    grid = np.geomspace(0.01, 10, 60)
+    colours = [PALETTE[c] for c in ("blue", "orange", "green", "vermillion", "purple")]
+    curves = [density_line(ax2, grid, np.zeros_like(grid), color=c) for c in colours]
+    marker = vline(ax2, epsilon, color=PALETTE["black"], linestyle="-")
+    log_axes(ax2, y=False)
+    ax2.set_ylim(0, 1)
+    label_axes(ax2, "ε", "Pr[output]", "against ε (Δu = 1)")
+    state = {"example": None}
+
+    def update(epsilon, example):
+        counts = _EXAMPLES[example]
+        names, u = list(counts), np.array(list(counts.values()), float)
+        p = mechanisms.exponential_probabilities(u, 1.0, epsilon)
+        for i, b in enumerate(bar):
+            b.set_height(p[i] if i < p.size else 0.0)
+        if state["example"] != example:        # the labels and curves change with the question
+            state["example"] = example
+            ax.set_xticks(slots[:len(names)], [f"{n}\n({c})" for n, c in counts.items()])
+            ax.set_xlim(-0.6, len(names) - 0.4)
+            table = np.array([mechanisms.exponential_probabilities(u, 1.0, e) for e in grid])
+            for i, c in enumerate(curves):
+                c.set_ydata(table[:, i] if i < len(names) else np.full_like(grid, np.nan))
+                c.set_label(names[i] if i < len(names) else None)
+            ax2.legend(handles=curves[:len(names)], loc="center left", fontsize="small")
+        marker.set_xdata([epsilon, epsilon])
+        top = names[int(np.argmax(u))]
+        txt.set_text(f"ε = {epsilon:.3g}\nPr[{top}] = {p.max():.3f}\nuniform = {1 / p.size:.3f}")
+        return f"ε = {epsilon:.3g}: " + ", ".join(f"{n} {q:.3f}" for n, q in zip(names, p))
+
+    return Panel(controls, fig, update, title="Exponential mechanism: who gets selected",
+                 name="exponential_selection")
+
+
+@register("exponential_half_ratio")
+def exponential_half_ratio(epsilon=1.0, n_candidates=4, gap=2.0):
+    """Worst-case privacy loss with and without the 1/2, as the other scores move away."""
+    controls = {"epsilon": log_slider("ε", epsilon, -1, 0.7),
+                "n_candidates": int_slider("|R|", n_candidates, 2, 50),
+                "gap": float_slider("others' lead (in Δu)", gap, -10, 10, 0.5)}
+    fig, ax = new_figure(1, 1, figsize=(7.4, 3.6))
+    gaps = np.linspace(-10, 10, 41)
+    l_half = density_line(ax, gaps, np.zeros_like(gaps), color=PALETTE["blue"],
+                          label="exp(ε·u/(2Δu))  (with ½)")
+    l_full = density_line(ax, gaps, np.zeros_like(gaps), color=PALETTE["vermillion"],
+                          linestyle="--", label="exp(ε·u/Δu)  (seed 000, no ½)")
+    hline(ax, 1.0)
+    hline(ax, 2.0, color=PALETTE["vermillion"])
+    (d_half,) = ax.plot([gap], [1.0], "o", color=PALETTE["blue"])
+    (d_full,) = ax.plot([gap], [2.0], "o", color=PALETTE["vermillion"])
+    ax.set_ylim(0, 2.2)
+    label_axes(ax, "how far the other candidates' scores lie above r's (units of Δu)",
+               "worst ln(ratio) / ε", "worst-case Pr[M(D)=r] / Pr[M(D')=r]")
+    ax.legend(loc="center left", fontsize="small")
+    txt = note(ax, "", loc="lower right")
+
+    def worst(g, n, eps, half):
+        return worst_case_log_ratio(tied_scores(n, -g), 1.0, eps, half=half)
+
+    def update(epsilon, n_candidates, gap):
+        # r is candidate 0 (score 0); the other n - 1 score `gap`. Seed 000's form at eps is
+        # dpteach's at 2 eps, so its worst ratio / eps is read at 2 eps.
+        half = np.array([_target_loss(g, n_candidates, epsilon, True) for g in gaps]) / epsilon
+        full = np.array([_target_loss(g, n_candidates, epsilon, False) for g in gaps]) / epsilon
+        l_half.set_ydata(half)
+        l_full.set_ydata(full)
+        h = worst(gap, n_candidates, epsilon, True)
+        f = worst(gap, n_candidates, epsilon, False)
+        d_half.set_data([gap], [h / epsilon])
+        d_full.set_data([gap], [f / epsilon])
+        txt.set_text(f"with ½: ln ratio = {h:.3f} ≤ ε = {epsilon:.3g}\n"
+                     f"no ½: ln ratio = {f:.3f} = {f / epsilon:.2f}ε")
+        return (f"worst-case ln ratio: {h:.4f} with the ½, {f:.4f} without "
+                f"(ε = {epsilon:.3g}, 2ε = {2 * epsilon:.3g})")
+
+    return Panel(controls, fig, update, title="Why the ½: the worst-case probability ratio",
+                 name="exponential_half_ratio")
+
+
+def _target_loss(gap, n, epsilon, half):
+    # ln Pr_D(r) - ln Pr_D'(r) for r = candidate 0 when r's score drops by 1 and every
+    # other score rises by 1 (the worst neighbour for r; see worst_case_log_ratio).
+    u = tied_scores(n, -gap)
+    step = np.ones(n)
+    step[0] = -1.0
+    return float(log_ratio(u, u + step, 1.0, epsilon, half=half)[0])
+
+
+_PROFILES = {"worst case: the others tied at the threshold for t": "worst",
+             "evenly spread: OPT, OPT − 1, OPT − 2, ...": "linear",
+             "counts of a random room of 400 (Zipf)": "zipf"}
+
+
+def _profile_scores(profile, n, epsilon, t):
+    if profile == "worst":
+        # every other candidate sits exactly at the theorem's threshold for this t, which
+        # is the case that comes closest to the bound e^-t
+        return tied_scores(n, 50.0 - bounds.exponential_utility_threshold(50.0, 1.0, epsilon, n, t),
+                           opt=50.0)
+    if profile == "linear":
+        return 50.0 - np.arange(n, dtype=float)
+    rng = np.random.default_rng(2014)      # a fixed room of 400 people, |R| categories
+    weights = 1.0 / np.arange(1, n + 1)
+    return np.bincount(rng.choice(n, size=400, p=weights / weights.sum()), minlength=n).astype(float)
+
+
+@register("exponential_utility")
+def exponential_utility(epsilon=1.0, t=2.0, n_candidates=100, profile="worst"):
+    """Empirical tail of the utility loss against the theorem's e^-t."""
+    controls = {"epsilon": log_slider("ε", epsilon, -1, 1),
+                "t": float_slider("t", t, 0, 8, 0.1),
+                "n_candidates": int_slider("|R|", n_candidates, 2, 1000),
+                "profile": dropdown("scores", list(_PROFILES.items()), profile)}
+    fig, ax = new_figure(1, 1, figsize=(7.4, 3.6))
+    ts = np.linspace(0, 8, 81)
+    density_line(ax, ts, np.exp(-ts), color=PALETTE["black"], linestyle="--",
+                 label="bound e^−t")
+    (emp,) = ax.step(ts, np.full_like(ts, np.nan), where="post", color=PALETTE["blue"],
+                     label="empirical Pr[u(r*) ≤ threshold(t)]")
+    (dot,) = ax.plot([t], [np.exp(-t)], "o", color=PALETTE["vermillion"], zorder=5)
+    mark = vline(ax, t)
+    log_axes(ax, x=False)
+    ax.set_ylim(1e-5, 1.5)
+    ax.set_xlim(0, 8)
+    label_axes(ax, "t", "probability", "utility theorem: empirical tail against e^−t")
+    ax.legend(loc="lower left", fontsize="small")
+    txt = note(ax, "", loc="upper right")
+    rng = np.random.default_rng(20)
+    n_draws = 20_000
+
+    def update(epsilon, t, n_candidates, profile):
+        u = _profile_scores(profile, n_candidates, epsilon, t)
+        grid = np.append(ts, t)
+        empirical, thresholds = utility_tail(u, 1.0, epsilon, grid, n_draws=n_draws,
+                                             rng=np.random.default_rng(rng.integers(2**32)))
+        shown = np.where(empirical[:-1] > 0, empirical[:-1], np.nan)   # log axis: hide zeros
+        emp.set_ydata(shown)
+        pt = empirical[-1]
+        dot.set_data([t], [max(pt, 1e-5)])
+        mark.set_xdata([t, t])
+        txt.set_text(f"OPT = {u.max():.0f}, |R_OPT| = {int((u == u.max()).sum())}\n"
+                     f"threshold = {thresholds[-1]:.3g}\n"
+                     f"empirical {pt:.4f} ≤ e^−t = {np.exp(-t):.4f}\n({n_draws} draws)")
+        return (f"t = {t:.2f}: empirical Pr[u(r*) ≤ {thresholds[-1]:.3g}] = {pt:.4f}, "
+                f"bound e^−t = {np.exp(-t):.4f}")
+
+    return Panel(controls, fig, update, title="The exponential mechanism's utility theorem",
+                 name="exponential_utility")
+
+
+@register("exponential_apples")
+def exponential_apples(epsilon=1.0, copies=1):
+    """Which price does each private seller post? Revenue cliff against scored prices."""
+    controls = {"epsilon": log_slider("ε", epsilon, -1, 1.3),
+                "copies": int_slider("market size (copies of the 4 buyers)", copies, 1, 200)}
+    fig, (ax, ax2) = new_figure(1, 2, figsize=(9.4, 3.5))
+    prices = price_grid()
+    zero = np.zeros_like(prices)
+    l_rev = density_line(ax, prices, zero, color=PALETTE["black"], label="revenue R(p)")
+    label_axes(ax, "posted price p ($)", "revenue ($)", "the market")
+    vline(ax, 4.01, color=PALETTE["vermillion"])
+    txt = note(ax, "", loc="upper left")
+    l_exp = density_line(ax2, prices, zero, color=PALETTE["blue"], label="exponential mechanism")
+    l_per = density_line(ax2, prices, zero, color=PALETTE["orange"], linestyle="--",
+                         label="best price + Laplace noise")
+    vline(ax2, 4.01, color=PALETTE["vermillion"])
+    label_axes(ax2, "posted price p ($)", "Pr[price] per cent", "what each seller posts")
+    ax2.legend(loc="upper left", fontsize="small")
+    txt2 = note(ax2, "", loc="upper right")
+
+    def update(epsilon, copies):
+        out = apple_outputs(epsilon, copies=copies, prices=prices)
+        l_rev.set_ydata(out["revenue"])
+        ax.set_ylim(0, out["opt"] * 1.15)
+        l_exp.set_ydata(out["exponential"])
+        l_per.set_ydata(out["perturbed"])
+        ax2.set_ylim(0, 1.1 * max(out["exponential"].max(), out["perturbed"].max()))
+        txt.set_text(f"{4 * copies} buyers\nOPT = ${out['opt']:.2f} at $4.01")
+        txt2.set_text(f"expected revenue\nexponential ${out['expected_exponential']:.2f}\n"
+                      f"perturbed ${out['expected_perturbed']:.2f}")
+        return (f"OPT ${out['opt']:.2f}; expected revenue: exponential mechanism "
+                f"${out['expected_exponential']:.2f}, perturbed price "
+                f"${out['expected_perturbed']:.2f}")
+
+    return Panel(controls, fig, update, title="Apples for sale: perturbing the price against "
+                 "scoring the prices", name="exponential_apples")
