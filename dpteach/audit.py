@@ -34,6 +34,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import special
 
+from ._checks import _describe
 from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
                       check_rng)
 
@@ -65,32 +66,33 @@ def _check_alpha(alpha) -> float:
 def _check_counts(name, counts, n):
     """Whole numbers in [0, n] (scalars or arrays); booleans and strings refused."""
     if isinstance(counts, (bool, np.bool_, str, bytes)):
-        raise TypeError(f"{name} must be a whole number of runs, got {counts!r}")
+        raise TypeError(f"{name} must be a whole number of runs, got {_describe(counts)}")
     arr = np.asarray(counts)
     if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be a whole number of runs, got {counts!r}")
+        raise TypeError(f"{name} must be a whole number of runs, got {_describe(counts)}")
     arr = arr.astype(float)
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got {counts!r}")
+        raise ValueError(f"{name} must be finite, got {_describe(counts)}")
     if np.any(arr != np.round(arr)):
-        raise ValueError(f"{name} must be a whole number of runs, got {counts!r}")
+        raise ValueError(f"{name} must be a whole number of runs, got {_describe(counts)}")
     if np.any(arr < 0):
-        raise ValueError(f"{name} must be >= 0 (a count of runs), got {counts!r}")
+        raise ValueError(f"{name} must be >= 0 (a count of runs), got {_describe(counts)}")
     if np.any(arr > n):
-        raise ValueError(f"{name} must be <= n (the number of runs), got {counts!r} with n={n!r}")
+        raise ValueError(f"{name} must be <= n (the number of runs), got {_describe(counts)} "
+                         f"with n={_describe(n)}")
     return arr
 
 
 def _check_n(n):
     """A positive whole number of runs (or an array of them)."""
     if isinstance(n, (bool, np.bool_, str, bytes)):
-        raise TypeError(f"n must be a positive whole number of runs, got {n!r}")
+        raise TypeError(f"n must be a positive whole number of runs, got {_describe(n)}")
     arr = np.asarray(n)
     if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
-        raise TypeError(f"n must be a positive whole number of runs, got {n!r}")
+        raise TypeError(f"n must be a positive whole number of runs, got {_describe(n)}")
     arr = arr.astype(float)
     if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)) or np.any(arr < 1):
-        raise ValueError(f"n must be a positive whole number of runs (>= 1), got {n!r}")
+        raise ValueError(f"n must be a positive whole number of runs (>= 1), got {_describe(n)}")
     return arr
 
 
@@ -216,9 +218,11 @@ class Event:
         if self.kind == "threshold":
             return out >= self.threshold if self.direction == ">=" else out <= self.threshold
         if out.ndim > 1:
-            rows = [tuple(r) for r in out.reshape(out.shape[0], -1).tolist()]
-            wanted = {tuple(o) for o in self.outcomes}
-            return np.fromiter((r in wanted for r in rows), bool, count=len(rows))
+            flat = out.reshape(out.shape[0], -1)
+            hit = np.zeros(flat.shape[0], dtype=bool)
+            for row in self.outcomes:
+                hit |= np.all(flat == np.asarray(row, dtype=flat.dtype), axis=1)
+            return hit
         return np.isin(out, np.asarray(self.outcomes, dtype=out.dtype if out.dtype.kind != "O" else object))
 
     def __str__(self):

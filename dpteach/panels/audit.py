@@ -1,0 +1,110 @@
+"""Notebook 11 panel: watch an audit's lower bound on epsilon converge as runs accumulate."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import audit as _audit
+from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band
+from ._base import Panel, dropdown, float_slider, log_slider, register
+
+#: zoo entries offered by the panel (a mix of correct and broken ones)
+PANEL_MECHANISMS = ("laplace", "laplace_scale_is_epsilon", "noisy_max_releases_value",
+                    "randomized_response", "randomized_response_wrong_keep", "exponential",
+                    "exponential_without_half", "sparse_vector_no_query_noise",
+                    "discrete_laplace")
+_N_SELECT = 10_000
+_N_MAX = 100_000
+_GRID = np.unique(np.geomspace(50, _N_MAX, 80).astype(int))
+
+
+def precompute_audit_counts(names=PANEL_MECHANISMS, *, n_select=_N_SELECT, n_max=_N_MAX,
+                            grid=_GRID, seed=11):
+    """For each zoo entry: choose the event with :func:`dpteach.audit.audit` on
+    ``n_select`` runs, then run the mechanism ``n_max`` more times on x and on y and
+    record how often the event happened among the first n counting runs, for every n in
+    ``grid``. Returns name -> dict(event, numerator, grid, count_num, count_den)."""
+    rng = np.random.default_rng(seed)
+    table = {}
+    for name in names:
+        entry = _audit.ZOO[name]
+        chosen = _audit.audit(entry.mechanism, entry.x, entry.y, n=2 * n_select,
+                              select_fraction=0.5, rng=rng)
+        ev = chosen.event
+        hit_x = ev.contains(np.asarray(entry.mechanism(entry.x, n_max, rng)))
+        hit_y = ev.contains(np.asarray(entry.mechanism(entry.y, n_max, rng)))
+        cx, cy = np.cumsum(hit_x)[grid - 1], np.cumsum(hit_y)[grid - 1]
+        num, den = (cx, cy) if chosen.numerator == "x" else (cy, cx)
+        table[name] = {"event": ev, "numerator": chosen.numerator, "grid": grid,
+                       "count_num": num, "count_den": den}
+    return table
+
+
+@register("audit_convergence")
+def audit_convergence(mechanism="laplace_scale_is_epsilon", n=10_000, claimed_epsilon=1.0,
+                      alpha=0.05):
+    """Lower bound on epsilon (and its two-sided band) against the number of runs n."""
+    table = precompute_audit_counts()
+    options = [(f"{name} ({'correct' if _audit.ZOO[name].private else 'broken'})", name)
+               for name in PANEL_MECHANISMS]
+    controls = {
+        "mechanism": dropdown("mechanism", options, mechanism),
+        "n": log_slider("runs n", n, np.log10(_GRID[0]), np.log10(_N_MAX), 0.05,
+                        readout_format=".3g"),
+        "claimed_epsilon": float_slider("claimed ε", claimed_epsilon, 0.1, 5.0, 0.05),
+        "alpha": log_slider("α", alpha, -6, np.log10(0.5), 0.1),
+    }
+    fig, ax = new_figure(1, 1, figsize=(7.2, 3.6))
+    g = _GRID.astype(float)
+    lg = np.log10(g)          # a linear axis in log10(n) with fixed ticks draws faster than a log axis
+    zeros = np.zeros_like(g)
+    shade = band(ax, lg, zeros, zeros, color=PALETTE["sky"], alpha=0.3,
+                 label="two-sided band")
+    lb_line = density_line(ax, lg, zeros, color=PALETTE["blue"], label="lower bound ε_lb")
+    est_line = density_line(ax, lg, zeros, color=PALETTE["grey"], linestyle=":",
+                            label="point estimate")
+    claim_line = hline(ax, claimed_epsilon, color=PALETTE["vermillion"], label="claimed ε")
+    now_line = ax.axvline(np.log10(n), color=PALETTE["black"], linewidth=0.8, alpha=0.6)
+    (dot,) = ax.plot([np.log10(n)], [0.0], "o", color=PALETTE["blue"])
+    ax.set_xlim(lg[0], lg[-1])
+    ticks = np.arange(2, int(np.floor(lg[-1])) + 1)
+    ax.set_xticks(ticks, [f"$10^{t}$" for t in ticks])
+    label_axes(ax, "runs per input n (log scale)", "ε (nats)", "Auditing a mechanism")
+    ax.legend(loc="upper right", fontsize=8, ncol=2)
+    txt = note(ax, "", loc="upper left")
+    y_top = {}
+    for name, row in table.items():
+        lo_max = float(np.max(_audit.epsilon_lower_bound(row["count_num"], row["count_den"], _GRID,
+                                                         alpha=1e-6)))
+        y_top[name] = max(5.0, 1.4 * lo_max) * 1.1   # room for the claimed-ε slider (<= 5)
+
+    def update(mechanism, n, claimed_epsilon, alpha):
+        row = table[mechanism]
+        entry = _audit.ZOO[mechanism]
+        lo, hi = _audit.epsilon_interval(row["count_num"], row["count_den"], _GRID, alpha=alpha)
+        est = _audit.epsilon_point_estimate(row["count_num"], row["count_den"], _GRID)
+        top = y_top[mechanism]           # depends on the mechanism only: other moves blit
+        hi_c = np.minimum(hi, 10 * top)
+        set_band(shade, lg, lo, hi_c)
+        lb_line.set_ydata(lo)
+        est_line.set_ydata(np.minimum(est, 10 * top))
+        if claim_line.get_ydata()[0] != claimed_epsilon:
+            claim_line.set_ydata([claimed_epsilon, claimed_epsilon])
+        i = int(np.argmin(np.abs(np.log(g) - np.log(n))))
+        now_line.set_xdata([lg[i], lg[i]])
+        dot.set_data([lg[i]], [lo[i]])
+        if ax.get_ylim() != (0.0, top):      # unchanged limits keep the cheap blitted redraw
+            ax.set_ylim(0.0, top)
+        refuted = lo[i] > claimed_epsilon
+        verdict = "REFUTED" if refuted else "no violation found"
+        txt.set_text(f"n = {int(g[i]):,}: ε ≥ {lo[i]:.3g}, {verdict}")
+        truth = ("unbounded" if entry.actual_epsilon == np.inf else
+                 f"{entry.actual_epsilon:.3g}" if entry.actual_epsilon is not None else "unknown")
+        return (f"n = {int(g[i]):,} runs per input: ε ≥ <b>{lo[i]:.3f}</b> with confidence "
+                f"{1 - alpha:.6g}; two-sided band [{lo[i]:.3f}, {hi[i]:.3f}]. Claimed ε = "
+                f"{claimed_epsilon:.3g}: <b>{verdict}</b>. (Author's claim "
+                f"{entry.claimed_epsilon:.3g}; true privacy loss on these neighbours: {truth}.) "
+                f"Event E: {row['event']}, more likely on {row['numerator']}.")
+
+    return Panel(controls, fig, update, title="Auditing ε: a lower bound from counts",
+                 name="audit_convergence")
