@@ -259,11 +259,13 @@ def equivalence_classes(table, quasi_identifiers) -> pd.DataFrame:
     table, qis = _prepare(table, quasi_identifiers)
     ids = _ids(table, qis)
     sizes = np.bincount(ids)
-    first = np.unique(ids, return_index=True)[1]
-    out = table.iloc[first][qis].reset_index(drop=True)
+    order = np.argsort(ids, kind="stable")            # rows grouped by class, in table order
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
+    out = table.iloc[order[starts]][qis].reset_index(drop=True)   # first row of each class
     out["size"] = sizes
-    labels = table.index.to_numpy()[np.argsort(ids, kind="stable")]
-    out["rows"] = [list(part) for part in np.split(labels, np.cumsum(sizes)[:-1])]
+    labels = table.index.to_numpy()[order].tolist()
+    out["rows"] = [labels[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
     out.index.name = "class"
     return out
 
