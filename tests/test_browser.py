@@ -133,11 +133,10 @@ def test_jupyterlab_runs_notebook_06_and_a_slider_redraws(chromium, tmp_path):
                 page.goto(f"http://127.0.0.1:{port}/lab/tree/06_laplace_mechanism.ipynb?token={token}")
                 # wait for the kernel to be idle, or a "Select Kernel" dialog would appear
                 page.wait_for_selector(".jp-Notebook", timeout=90_000)
-                page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
-                                       timeout=90_000)
+                page.wait_for_selector("#jp-main-statusbar >> text=Idle", timeout=90_000)
                 page.click(".jp-Notebook")
-                page.click("text=Run", timeout=10_000)
-                page.click("text=Run All Cells", timeout=10_000)
+                page.click(".lm-MenuBar-itemLabel:text-is('Run')", timeout=10_000)
+                page.click("li.lm-Menu-item[data-command='runmenu:run-all']", timeout=10_000)
                 page.wait_for_selector(".widget-image", timeout=120_000)
                 page.wait_for_function(
                     "() => document.querySelectorAll('.widget-image').length >= 4", timeout=120_000)
