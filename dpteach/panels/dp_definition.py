@@ -1,0 +1,252 @@
+"""Panels for notebook 04, the definition of differential privacy: randomized response,
+delta's "blip", and what epsilon says about an attacker's prior and posterior beliefs.
+
+The pure compute functions come first (they are tested on their own), then the panels
+that draw them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special, stats
+
+from .. import accounting, mechanisms
+from .._checks import check_bits, check_epsilon, check_positive_int, check_probability, check_rng
+from ..plots import PALETTE, bars, density_line, hline, label_axes, new_figure, set_band, vline
+from ._base import Panel, float_slider, log_slider, register
+
+__all__ = ["coin_flip_survey", "rr_standard_error", "posterior_bounds", "blip_distributions",
+           "dp_randomized_response", "dp_delta_blip", "dp_prior_posterior"]
+
+
+# ------------------------------------------------------------------ compute layer
+def coin_flip_survey(bits, *, rng=None):
+    """Seed 004's randomized response, literally: each respondent flips a fair coin; on
+    heads they answer truthfully, on tails they flip again and answer 1 on heads, 0 on
+    tails. The truth is reported with probability 1/2 + 1/4 = 3/4, so the ratio of the
+    chances of any answer under the two true bits is (3/4)/(1/4) = 3: epsilon = ln 3
+    [DR14 3.2]. Returns reported bits (int8 array, or an int for a single bit).
+    """
+    b = check_bits(bits)
+    rng = check_rng(rng)
+    first = rng.random(b.shape) < 0.5
+    second = (rng.random(b.shape) < 0.5).astype(np.int8)
+    out = np.where(first, b, second).astype(np.int8)
+    return int(out) if out.ndim == 0 else out
+
+
+def rr_standard_error(pi, n, epsilon):
+    """Standard error of :func:`dpteach.randomized_response_estimate` with n respondents
+    of whom a fraction pi has the trait: sqrt(q(1-q)/n) / (2p - 1), where
+    p = e^eps/(1+e^eps) keeps the truth and q = p pi + (1-p)(1-pi) is the chance of a
+    reported 1. ``n`` may be an array. It shrinks like 1/sqrt(n) and blows up as
+    epsilon -> 0 (2p - 1 ~ epsilon/2). Notebook 04.
+    """
+    pi = check_probability(pi, "pi")
+    n_arr = np.asarray(n)
+    if n_arr.dtype.kind not in "iuf" or n_arr.size == 0 or (n_arr < 1).any() or \
+            (n_arr != np.round(n_arr)).any():
+        raise ValueError(f"n must be a whole number >= 1 (or an array of them), got {n!r}")
+    p = mechanisms.randomized_response_keep_probability(epsilon)
+    q = p * pi + (1 - p) * (1 - pi)
+    out = np.sqrt(q * (1 - q) / n_arr) / (2 * p - 1)
+    return float(out) if out.ndim == 0 else out
+
+
+def posterior_bounds(prior, epsilon):
+    """The range of posterior beliefs an epsilon-DP release allows, from a prior belief.
+
+    For any output, Pr[out | in] <= e^eps Pr[out | out of the data], so the posterior
+    odds are within a factor e^(+-eps) of the prior odds (Bayes' rule):
+    posterior in [p / (p + (1-p) e^eps), p e^eps / (p e^eps + 1 - p)]. ``prior`` may be
+    an array in [0, 1]. Randomized response meets the upper bound exactly when it
+    reports "yes". Notebook 04.
+    """
+    p = np.asarray(prior, dtype=float)
+    if p.size == 0 or np.isnan(p).any() or (p < 0).any() or (p > 1).any():
+        raise ValueError(f"prior must be a probability in [0, 1], got {prior!r}")
+    e = check_epsilon(epsilon)
+    logit = special.logit(np.clip(p, 1e-300, 1 - 1e-16))
+    lo = np.where(p == 0, 0.0, np.where(p == 1, 1.0, special.expit(logit - e)))
+    hi = np.where(p == 0, 0.0, np.where(p == 1, 1.0, special.expit(logit + e)))
+    if lo.ndim == 0:
+        return float(lo), float(hi)
+    return lo, hi
+
+
+def blip_distributions(epsilon, delta, *, gap=1.0, edges=None):
+    """Output distributions of seed 003's "blip" mechanism on neighbours x (without
+    Alice) and y (with Alice).
+
+    With probability 1 - delta the mechanism releases count + Lap(1/epsilon); with
+    probability delta it publishes Alice's record if she is in the data, and the
+    message "no record" if she is not. The counts differ by ``gap`` (1 for a count).
+    Returns (edges, p_x, p_y): the noisy count is binned on ``edges`` (the outer cells
+    take the tails), followed by two cells, "record published" and "no record".
+    The pair is (epsilon, delta)-DP in the standard additive form -- the smallest delta
+    is exactly ``delta`` -- and, once delta > 0, not (epsilon', 0)-DP for any epsilon'.
+    Notebook 04.
+    """
+    e = check_epsilon(epsilon)
+    d = check_probability(delta, "delta", open_high=True)
+    if edges is None:
+        edges = np.linspace(-40, 41, 811)
+    edges = np.asarray(edges, dtype=float)
+    if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0) or not np.isfinite(edges).all():
+        raise ValueError("edges must be an increasing 1-D array of at least two finite numbers")
+    b = 1.0 / e
+
+    def cells(loc):
+        # cdf differences left of loc, survival-function differences right of it: no
+        # cancellation in the far tails
+        inner = edges[1:-1]
+        cdf = np.concatenate([[0.0], stats.laplace.cdf(inner, loc=loc, scale=b), [1.0]])
+        sf = np.concatenate([[1.0], stats.laplace.sf(inner, loc=loc, scale=b), [0.0]])
+        return np.where(inner_mid(loc), np.diff(cdf), -np.diff(sf))
+
+    def inner_mid(loc):
+        mids = np.concatenate([[-np.inf], (edges[1:-2] + edges[2:-1]) / 2, [np.inf]])
+        return mids <= loc
+
+    p_x = np.concatenate([(1 - d) * cells(0.0), [0.0, d]])
+    p_y = np.concatenate([(1 - d) * cells(float(gap)), [d, 0.0]])
+    return edges, p_x, p_y
+
+
+# ------------------------------------------------------------------------ panels
+@register("dp_randomized_response")
+def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
+    """Randomized response: epsilon against the chance of telling the truth, and the
+    error of the unbiased estimate of the true fraction against the number of people."""
+    controls = {"epsilon": log_slider("privacy ε", epsilon, -1.3, 0.7, 0.02),
+                "pi": float_slider("true fraction π", pi, 0.0, 1.0, 0.05),
+                "n": log_slider("respondents n", n, 1, 5, 0.1, readout_format=".0f")}
+    fig, (ax1, ax2) = new_figure(1, 2, figsize=(9.6, 3.5))
+    eg = np.linspace(0, 5.2, 300)
+    density_line(ax1, eg, special.expit(eg), color=PALETTE["blue"], label="p = e^ε/(1+e^ε)")
+    ax1.plot([np.log(3)], [0.75], "s", color=PALETTE["green"], markersize=8,
+             label="seed 004 coin flips: ε = ln 3, p = 3/4")
+    (dot,) = ax1.plot([], [], "o", color=PALETTE["vermillion"], markersize=9, label="you")
+    hline(ax1, 0.5)
+    label_axes(ax1, "ε", "Pr[report the truth]", "Truth-telling probability")
+    ax1.set_xlim(0, 5.2)
+    ax1.set_ylim(0.45, 1.01)
+
+    ns = np.unique(np.round(np.logspace(1, 5, 25)).astype(int))
+    (theory,) = ax2.loglog(ns, np.ones(ns.size), color=PALETTE["blue"], label="standard error (formula)")
+    (emp,) = ax2.loglog(ns, np.ones(ns.size), "o", color=PALETTE["orange"], markersize=4,
+                        label="RMSE of 400 simulated surveys")
+    (here,) = ax2.loglog([], [], "D", color=PALETTE["vermillion"], markersize=8, label="your n")
+    label_axes(ax2, "respondents n", "error of the estimate of π", "Estimator error against n")
+    ax2.set_xlim(8, 1.3e5)
+    ax2.set_ylim(1e-3, 30)
+    fig.legend(loc="outside lower center", ncols=3, fontsize=8)
+    reps = 400
+
+    def update(epsilon, pi, n):
+        n = int(round(n))
+        p = mechanisms.randomized_response_keep_probability(epsilon)
+        dot.set_data([epsilon], [p])
+        se = rr_standard_error(pi, ns, epsilon)
+        theory.set_ydata(se)
+        q = p * pi + (1 - p) * (1 - pi)
+        # the number of reported ones in a survey of n people is Binomial(n, q); a fixed
+        # seed makes the same slider position always show the same simulation
+        counts = np.random.default_rng(2024).binomial(ns[:, None], q, size=(ns.size, reps))
+        est = (counts / ns[:, None] - (1 - p)) / (2 * p - 1)
+        emp.set_ydata(np.sqrt(((est - pi) ** 2).mean(axis=1)))
+        se_n = rr_standard_error(pi, n, epsilon)
+        here.set_data([n], [se_n])
+        return (f"ε = {epsilon:.3g}: truth kept with p = {p:.3f}; with n = {n:,} and π = {pi:.2f} "
+                f"the estimate's standard error is {se_n:.3g}")
+
+    return Panel(controls, fig, update, title="Randomized response: privacy against accuracy",
+                 name="dp_randomized_response")
+
+
+@register("dp_delta_blip")
+def dp_delta_blip(epsilon=1.0, delta=0.05):
+    """Seed 003's "blip": a mechanism that with probability δ publishes Alice's record.
+    Its two output distributions agree within e^ε except for an event that only happens
+    with Alice in the data: the additive δ covers it, a ratio never can."""
+    controls = {"epsilon": log_slider("ε of the noisy count", epsilon, -0.7, 0.7),
+                "delta": float_slider("δ: chance of publishing the record", delta, 0.0, 0.3, 0.01,
+                                      readout_format=".2f")}
+    fig, (ax1, ax2) = new_figure(1, 2, figsize=(9.6, 3.5), gridspec_kw={"width_ratios": [2.2, 1]})
+    r = np.linspace(-8, 9, 341)
+    lx = density_line(ax1, r, r * 0, color=PALETTE["blue"], label="M(x): Alice out (count 0)")
+    ly = density_line(ax1, r, r * 0, color=PALETTE["orange"], linestyle="--",
+                      label="M(y): Alice in (count 1)")
+    lbound = density_line(ax1, r, r * 0, color=PALETTE["grey"], linestyle=":",
+                          label="e^ε · density of M(x)")
+    label_axes(ax1, "released count", "density", "The noisy-count part (weight 1 − δ)")
+    ax1.set_xlim(r[0], r[-1])
+    ax1.set_ylim(0, 1.3)
+    bc = bars(ax2, [0, 1], [0, 0], color=PALETTE["blue"])
+    bc[1].set_color(PALETTE["orange"])
+    (lim,) = ax2.plot([-0.45, 1.45], [0, 0], color=PALETTE["vermillion"], linewidth=2,
+                      label="e^ε·Pr[M(x) ∈ S] + δ")
+    (ratio_line,) = ax2.plot([-0.45, 1.45], [0, 0], color=PALETTE["purple"], linewidth=2,
+                             linestyle="--", label="seed 002: (e^ε + δ)·Pr[M(x) ∈ S]")
+    ax2.set_xticks([0, 1], ["M(x)", "M(y)"])
+    label_axes(ax2, None, "Pr[S]", "S = {record published}")
+    ax2.set_ylim(-0.01, 0.35)
+    fig.legend(loc="outside lower center", ncols=3, fontsize=8)
+
+    def update(epsilon, delta):
+        b = 1.0 / epsilon
+        fx = (1 - delta) * stats.laplace.pdf(r, 0.0, b)
+        fy = (1 - delta) * stats.laplace.pdf(r, 1.0, b)
+        lx.set_ydata(fx)
+        ly.set_ydata(fy)
+        lbound.set_ydata(np.exp(epsilon) * fx)
+        bc[0].set_height(0.0)
+        bc[1].set_height(delta)
+        lim.set_ydata([delta, delta])
+        _, px, py = blip_distributions(epsilon, delta) if delta > 0 else (None, None, None)
+        if delta > 0:
+            d_needed = accounting.smallest_delta(px, py, epsilon)
+            ratio = accounting.max_probability_ratio(px, py)
+        else:
+            d_needed, ratio = 0.0, float(np.exp(epsilon))
+        ratio_txt = "∞" if not np.isfinite(ratio) else f"{ratio:.3g}"
+        return (f"Additive form holds with δ = {d_needed:.3g} (the blip's probability). "
+                f"The ratio form Pr[M(y)∈S]/Pr[M(x)∈S] ≤ e^ε + δ fails for any δ when the blip is "
+                f"possible: the ratio is {ratio_txt}.")
+
+    return Panel(controls, fig, update, title="δ: the probability of a blip", name="dp_delta_blip")
+
+
+@register("dp_prior_posterior")
+def dp_prior_posterior(prior=0.3, epsilon=1.0):
+    """What an ε-DP release can teach an attacker about one person: the posterior belief
+    lies within a factor e^(±ε) of the prior odds, whatever the attacker knew."""
+    controls = {"prior": float_slider("attacker's prior belief", prior, 0.01, 0.99, 0.01),
+                "epsilon": log_slider("privacy ε", epsilon, -2, 0.7)}
+    fig, ax = new_figure(1, 1, figsize=(7.0, 3.6))
+    pg = np.linspace(0.0, 1.0, 301)
+    density_line(ax, pg, pg, color=PALETTE["grey"], linestyle=":", label="no change (ε = 0)")
+    hi_line = density_line(ax, pg, pg, color=PALETTE["vermillion"], label="highest posterior")
+    lo_line = density_line(ax, pg, pg, color=PALETTE["blue"], label="lowest posterior")
+    shade = ax.fill_between(pg, pg, pg, color=PALETTE["sky"], alpha=0.25, linewidth=0)
+    seg = vline(ax, prior, color=PALETTE["black"], linestyle="-")
+    (ends,) = ax.plot([], [], "o", color=PALETTE["black"], markersize=6)
+    label_axes(ax, "prior belief that Alice has the trait", "posterior belief",
+               "What one ε-DP release can teach about Alice")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    fig.legend(loc="outside right upper", fontsize=8)
+
+    def update(prior, epsilon):
+        lo, hi = posterior_bounds(pg, epsilon)
+        hi_line.set_ydata(hi)
+        lo_line.set_ydata(lo)
+        set_band(shade, pg, lo, hi)
+        a, b = posterior_bounds(prior, epsilon)
+        seg.set_xdata([prior, prior])
+        ends.set_data([prior, prior], [a, b])
+        return (f"ε = {epsilon:.3g}: from a prior of {prior:.2f} the attacker ends between "
+                f"{a:.3f} and {b:.3f}, whatever the output (odds change by at most "
+                f"e^ε = {np.exp(epsilon):.3g}×)")
+
+    return Panel(controls, fig, update, title="Prior against posterior", name="dp_prior_posterior")
