@@ -1,0 +1,122 @@
+"""Mironov's floating-point attack on the naive sampler and on numpy's Generator.laplace."""
+
+import numpy as np
+import pytest
+
+from conftest import ALPHA, ks_pvalue
+
+import dpteach as dp
+from dpteach.attacks.floating_point import (floating_point_attack, naive_laplace_mechanism,
+                                            preimages)
+from scipy import stats
+
+
+def test_names_are_exported():
+    assert dp.attacks.naive_laplace_mechanism is naive_laplace_mechanism
+    assert dp.attacks.floating_point_attack is floating_point_attack
+
+
+def test_naive_sampler_is_laplace_in_distribution():
+    """The leak is not in the distribution: KS against Laplace(value, scale) passes; the
+    wrong twin (scale 1.1 b) is rejected."""
+    rng = np.random.default_rng(81)
+    out = naive_laplace_mechanism(3.0, 2.0, rng=rng, size=200_000)
+    assert ks_pvalue(out, stats.laplace(loc=3.0, scale=2.0).cdf) > ALPHA
+    assert ks_pvalue(out, stats.laplace(loc=3.0, scale=2.2).cdf) < ALPHA
+    assert isinstance(naive_laplace_mechanism(0.0, 1.0, rng=rng), float)
+    assert naive_laplace_mechanism([0.0, 1.0], 1.0, rng=rng, size=3).shape == (3, 2)
+
+
+@pytest.mark.parametrize("sampler", ["naive", "numpy"])
+@pytest.mark.parametrize("scale,truth", [(10.0, 0.0), (1.0, 0.0), (10.0, 1.0), (0.3, 3.7),
+                                         (2.0, -25.0)])
+def test_attack_never_rules_out_the_truth(sampler, scale, truth):
+    rng = np.random.default_rng(82)
+    n = 3_000
+    if sampler == "naive":
+        out = naive_laplace_mechanism(truth, scale, rng=rng, size=n)
+    else:
+        out = rng.laplace(truth, scale, size=n)
+    res = floating_point_attack(out, [truth, truth + 1.0, truth - 1.0], scale, sampler=sampler)
+    assert res.shape == (n, 3) and res.dtype == bool
+    assert res[:, 0].all()
+    # it rules out a neighbour for most outputs when the noise is large next to the
+    # value; when |value| >> scale the sum's rounding is coarser than the noise grid and
+    # fewer outputs give the input away (measured about 8% at value -25, scale 2)
+    ruled_out = min((~res[:, 1]).mean(), (~res[:, 2]).mean())
+    assert ruled_out > (0.5 if abs(truth) < 4 * scale else 0.02)
+
+
+@pytest.mark.parametrize("sampler", ["naive", "numpy"])
+def test_attack_at_epsilon_0_1_rules_out_input_1_for_most_outputs(sampler):
+    rng = np.random.default_rng(83)
+    scale, n = 10.0, 10_000                      # epsilon = 0.1 for a count (Delta = 1)
+    out = (naive_laplace_mechanism(0.0, scale, rng=rng, size=n) if sampler == "naive"
+           else rng.laplace(0.0, scale, size=n))
+    res = floating_point_attack(out, [0.0, 1.0], scale, sampler=sampler)
+    assert res[:, 0].all()
+    fraction = (~res[:, 1]).mean()
+    assert 0.7 < fraction < 0.95                 # measured: about 0.80 for both samplers
+
+
+def test_attack_is_bit_exact_wrong_twins_fail():
+    """The attack depends on modelling the arithmetic exactly: with the wrong sampler model
+    or a scale off by one part in 10^15 it 'rules out' the truth -- so the True entries
+    above are a real computation, not a default."""
+    rng = np.random.default_rng(84)
+    out = rng.laplace(0.0, 10.0, size=2_000)
+    wrong_model = floating_point_attack(out, [0.0], 10.0, sampler="naive")
+    assert (~wrong_model[:, 0]).mean() > 0.1
+    naive = naive_laplace_mechanism(0.0, 10.0, rng=rng, size=2_000)
+    wrong_scale = floating_point_attack(naive, [0.0], 10.0 * (1 + 1e-15))
+    assert (~wrong_scale[:, 0]).mean() > 0.1
+
+
+def test_a_row_may_be_all_false():
+    rng = np.random.default_rng(85)
+    out = naive_laplace_mechanism(0.0, 10.0, rng=rng, size=300)
+    nudged = np.nextafter(out, np.inf)           # one ulp up: mostly impossible outputs
+    res = floating_point_attack(nudged, [0.0, 1.0], 10.0)
+    assert (~res.any(axis=1)).sum() > 50
+
+
+def test_preimages_table_shows_the_exact_match():
+    rng = np.random.default_rng(86)
+    o = naive_laplace_mechanism(0.0, 10.0, rng=rng)
+    table = preimages(o, 0.0, 10.0)
+    assert table["equals"].any()
+    assert {"branch", "uniform index", "output", "output (hex)", "equals"} <= set(table.columns)
+    o = float(rng.laplace(0.0, 10.0))
+    assert preimages(o, 0.0, 10.0, sampler="numpy")["equals"].any()
+
+
+def test_integer_noise_leaves_nothing_to_exploit():
+    """Discrete Laplace outputs are integers, each reachable from every integer input
+    with probability ratio at most e^epsilon: both candidates stay possible, always."""
+    out = dp.discrete_laplace_mechanism(0, 1, 0.1, rng=np.random.default_rng(87), size=1000)
+    assert out.dtype == np.int64
+    ratio = np.exp(np.abs(np.abs(out - 0) - np.abs(out - 1)) * 0.1)
+    assert np.all(ratio <= np.exp(0.1) + 1e-12)
+
+
+@pytest.mark.parametrize("call,exc,word", [
+    (lambda: naive_laplace_mechanism(0.0, 0.0), ValueError, "scale"),
+    (lambda: naive_laplace_mechanism(0.0, -1.0), ValueError, "scale"),
+    (lambda: naive_laplace_mechanism(0.0, np.nan), ValueError, "scale"),
+    (lambda: naive_laplace_mechanism("0", 1.0), TypeError, "value"),
+    (lambda: naive_laplace_mechanism(np.nan, 1.0), ValueError, "value"),
+    (lambda: naive_laplace_mechanism(0.0, 1.0, size=-2), ValueError, "size"),
+    (lambda: naive_laplace_mechanism(0.0, 1.0, rng="x"), TypeError, "rng"),
+    (lambda: floating_point_attack([1.0], [0.0], 0.0), ValueError, "scale"),
+    (lambda: floating_point_attack([1.0], [0.0], True), TypeError, "scale"),
+    (lambda: floating_point_attack([np.nan], [0.0], 1.0), ValueError, "outputs"),
+    (lambda: floating_point_attack([np.inf], [0.0], 1.0), ValueError, "outputs"),
+    (lambda: floating_point_attack([1.0], ["a"], 1.0), TypeError, "candidates"),
+    (lambda: floating_point_attack([1.0], [], 1.0), ValueError, "candidates"),
+    (lambda: floating_point_attack([1.0], [0.0], 1.0, sampler="java"), ValueError, "sampler"),
+    (lambda: preimages(np.nan, 0.0, 1.0), ValueError, "output"),
+    (lambda: preimages(1.0, 0.0, 1.0, sampler="x"), ValueError, "sampler"),
+])
+def test_bad_input_is_refused_clearly(call, exc, word):
+    with pytest.raises(exc, match=word):
+        call()
