@@ -772,17 +772,25 @@ def _build_zoo() -> dict:
 ZOO: dict[str, ZooEntry] = _build_zoo()
 
 
-def audit_zoo(names=None, *, n=None, alpha=None, rng=None):
+def audit_zoo(names=None, *, n=None, alpha=None, rng=None, progress=False):
     """Audit zoo entries and return a pandas DataFrame of verdicts, one row per entry.
 
-    Columns: mechanism, claimed ε, ε lower bound, verdict, truly private, event, seconds.
-    ``alpha`` defaults to :data:`ZOO_ALPHA` (1e-3).
+    Columns: mechanism, claimed ε, ε lower bound, true loss on (x, y) (NaN when not worked
+    out), verdict, truly private, event, seconds.
+    ``alpha`` defaults to :data:`ZOO_ALPHA` (1e-3); ``n`` to each entry's own ``.n``;
+    ``progress=True`` shows a progress bar (for notebooks).
     """
     import pandas as pd
 
     rng = check_rng(rng)
     alpha = ZOO_ALPHA if alpha is None else alpha
     names = list(ZOO) if names is None else list(names)
+    for name in names:
+        if name not in ZOO:
+            raise ValueError(f"names must be zoo entries {sorted(ZOO)}, got {name!r}")
+    if progress:
+        from .notebook import progress as _progress
+        names = _progress(names, desc="auditing the zoo")
     rows = []
     for name in names:
         if name not in ZOO:
@@ -791,6 +799,8 @@ def audit_zoo(names=None, *, n=None, alpha=None, rng=None):
         res = entry.audit(n=n, alpha=alpha, rng=rng)
         rows.append({"mechanism": name, "claimed ε": round(entry.claimed_epsilon, 3),
                      "ε lower bound": round(res.epsilon_lb, 3),
+                     "true loss on (x, y)": (float("nan") if entry.actual_epsilon is None
+                                             else round(entry.actual_epsilon, 3)),
                      "verdict": "REFUTED" if res.refuted else "no violation found",
                      "truly private": entry.private, "event": str(res.event),
                      "seconds": round(res.seconds, 2)})
