@@ -211,3 +211,42 @@ def synthetic_patients(n: int = 1000, *, rng=None) -> pd.DataFrame:
         "Condition": cond[rng.choice(6, n, p=p_cond)],
         "Salary": rng.integers(20, 121, n),
     })
+
+
+# --- notebooks 02 and 03: the seed's noisy blood-sugar tables, a population with secrets
+__all__ += ["blood_sugar_noisy", "secret_population"]
+
+
+def blood_sugar_noisy() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Seed 004's two perturbed blood-sugar tables, values as printed: each record
+    plus its own U(-2, 2) noise, drawn afresh for the group query (Alice 4.5, Bob 5.1,
+    Cathy 4.41, Diana 6.2, Ellen 5.7; printed average 5.23) and for the female query
+    (Alice 3.0, Cathy 3.7, Diana 7.5, Ellen 7.5; printed average 5.46). Note that the
+    printed averages do not match the printed rows (5.182 and 5.425): notebook 02
+    recomputes them. Returns (everyone, females)."""
+    everyone = pd.DataFrame({"Name": ["Alice", "Bob", "Cathy", "Diana", "Ellen"],
+                             "Gender": ["F", "M", "F", "F", "F"],
+                             "Blood sugar": [4.5, 5.1, 4.41, 6.2, 5.7]})
+    females = pd.DataFrame({"Name": ["Alice", "Cathy", "Diana", "Ellen"],
+                            "Gender": ["F", "F", "F", "F"],
+                            "Blood sugar": [3.0, 3.7, 7.5, 7.5]})
+    return everyone, females
+
+
+def secret_population(n=100, *, prevalence=0.3, rng=None) -> pd.DataFrame:
+    """A synthetic population for reconstruction attacks (notebook 03): ``n`` people,
+    each with an id, an age (18-90) and one secret bit (1 with probability
+    ``prevalence``, e.g. "has condition X"). Seeded through ``rng``: the same seed
+    gives the same population."""
+    import numpy as np
+
+    from ._checks import check_positive_int, check_probability, check_rng
+
+    n = check_positive_int(n, "n")
+    prevalence = check_probability(prevalence, "prevalence")
+    rng = check_rng(rng)
+    return pd.DataFrame({
+        "id": np.arange(n),
+        "Age": rng.integers(18, 91, n),
+        "Secret": (rng.random(n) < prevalence).astype(np.int8),
+    })

@@ -1,0 +1,132 @@
+"""Averaging: fresh noise on every answer averages away.
+
+A server that adds independent Lap(b) noise to each answer of the same query lets the
+attacker ask k times and average: the mean has standard deviation sqrt(2) b / sqrt(k)
+(Lap(b) has variance 2 b^2), so the truth emerges as k grows (seed 004). Caching the
+answer per query text does not help, because the same question can be phrased in
+endlessly many ways. A budgeted :class:`~dpteach.curator.Curator` stops the attack:
+by composition k answers at epsilon each cost k epsilon, and it refuses once the budget
+is spent. Taught in notebook 02.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._checks import check_positive_int, check_real, check_rng, check_values
+from ..accounting import BudgetExceededError
+
+__all__ = ["averaging_attack", "averaging_error", "collect_releases", "NaiveNoisyServer",
+           "CachingNoisyServer", "equivalent_phrasings"]
+
+
+def averaging_attack(release, k) -> float:
+    """The mean of k fresh releases of one query: ``release()`` is called k times.
+
+    ``release`` is a callable with no arguments returning one noisy answer, e.g.
+    ``lambda: server.count(where)`` or ``lambda: curator.count(where, epsilon=0.1)``.
+    A Curator raises BudgetExceededError once its budget is spent, and so does this
+    attack (nothing is averaged past the budget; use :func:`collect_releases` to keep
+    what was released before the refusal).
+    """
+    if not callable(release):
+        raise TypeError(f"release must be a callable returning one noisy answer, got {release!r}")
+    k = check_positive_int(k, "k")
+    total = 0.0
+    for _ in range(k):
+        total += check_real("release()", release())
+    return total / k
+
+
+def collect_releases(release, k):
+    """Ask ``release()`` up to k times; stop at the first BudgetExceededError.
+
+    Returns (answers as a float array, number of refused requests)."""
+    if not callable(release):
+        raise TypeError(f"release must be a callable returning one noisy answer, got {release!r}")
+    k = check_positive_int(k, "k")
+    answers = []
+    for i in range(k):
+        try:
+            answers.append(check_real("release()", release()))
+        except BudgetExceededError:
+            return np.array(answers, dtype=float), k - i
+    return np.array(answers, dtype=float), 0
+
+
+def averaging_error(scale, k):
+    """Standard deviation of the mean of k independent Lap(scale) noises:
+    sqrt(2) * scale / sqrt(k), in the query's units. Vectorised over k."""
+    b = check_real("scale", scale, low=0.0)
+    kk = check_values("k", k)
+    if (kk < 1).any() or (kk != np.round(kk)).any():
+        raise ValueError("k must contain whole numbers >= 1")
+    out = np.sqrt(2.0) * b / np.sqrt(kk)
+    return out.item() if out.ndim == 0 else out
+
+
+class NaiveNoisyServer:
+    """The naive defence: every answer is the true count plus fresh Lap(scale) noise.
+
+    ``count(where)`` with ``where(table) -> boolean mask``; no budget, no memory.
+    ``.answers_given`` counts the answers. Averaging k answers defeats it."""
+
+    def __init__(self, table, scale, *, rng=None):
+        if not isinstance(table, pd.DataFrame):
+            raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
+        self._table = table.copy()
+        self.scale = check_real("scale", scale, low=0.0)
+        self._rng = check_rng(rng)
+        self.answers_given = 0
+
+    def _count(self, where):
+        mask = np.asarray(where(self._table.copy()))
+        if mask.shape != (len(self._table),) or mask.dtype.kind != "b":
+            raise ValueError("where must return a boolean mask with one entry per row")
+        return int(mask.sum())
+
+    def count(self, where):
+        if not callable(where):
+            raise TypeError("where must be a callable taking the table and returning a mask")
+        self.answers_given += 1
+        return self._count(where) + float(self._rng.laplace(0.0, self.scale))
+
+
+class CachingNoisyServer(NaiveNoisyServer):
+    """A server that remembers each query *text* and repeats its first noisy answer.
+
+    ``count(expression)`` takes a pandas query string (``table.query(expression)``).
+    Asking the same string again gives the same answer, but a differently written,
+    equivalent string (see :func:`equivalent_phrasings`) gets fresh noise, so the
+    averaging attack still works: deciding whether two queries are equivalent is
+    hopeless in general (undecidable for rich query languages; seed 004)."""
+
+    def __init__(self, table, scale, *, rng=None):
+        super().__init__(table, scale, rng=rng)
+        self._cache: dict[str, float] = {}
+
+    def count(self, expression):
+        if not isinstance(expression, str):
+            raise TypeError(f"expression must be a pandas query string, got {expression!r}")
+        if expression not in self._cache:
+            true = len(self._table.query(expression))
+            self.answers_given += 1
+            self._cache[expression] = true + float(self._rng.laplace(0.0, self.scale))
+        return self._cache[expression]
+
+
+def equivalent_phrasings(column, threshold, k):
+    """k different pandas query strings that all select ``column > threshold``:
+    "`c` > t", "`c` - 1 > t - 1", "`c` + 2 > t + 2", ... (integer shifts).
+    Each is a new query to a cache keyed by text, yet all have the same answer."""
+    if not isinstance(column, str):
+        raise TypeError(f"column must be a column name (str), got {column!r}")
+    t = check_real("threshold", threshold)
+    k = check_positive_int(k, "k")
+    out = [f"`{column}` > {t!r}"]
+    for i in range(1, k):
+        shift = (i + 1) // 2 * (1 if i % 2 else -1)
+        op = "+" if shift > 0 else "-"
+        out.append(f"`{column}` {op} {abs(shift)} > {t!r} {op} {abs(shift)}")
+    return out
