@@ -502,7 +502,9 @@ def audit(mechanism, x, y, *, n, alpha=0.05, delta=0.0, rng=None, claimed_epsilo
     if numeric:
         thresholds, thr_fams = _threshold_events(sel_x, sel_y, n_sel)
     distinct = np.unique(np.concatenate([sel_x, sel_y]))
-    if not numeric or distinct.size <= _MAX_CATEGORIES:
+    # sets of outcomes: for categories, and for numbers that repeat (integers, coarse
+    # values); continuous outputs are all distinct, so their sets would be noise
+    if not numeric or distinct.size <= min(_MAX_CATEGORIES, n_sel // 2):
         values, set_fams = _set_events(sel_x, sel_y, n_sel)
     n_candidates = sum(len(f[2]) for f in thr_fams) + sum(len(f[2]) for f in set_fams)
     score_alpha = alpha / max(n_candidates, 1)

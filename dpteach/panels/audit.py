@@ -13,8 +13,8 @@ PANEL_MECHANISMS = ("laplace", "laplace_scale_is_epsilon", "noisy_max_releases_v
                     "randomized_response", "randomized_response_wrong_keep", "exponential",
                     "exponential_without_half", "sparse_vector_no_query_noise",
                     "discrete_laplace")
-_N_SELECT = 10_000
-_N_MAX = 100_000
+_N_SELECT = 5_000
+_N_MAX = 50_000
 _GRID = np.unique(np.geomspace(50, _N_MAX, 80).astype(int))
 
 
