@@ -2,26 +2,62 @@
 
 Every check returns a :class:`Feedback` with ``.passed`` and a friendly ``.message``
 that says what was expected, what was found and, when wrong, a hint. An answer left as
-``None`` (or ``...``) is reported as "not yet solved" rather than as an error.
+``None`` (or ``...``), or a function that still returns ``None``, is reported as
+"not yet solved" rather than as an error, so an exercise notebook runs top to bottom
+before anything is filled in.
+
+The checks test privacy, not only accuracy:
+
+* :func:`check_mechanism` audits a student's Laplace mechanism empirically with
+  :mod:`dpteach.audit` (a Clopper-Pearson lower bound on epsilon from neighbouring
+  inputs) and then checks its accuracy against the Laplace scale;
+* :func:`check_exponential_probabilities` computes the exact worst-case privacy loss
+  of a student's selection probabilities over neighbouring score vectors;
+* :func:`check_k_anonymous` verifies a generalised table, that its sensitive column
+  was left intact and that it was not bought by deleting rows;
+* :func:`check_budget_respected` inspects a :class:`~dpteach.curator.Curator`'s
+  accountant.
+
+Statistical checks use alpha = 1e-6 with a fixed default seed, so a correct answer
+fails with probability about one in a million at most per test, and the same answer
+always gets the same feedback. Coursework notebooks: ``notebooks/solutions/``.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import numbers
+from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Feedback", "check_number", "check_choice", "check_true", "NOT_SOLVED"]
+__all__ = ["Feedback", "NOT_SOLVED", "ALPHA", "DEFAULT_SEED", "MECHANISM_PROBE",
+           "check_number", "check_choice", "check_true", "check_mechanism",
+           "check_exponential_probabilities", "check_sensitivity", "check_k_anonymous",
+           "check_l_diversity", "check_t_closeness", "check_disclosure",
+           "check_reconstruction", "check_budget_respected", "check_zoo_verdicts",
+           "check_fraction_at_most"]
 
 NOT_SOLVED = "not yet solved"
+#: significance level of every statistical check (false alarms: one in a million)
+ALPHA = 1e-6
+#: the fixed seed the statistical checks use unless told otherwise (reproducible feedback)
+DEFAULT_SEED = 20240611
+#: (sensitivity, epsilon) at which check_mechanism also runs the student's mechanism:
+#: there b = Δ/ε = 8 is at least twice or half every classic slip (ε, 1/ε, Δ, Δε, ε/Δ, 2Δ/ε)
+MECHANISM_PROBE = (2.0, 0.25)
 
 
 @dataclass
 class Feedback:
+    """The verdict of a check: ``passed``, a ``message`` for the student, ``solved``
+    (False while the answer is still None), and ``details`` (numbers behind the verdict,
+    for tests and graders). Prints as ✅ (passed), ❌ (wrong) or ⏳ (not yet solved)."""
+
     passed: bool
     message: str
     solved: bool = True
+    details: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __bool__(self):
         return self.passed
@@ -40,9 +76,26 @@ def _unsolved(found) -> bool:
 
 def _not_solved(name) -> Feedback:
     return Feedback(False, f"{name}: {NOT_SOLVED} (replace the None/... with your answer).",
-                    solved=False)
+                    solved=False, details={"reason": "unsolved"})
 
 
+def _fail(name, text, reason, **details) -> Feedback:
+    return Feedback(False, f"{name}: {text}", details={"reason": reason, **details})
+
+
+def _g(x, digits=4) -> str:
+    """A number for a message: 4 significant digits, no trailing noise."""
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, numbers.Integral):
+        return str(int(x))
+    x = float(x)
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    return f"{x:.{digits}g}"
+
+
+# ------------------------------------------------------------------ generic checks
 def check_number(found, expected, *, name="answer", rel=1e-3, abs_tol=1e-9, hint=""):
     """Is ``found`` within ``rel`` (relative) or ``abs_tol`` of ``expected``?"""
     if _unsolved(found):
@@ -78,3 +131,607 @@ def check_true(condition, *, name="answer", ok="", fail="", hint=""):
     if bool(condition):
         return Feedback(True, f"{name}: {ok or 'correct.'}")
     return Feedback(False, f"{name}: {fail or 'not yet right.'} {hint}".strip())
+
+
+# ------------------------------------------------------------------ the Laplace mechanism
+def _call_release(fn, value, sensitivity, epsilon, rng):
+    """One release as a float, or a Feedback-ready (reason, text) when it is not one."""
+    try:
+        out = fn(value, sensitivity, epsilon, rng)
+    except Exception as exc:                                   # the student's bug, reported
+        return None, ("error", f"calling it raised {type(exc).__name__}: {exc}")
+    if _unsolved(out):
+        return None, ("unsolved", None)
+    if isinstance(out, (bool, np.bool_, str, bytes)):
+        return None, ("type", f"it returned {out!r}; a release must be one real number")
+    arr = np.asarray(out)
+    if arr.dtype.kind not in "iuf" or arr.size != 1:
+        return None, ("type", f"it returned {type(out).__name__} of shape {arr.shape}; "
+                              "return ONE release, a single real number")
+    x = float(arr.reshape(()))
+    if not math.isfinite(x):
+        return None, ("type", f"it returned {x}; a release must be a finite number")
+    return x, None
+
+
+def _slip_guess(b_hat, sensitivity, epsilon):
+    """The classic wrong scale that b_hat matches (within 6%), or ''."""
+    b = sensitivity / epsilon
+    slips = [("b = ε", epsilon), ("b = 1/ε, leaving out the sensitivity", 1 / epsilon),
+             ("b = Δ, leaving out ε", sensitivity), ("b = Δ·ε", sensitivity * epsilon),
+             ("b = ε/Δ", epsilon / sensitivity), ("b = 2Δ/ε", 2 * b),
+             ("b = Δ/(2ε)", b / 2), ("b = 10Δ/ε", 10 * b), ("b = Δ/(10ε)", b / 10)]
+    for text, s in slips:
+        if abs(s / b - 1) > 0.1 and abs(b_hat / s - 1) < 0.06:
+            return text
+    return ""
+
+
+def _run_point(fn, value, sensitivity, epsilon, n, alpha, rng):
+    """Run the student's function n times on value and on value + Δ, audit, measure."""
+    from . import audit as _audit
+
+    outs = {}
+    for key, data in (("x", value), ("y", value + sensitivity)):
+        arr = np.empty(n)
+        for i in range(n):
+            x, problem = _call_release(fn, data, sensitivity, epsilon, rng)
+            if problem is not None:
+                return None, problem
+            arr[i] = x
+            if i == _EARLY - 1 and key == "x" and np.all(arr[:_EARLY] == arr[0]):
+                return {"sensitivity": sensitivity, "epsilon": epsilon, "distinct_x": 1,
+                        "first_x": float(arr[0]), "runs": _EARLY}, None   # no noise: stop
+        outs[key] = arr
+
+    def replay(data, size, _rng):            # the runs above, handed to the auditor
+        return outs[data][:size]
+
+    res = _audit.audit(replay, "x", "y", n=n, alpha=alpha, rng=rng, claimed_epsilon=epsilon)
+    err = np.concatenate([outs["x"] - value, outs["y"] - (value + sensitivity)])
+    abs_err = np.abs(err)
+    return {"sensitivity": sensitivity, "epsilon": epsilon, "expected_b": sensitivity / epsilon,
+            "epsilon_lb": res.epsilon_lb, "refuted": bool(res.refuted), "event": str(res.event),
+            "numerator": res.numerator, "count_x": res.count_x, "count_y": res.count_y,
+            "n_count": res.n_count, "distinct_x": int(np.unique(outs["x"]).size),
+            "first_x": float(outs["x"][0]), "mean_abs_error": float(abs_err.mean()),
+            "mean_error": float(err.mean()), "sd_error": float(err.std(ddof=1)),
+            "n_errors": int(err.size), "runs": n}, None
+
+
+#: runs after which a mechanism that has returned one value every time is declared noiseless
+_EARLY = 1000
+
+
+def check_mechanism(student_fn, *, sensitivity, epsilon, value=10.0, n=20_000, alpha=ALPHA,
+                    rng=DEFAULT_SEED, name="mechanism"):
+    """Audit and grade a student's Laplace mechanism.
+
+    ``student_fn(value, sensitivity, epsilon, rng)`` must return ONE release of
+    ``value`` that is epsilon-DP when neighbouring values differ by at most
+    ``sensitivity``, drawing its noise from the numpy Generator ``rng``. The check:
+
+    1. calls it once and twice more with identically seeded generators: it must return
+       one finite real number and the same number for the same seed (noise drawn from
+       ``rng``, not from global state or a fresh seed);
+    2. at the given (Δ, ε) and at :data:`MECHANISM_PROBE` (Δ = 2, ε = 0.25, where every
+       classic wrong scale is at least a factor 2 off), runs it ``n`` times on ``value``
+       and ``n`` times on its neighbour ``value + Δ``:
+
+       * **no noise**: all runs on ``value`` identical -> fails (a deterministic answer
+         reveals the value; no epsilon holds);
+       * **privacy**: :func:`dpteach.audit.audit` turns the runs into a (1 - alpha)
+         lower bound on epsilon [DR14 Def. 2.4]; above the claimed ε fails (e.g. the
+         classic slip b = ε instead of Δ/ε: at Δ = 1, ε = 0.5 the noise is 4 times too
+         small and the audit proves ε ≥ 1.8);
+       * **bias**: the mean error must be 0 (z-test, two-sided alpha);
+       * **noise level**: for Lap(b), |error| ~ Exponential(b), so the mean of N
+         absolute errors is Gamma(N, b/N); it must lie between that distribution's
+         alpha/2 and 1 - alpha/2 quantiles for b = Δ/ε. Below means less noise than
+         ε-DP needs (b < Δ/ε gives only (Δ/b)-DP, even where the audit cannot prove it
+         with this many runs); above means accuracy wasted (e.g. 10 times the noise).
+
+    A correct mechanism passes with probability at least 1 - 6 alpha. With the
+    defaults (2 x 2 x 20,000 calls) a function of a few microseconds is checked in about
+    a second. ``rng`` (a seed by default) makes the verdict reproducible.
+    Returns a :class:`Feedback`; ``details["reason"]`` names the failed step and
+    ``details["points"]`` the measurements. Notebook A3 (notebooks/solutions/).
+    """
+    from ._checks import check_epsilon, check_positive_int, check_real, check_rng, \
+        check_sensitivity
+
+    sensitivity = check_sensitivity(sensitivity, positive=True)
+    epsilon = check_epsilon(epsilon)
+    value = check_real("value", value)
+    n = check_positive_int(n, "n")
+    if n < 1000:
+        raise ValueError(f"n must be >= 1000 runs per input for a meaningful audit, got {n}")
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    if _unsolved(student_fn):
+        return _not_solved(name)
+    if not callable(student_fn):
+        return _fail(name, f"expected a function release(value, sensitivity, epsilon, rng), "
+                           f"found {type(student_fn).__name__}.", "type")
+    rng = check_rng(rng)
+    b = sensitivity / epsilon
+
+    # 1. one call: the right kind of answer? Then reproducibility.
+    seed = int(rng.integers(2**32))
+    first, problem = _call_release(student_fn, value, sensitivity, epsilon,
+                                   np.random.default_rng(seed))
+    if problem is not None:
+        return _problem_feedback(name, problem)
+    again, problem = _call_release(student_fn, value, sensitivity, epsilon,
+                                   np.random.default_rng(seed))
+    if problem is not None:
+        return _problem_feedback(name, problem)
+    if first != again:
+        return _fail(name, f"two calls with identically seeded generators returned {_g(first)} "
+                           f"and {_g(again)}. Hint: draw the noise from the rng argument "
+                           "(rng.laplace(...)), not from np.random or a new generator, so "
+                           "that results are reproducible.", "rng")
+
+    # 2. the runs, at the caller's point and at the probe point.
+    points = [(sensitivity, epsilon)]
+    if not (math.isclose(sensitivity, MECHANISM_PROBE[0]) and math.isclose(epsilon, MECHANISM_PROBE[1])):
+        points.append(MECHANISM_PROBE)
+    z = _normal_isf(alpha / 2)
+    results = []
+    for d, e in points:
+        res, problem = _run_point(student_fn, value, d, e, n, alpha, rng)
+        if problem is not None:
+            return _problem_feedback(name, problem)
+        results.append(res)
+        where = f"at Δ = {_g(d)}, ε = {_g(e)}"
+        bb = d / e
+        if res["distinct_x"] == 1:
+            return _fail(name, f"no noise: {res['runs']:,} runs on value {_g(value)} {where} "
+                               f"all returned {_g(res['first_x'])}. An answer that never varies "
+                               "gives the exact value away (or, if it ignores the value, is "
+                               "useless); either way it is not a Laplace mechanism. Hint: return "
+                               f"value + rng.laplace(0, b) with b = Δ/ε (here {_g(bb)}), fresh "
+                               "noise on every call.", "no_noise", points=results)
+        b_hat = res["mean_abs_error"]
+        slip = _slip_guess(b_hat, d, e)
+        looks = f" It looks like {slip}." if slip else ""
+        if res["refuted"]:
+            more, less = ("value + Δ", "value") if res["numerator"] == "y" else ("value", "value + Δ")
+            c_more, c_less = ((res["count_y"], res["count_x"]) if res["numerator"] == "y"
+                              else (res["count_x"], res["count_y"]))
+            return _fail(name, f"not ε-differentially private {where}: the audit proves ε ≥ "
+                               f"{_g(res['epsilon_lb'], 3)} with confidence 1 − {_g(alpha)}, "
+                               f"more than the claimed {_g(e)}. The event '{res['event']}' "
+                               f"happened in {c_more:,} of {res['n_count']:,} runs on {more} "
+                               f"but only {c_less:,} on {less}. Your noise has mean |error| "
+                               f"{_g(b_hat)}, where Lap(Δ/ε) has {_g(bb)}.{looks} Hint: the "
+                               f"scale is b = Δ/ε: more sensitivity or a smaller ε needs MORE "
+                               f"noise.", "privacy", points=results)
+        se = res["sd_error"] / math.sqrt(res["n_errors"])
+        if abs(res["mean_error"]) > z * se:
+            return _fail(name, f"biased {where}: the releases miss the true value by "
+                               f"{_g(res['mean_error'], 3)} on average (± {_g(se, 2)}), but "
+                               "Laplace noise has mean 0. Hint: add rng.laplace(0, b), centred "
+                               "at 0, to the value itself.", "biased", points=results)
+        lo, hi = _gamma_interval(res["n_errors"], bb, alpha)
+        res["accepted_interval"] = (lo, hi)
+        if b_hat < lo:
+            return _fail(name, f"too little noise {where}: mean |error| {_g(b_hat)}, where "
+                               f"Lap(Δ/ε) gives {_g(bb)} (accepted: {_g(lo)} to {_g(hi)}). Noise "
+                               f"of scale b only buys (Δ/b)-DP, about ε = {_g(d / b_hat, 3)} here, "
+                               f"more than the claimed {_g(e)}, even though this audit could not "
+                               f"prove it with {n:,} runs.{looks} Hint: b = Δ/ε.",
+                         "too_little_noise", points=results)
+        if b_hat > hi:
+            what = ("far too noisy" if b_hat > 1.5 * bb else
+                    "more noise than Lap(Δ/ε) (or noise that is not Laplace)")
+            return _fail(name, f"{what} {where}: mean |error| {_g(b_hat)}, "
+                               f"{_g(b_hat / bb, 3)} times the {_g(bb)} of Lap(Δ/ε) (accepted: "
+                               f"{_g(lo)} to {_g(hi)}). The audit found no violation, but extra "
+                               f"noise wastes accuracy.{looks} Hint: Laplace noise with b = Δ/ε, "
+                               "exactly.", "too_noisy", points=results)
+    shown = "; ".join(f"at Δ = {_g(r['sensitivity'])}, ε = {_g(r['epsilon'])}: audit lower "
+                      f"bound {_g(r['epsilon_lb'], 3)}, mean |error| {_g(r['mean_abs_error'], 3)} "
+                      f"(b = {_g(r['expected_b'])})" for r in results)
+    return Feedback(True, f"{name}: passes. No privacy violation found and the noise matches "
+                          f"Lap(Δ/ε) ({shown}). An audit can refute a privacy claim, never prove "
+                          "it: the proof is the Laplace argument.",
+                    details={"reason": "passed", "points": results})
+
+
+def _problem_feedback(name, problem):
+    reason, text = problem
+    if reason == "unsolved":
+        return Feedback(False, f"{name}: {NOT_SOLVED} (the function returns None; fill in its "
+                               "body).", solved=False, details={"reason": "unsolved"})
+    hint = " Hint: the signature is release(value, sensitivity, epsilon, rng)." \
+        if reason == "error" else ""
+    return _fail(name, f"{text}.{hint}", reason)
+
+
+def _normal_isf(q):
+    from scipy import stats
+    return float(stats.norm.isf(q))
+
+
+def _gamma_interval(n_errors, b, alpha):
+    """Central (1 - alpha) interval of the mean of n_errors Exponential(b) variables."""
+    from scipy import stats
+    dist = stats.gamma(n_errors, scale=b / n_errors)
+    return float(dist.ppf(alpha / 2)), float(dist.isf(alpha / 2))
+
+
+# ------------------------------------------------------------------ the exponential mechanism
+def check_exponential_probabilities(student_fn, *, scores, sensitivity, epsilon,
+                                    name="exponential probabilities", n_pairs=200,
+                                    rng=DEFAULT_SEED):
+    """Grade ``student_fn(scores, sensitivity, epsilon) -> probabilities``.
+
+    Privacy, exactly (no sampling): on neighbouring score vectors u and u' with
+    |u(r) - u'(r)| <= Δ for every candidate [DR14 3.4], every probability may change by
+    a factor at most e^ε. The check evaluates the student's function on ``scores`` and
+    on many neighbours -- the worst cases (one candidate +Δ and all others -Δ, and the
+    reverse) and ``n_pairs`` random moves in {-Δ, 0, +Δ} -- and fails if the largest
+    |ln P(r) - ln P'(r)| exceeds ε. Leaving out the 1/2 of exp(εu/(2Δ)) reaches almost
+    2ε there and fails. Accuracy: the probabilities must equal
+    :func:`dpteach.mechanisms.exponential_probabilities` (to 1e-9) and sum to 1.
+    Notebook A5.
+    """
+    from ._checks import check_epsilon, check_positive_int, check_rng, check_scores, \
+        check_sensitivity
+    from .mechanisms import exponential_probabilities
+
+    u = check_scores(scores)
+    d = check_sensitivity(sensitivity, positive=True)
+    epsilon = check_epsilon(epsilon)
+    n_pairs = check_positive_int(n_pairs, "n_pairs")
+    if _unsolved(student_fn):
+        return _not_solved(name)
+    if not callable(student_fn):
+        return _fail(name, "expected a function probabilities(scores, sensitivity, epsilon), "
+                           f"found {type(student_fn).__name__}.", "type")
+    rng = check_rng(rng)
+
+    def probs(v):
+        try:
+            p = student_fn(v.copy(), d, epsilon)
+        except Exception as exc:
+            return None, ("error", f"calling it raised {type(exc).__name__}: {exc}")
+        if _unsolved(p):
+            return None, ("unsolved", None)
+        p = np.asarray(p, dtype=float) if not isinstance(p, (str, bytes)) else np.asarray([])
+        if p.shape != v.shape:
+            return None, ("type", f"it returned shape {p.shape}; expected one probability per "
+                                  f"candidate, shape {v.shape}")
+        if not np.all(np.isfinite(p)) or (p < 0).any():
+            return None, ("type", "it returned negative or non-finite probabilities")
+        if not math.isclose(p.sum(), 1.0, abs_tol=1e-9):
+            return None, ("normalise", f"the probabilities sum to {_g(p.sum(), 6)}, not 1. "
+                                       "Hint: divide by the sum (or use scipy.special.softmax)")
+        return p, None
+
+    p, problem = probs(u)
+    if problem is not None:
+        return _problem_feedback(name, problem) if problem[0] != "normalise" \
+            else _fail(name, problem[1] + ".", "normalise")
+    expected = exponential_probabilities(u, d, epsilon)
+    k = u.size
+    moves = [np.where(np.arange(k) == r, 1.0, -1.0) * s for r in range(min(k, 50)) for s in (1, -1)]
+    moves += list(rng.integers(-1, 2, size=(n_pairs, k)).astype(float))
+    worst, worst_move = 0.0, None
+    for m in moves:
+        q, problem = probs(u + d * m)
+        if problem is not None:
+            return _problem_feedback(name, problem) if problem[0] != "normalise" \
+                else _fail(name, problem[1] + ".", "normalise")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            both = (p > 0) & (q > 0)
+            one = (p > 0) != (q > 0)
+            loss = math.inf if one.any() else float(np.max(np.abs(np.log(p[both]) - np.log(q[both]))))
+        if loss > worst:
+            worst, worst_move = loss, m
+    details = {"privacy_loss": worst, "expected": expected, "found": p}
+    if worst > epsilon * (1 + 1e-9) + 1e-12:
+        without_half = exponential_probabilities(u, d, 2 * epsilon)
+        hint = (" It looks like exp(εu/Δ): the 1/2 is missing. The 1/2 pays for the "
+                "normaliser moving too: when one score rises and the others fall, both the "
+                "numerator and the denominator move by e^(ε/2)."
+                if np.allclose(p, without_half, atol=1e-9) else
+                " Hint: P(r) ∝ exp(ε u(r) / (2Δ)).")
+        return _fail(name, f"not ε-DP: when each score moves by at most Δ = {_g(d)}, a "
+                           f"probability changes by a factor e^{_g(worst, 4)}, more than e^ε = "
+                           f"e^{_g(epsilon)} (move {worst_move.astype(int).tolist()[:8]}"
+                           f"{'…' if k > 8 else ''} × Δ).{hint}", "privacy", **details)
+    if not np.allclose(p, expected, rtol=1e-7, atol=1e-9):
+        i = int(np.argmax(np.abs(p - expected)))
+        return _fail(name, f"private (worst-case loss {_g(worst, 4)} ≤ ε = {_g(epsilon)}) but not "
+                           f"the exponential mechanism: candidate {i} should have probability "
+                           f"{_g(expected[i], 6)}, found {_g(p[i], 6)}. Hint: P(r) ∝ "
+                           "exp(ε u(r) / (2Δ)); too little ε used means needless noise.",
+                     "accuracy", **details)
+    return Feedback(True, f"{name}: correct. The probabilities match exp(εu/(2Δ)) normalised, and "
+                          f"the worst privacy loss over {len(moves)} neighbouring score vectors is "
+                          f"{_g(worst, 4)} ≤ ε = {_g(epsilon)}.", details={"reason": "passed",
+                                                                          **details})
+
+
+# ------------------------------------------------------------------ sensitivity
+def check_sensitivity(found, query, universe, size, *, neighbours="add_remove", norm=1,
+                      name="sensitivity", **kwargs):
+    """Compare a claimed global sensitivity with brute force over a small universe
+    (:func:`dpteach.sensitivity.global_sensitivity`); on a mismatch, show a pair of
+    neighbouring datasets that attains the true value. Notebook A3."""
+    from .sensitivity import global_sensitivity
+
+    if _unsolved(found):
+        return _not_solved(name)
+    res = global_sensitivity(query, universe, size, neighbours=neighbours, norm=norm,
+                             details=True, **kwargs)
+    try:
+        value = float(found)
+    except (TypeError, ValueError):
+        return _fail(name, f"expected a number, found {found!r}.", "type")
+    details = {"expected": res.value, "x": res.x, "y": res.y}
+    if math.isclose(value, res.value, rel_tol=1e-6, abs_tol=1e-9):
+        return Feedback(True, f"{name}: correct ({_g(value)}); brute force over every dataset "
+                              f"of up to {size} records agrees.", details={"reason": "passed",
+                                                                           **details})
+    side = "too small: noise calibrated to it would not hide one person" if value < res.value \
+        else "too large: correct, but noise calibrated to it is needlessly big"
+    return _fail(name, f"expected {_g(res.value)}, found {_g(value)} ({side}). The neighbours "
+                       f"{_short(res.x)} and {_short(res.y)} ({neighbours.replace('_', '/')}) "
+                       f"change the answer by {_g(res.value)}.", "wrong", **details)
+
+
+def _short(records):
+    if records is None:
+        return "()"
+    vals = [r.tolist() if hasattr(r, "tolist") else r for r in records]
+    text = "(" + ", ".join(str(v) for v in vals[:8]) + (", …" if len(vals) > 8 else "") + ")"
+    return text
+
+
+# ------------------------------------------------------------------ anonymity
+def check_k_anonymous(table, quasi_identifiers, k, *, original=None, sensitive=None,
+                      max_suppressed=0, name="k-anonymity"):
+    """Is ``table`` k-anonymous on ``quasi_identifiers``?
+
+    With ``original`` (the table before generalisation) it also checks that at most
+    ``max_suppressed`` rows were deleted and, with ``sensitive``, that every kept row
+    still carries its original sensitive value (generalising the sensitive column, or
+    shuffling rows, destroys what the release is for). Notebook A1.
+    """
+    import pandas as pd
+
+    from .anonymity import equivalence_classes, k_anonymity
+
+    if _unsolved(table):
+        return _not_solved(name)
+    if not isinstance(table, pd.DataFrame):
+        return _fail(name, f"expected a pandas DataFrame, found {type(table).__name__}.", "type")
+    qis = list(quasi_identifiers)
+    missing = [q for q in qis if q not in table.columns]
+    if missing:
+        return _fail(name, f"the table has no column {missing[0]!r}; keep every "
+                           "quasi-identifier (generalise it, or replace it by '*').", "columns")
+    if original is not None:
+        dropped = len(original) - len(table)
+        if dropped > max_suppressed:
+            return _fail(name, f"{dropped} rows were deleted, at most {max_suppressed} allowed. "
+                               "Hint: generalise values instead of deleting people.",
+                         "suppressed", dropped=dropped)
+        if sensitive is not None:
+            if sensitive not in table.columns:
+                return _fail(name, f"the sensitive column {sensitive!r} is gone; keep it as it "
+                                   "is.", "columns")
+            unknown = [i for i in table.index if i not in original.index]
+            if unknown:
+                return _fail(name, f"row label {unknown[0]!r} is not in the original table; keep "
+                                   "the original index.", "rows")
+            same = table[sensitive].to_numpy() == original.loc[table.index, sensitive].to_numpy()
+            if not same.all():
+                i = table.index[~same][0]
+                return _fail(name, f"row {i!r} has {sensitive} = {table.loc[i, sensitive]!r}, "
+                                   f"but originally {original.loc[i, sensitive]!r}. Generalise "
+                                   "the quasi-identifiers, never the sensitive values.",
+                             "sensitive_changed")
+    found_k = k_anonymity(table, qis)
+    if found_k >= k:
+        return Feedback(True, f"{name}: the table is {found_k}-anonymous (at least {k} needed).",
+                        details={"reason": "passed", "k": found_k})
+    report = equivalence_classes(table, qis)
+    small = report.loc[report["size"].idxmin()]
+    combo = ", ".join(f"{q} = {small[q]!r}" for q in qis)
+    return _fail(name, f"the smallest equivalence class has {found_k} row(s), {k} needed: "
+                       f"{combo}. Hint: generalise further (mask more ZIP digits, wider age "
+                       "ranges) or suppress a column.", "too_small", k=found_k)
+
+
+def check_l_diversity(found, table, quasi_identifiers, sensitive, *, kind="distinct",
+                      name="l-diversity"):
+    """Compare a computed l with :func:`dpteach.anonymity.l_diversity`. Notebook A1."""
+    from .anonymity import class_report, l_diversity
+
+    if _unsolved(found):
+        return _not_solved(name)
+    expected = l_diversity(table, quasi_identifiers, sensitive, kind=kind)
+    try:
+        value = float(found)
+    except (TypeError, ValueError):
+        return _fail(name, f"expected a number, found {found!r}.", "type")
+    if math.isclose(value, expected, rel_tol=1e-6):
+        return Feedback(True, f"{name}: correct, l = {_g(expected)} ({kind}).",
+                        details={"reason": "passed", "expected": expected})
+    report = class_report(table, quasi_identifiers, sensitive)
+    col = "l_distinct" if kind == "distinct" else "l_entropy"
+    worst = report.loc[report[col].idxmin()]
+    hint = ("count the distinct sensitive values in each class and take the minimum"
+            if kind == "distinct" else "exp of the smallest class entropy -Σ p ln p (nats)")
+    return _fail(name, f"expected l = {_g(expected)}, found {_g(value)}. The weakest class holds "
+                       f"{worst['values']}. Hint: {hint}.", "wrong", expected=expected)
+
+
+def check_t_closeness(found, table, quasi_identifiers, sensitive, *, ordered=False,
+                      name="t-closeness"):
+    """Compare a computed t with :func:`dpteach.anonymity.t_closeness` (EMD with equal
+    or ordered ground distance). Notebook A1."""
+    from .anonymity import t_closeness
+
+    if _unsolved(found):
+        return _not_solved(name)
+    expected = t_closeness(table, quasi_identifiers, sensitive, ordered=ordered)
+    try:
+        value = float(found)
+    except (TypeError, ValueError):
+        return _fail(name, f"expected a number, found {found!r}.", "type")
+    if math.isclose(value, expected, rel_tol=1e-6, abs_tol=1e-12):
+        return Feedback(True, f"{name}: correct, t = {_g(expected)}.",
+                        details={"reason": "passed", "expected": expected})
+    other = t_closeness(table, quasi_identifiers, sensitive, ordered=not ordered)
+    hint = (f" That is the {'ordered' if not ordered else 'equal'} ground distance's value; "
+            f"this task uses the {'ordered' if ordered else 'equal'} one."
+            if math.isclose(value, other, rel_tol=1e-6) else
+            " Hint: the EMD of the class distribution from the whole table's, largest over "
+            "classes" + (" (cumulative differences / (m − 1))." if ordered else
+                         " (half the L1 distance)."))
+    return _fail(name, f"expected t = {_g(expected)}, found {_g(value)}.{hint}", "wrong",
+                 expected=expected)
+
+
+def check_disclosure(found, table, quasi_identifiers, sensitive, target, *,
+                     name="disclosure"):
+    """The homogeneity attack: ``target`` (a dict of the target's released
+    quasi-identifier values) falls in one class; if every row of it shares one
+    sensitive value, that value is disclosed and ``found`` must name it; otherwise
+    ``found`` must be None-like "no disclosure" (the string "none"). Notebook A1."""
+    from .anonymity import _prepare, _target_class
+
+    if _unsolved(found):
+        return _not_solved(name)
+    tbl, qis = _prepare(table, quasi_identifiers, sensitive)
+    rows = _target_class(tbl, qis, target)
+    values = rows[sensitive].unique().tolist()
+    expected = values[0] if len(values) == 1 else "none"
+    if str(found).strip().lower() == str(expected).strip().lower():
+        why = (f"all {len(rows)} rows of the class share it, so k = {len(rows)} did not help"
+               if expected != "none" else f"the class holds {values}")
+        return Feedback(True, f"{name}: correct ({expected!r}): {why}.",
+                        details={"reason": "passed", "expected": expected})
+    return _fail(name, f"expected {expected!r}, found {found!r}. Hint: find the target's "
+                       f"equivalence class ({len(rows)} rows) and list its {sensitive} values.",
+                 "wrong", expected=expected)
+
+
+# ------------------------------------------------------------------ attacks
+def check_reconstruction(bits, truth, min_fraction, *, name="reconstruction"):
+    """Did an attack recover at least ``min_fraction`` of the secret bits? Notebook A2."""
+    from ._checks import check_bits, check_probability
+
+    min_fraction = check_probability(min_fraction, "min_fraction")
+    if _unsolved(bits):
+        return _not_solved(name)
+    truth = check_bits(truth, "truth")
+    try:
+        guess = check_bits(bits, "bits")
+    except (TypeError, ValueError) as exc:
+        return _fail(name, f"expected a 0/1 array, found something else ({exc}).", "type")
+    if guess.shape != truth.shape:
+        return _fail(name, f"expected {truth.size} bits, found shape {guess.shape}.", "shape")
+    frac = float(np.mean(guess == truth))
+    wrong = int(np.sum(guess != truth))
+    if frac >= min_fraction:
+        return Feedback(True, f"{name}: {frac:.1%} of the {truth.size} bits recovered "
+                              f"({wrong} wrong; at least {min_fraction:.0%} needed).",
+                        details={"reason": "passed", "fraction": frac})
+    return _fail(name, f"{frac:.1%} of the bits recovered ({wrong} wrong), at least "
+                       f"{min_fraction:.0%} needed. Guessing gets about 50%. Hint: more queries, "
+                       "or a decoder that rounds the least-squares/LP solution at 1/2.",
+                 "too_few", fraction=frac)
+
+
+def check_budget_respected(curator, *, max_epsilon, name="budget"):
+    """Is ``curator`` a :class:`~dpteach.curator.Curator` whose total budget is at most
+    ``max_epsilon``, which has not overspent, and which refuses a query beyond what
+    remains? (The defence in notebook A4.)"""
+    from ._checks import check_epsilon
+    from .curator import Curator
+
+    max_epsilon = check_epsilon(max_epsilon, "max_epsilon")
+    if _unsolved(curator):
+        return _not_solved(name)
+    if not isinstance(curator, Curator):
+        return _fail(name, f"expected a dp.Curator, found {type(curator).__name__}. Hint: "
+                           "dp.Curator(table, epsilon=...) enforces a budget for you.", "type")
+    acc = curator.accountant
+    total, spent, remaining = acc.budget[0], acc.spent[0], acc.remaining[0]
+    if total > max_epsilon * (1 + 1e-12):
+        return _fail(name, f"the curator's total budget is ε = {_g(total)}, more than the "
+                           f"{_g(max_epsilon)} allowed. Repeating a query k times at ε each "
+                           f"costs kε; a large budget lets averaging cancel the noise.",
+                     "over_budget", budget=total)
+    if spent > total * (1 + 1e-12):
+        return _fail(name, f"spent ε = {_g(spent)} of a budget of {_g(total)}.", "overspent")
+    if acc.can_spend(remaining + max(total, 1.0) * 1e-9):
+        return _fail(name, "the curator would answer beyond its budget.", "not_enforced")
+    return Feedback(True, f"{name}: respected: total ε = {_g(total)} ≤ {_g(max_epsilon)}, "
+                          f"{_g(spent)} spent in {len(acc.history)} answers, and anything beyond "
+                          f"the remaining {_g(remaining)} is refused.",
+                    details={"reason": "passed", "budget": total, "spent": spent})
+
+
+def check_zoo_verdicts(found, *, names=None, name="zoo verdicts"):
+    """``found``: dict zoo entry name -> True (its privacy claim holds) / False (broken).
+    Compared with :data:`dpteach.audit.ZOO`'s ground truth for ``names`` (default: the
+    keys of ``found``, which must then cover at least one entry). Notebook A6."""
+    from .audit import ZOO
+
+    if _unsolved(found):
+        return _not_solved(name)
+    if not isinstance(found, dict):
+        return _fail(name, f"expected a dict name -> True/False, found {type(found).__name__}.",
+                     "type")
+    names = list(found) if names is None else list(names)
+    unknown = [k for k in names if k not in ZOO]
+    if unknown or not names:
+        return _fail(name, f"unknown zoo entry {unknown[0]!r}; the zoo has {sorted(ZOO)}."
+                     if unknown else "no verdicts given.", "type")
+    missing = [k for k in names if _unsolved(found.get(k))]
+    if missing:
+        return Feedback(False, f"{name}: {NOT_SOLVED} for {', '.join(missing)}.", solved=False,
+                        details={"reason": "unsolved"})
+    wrong = [k for k in names if bool(found[k]) != ZOO[k].private]
+    if not wrong:
+        return Feedback(True, f"{name}: all {len(names)} verdicts correct.",
+                        details={"reason": "passed"})
+    lines = "; ".join(f"{k} is {'private' if ZOO[k].private else 'NOT private'}" for k in wrong)
+    return _fail(name, f"{len(wrong)} of {len(names)} verdicts wrong: {lines}. Hint: a lower "
+                       "bound above the claim refutes it; a bound below the claim proves "
+                       "nothing, so read the mechanism's code too.", "wrong", wrong=wrong)
+
+
+def check_fraction_at_most(found, bound, n, *, name="fraction", alpha=ALPHA):
+    """Is an observed fraction of ``n`` independent trials consistent with a true
+    probability at most ``bound``? One-sided exact binomial test at ``alpha``
+    (scipy.stats.binomtest): fails when count = round(found n) is too many to have come
+    from probability ``bound``. Used to verify a tail bound empirically (notebook A5)."""
+    from scipy import stats
+
+    from ._checks import check_positive_int, check_probability
+
+    bound = check_probability(bound, "bound")
+    n = check_positive_int(n, "n")
+    if _unsolved(found):
+        return _not_solved(name)
+    try:
+        frac = float(found)
+    except (TypeError, ValueError):
+        return _fail(name, f"expected a fraction, found {found!r}.", "type")
+    if not 0.0 <= frac <= 1.0:
+        return _fail(name, f"expected a fraction in [0, 1], found {_g(frac)}.", "type")
+    count = int(round(frac * n))
+    p = stats.binomtest(count, n, bound, alternative="greater").pvalue
+    if p >= alpha:
+        return Feedback(True, f"{name}: {frac:.4g} of {n:,} trials, consistent with the bound "
+                              f"{bound:.4g} (p = {p:.3g}).", details={"reason": "passed", "p": p})
+    return _fail(name, f"{frac:.4g} of {n:,} trials is far above the bound {bound:.4g} "
+                       f"(p = {p:.2g} < {alpha:g}): either the bound or the experiment is "
+                       "wrong. Hint: check the natural log and the 2Δ/ε factor.", "above", p=p)
