@@ -51,6 +51,16 @@ test-notebooks: $(STAMP)
 test-browser: $(STAMP) chromium
 	$(PY) -m pytest tests -q -m browser
 
+# Voilà dashboard of one notebook (code hidden): make demo NB=06 [DEMO_PORT=8866]
+DEMO_PORT ?= 8866
+demo: $(STAMP)
+	$(VENV)/bin/voila $(firstword $(wildcard notebooks/$(NB)_*.ipynb) notebooks/$(NB)) \
+		--Voila.ip=127.0.0.1 --port=$(DEMO_PORT)
+
+# Student copies of the coursework: blank the cells tagged "solution", clear outputs.
+exercises: $(STAMP)
+	$(PY) -m dpteach.coursework
+
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
 

@@ -149,3 +149,32 @@ def test_jupyterlab_runs_notebook_06_and_a_slider_redraws(chromium, tmp_path):
             stop_server(server)
     assert server.poll() is not None, "the JupyterLab server is still running"
     assert before != after, "moving the slider did not change the picture"
+
+
+def test_voila_dashboard_slider_redraws(chromium, tmp_path):
+    """`make demo NB=06` serves this: Voilà renders notebook 06 with code hidden; moving a
+    slider in the dashboard changes the picture."""
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    notebook = ROOT / "notebooks" / "06_laplace_mechanism.ipynb"
+    argv = [sys.executable, "-m", "voila", str(notebook), "--no-browser", "--Voila.ip=127.0.0.1",
+            f"--port={port}"]
+    with open(tmp_path / "voila.log", "w") as log:
+        server = start_server(argv, ROOT / "notebooks", isolated_jupyter_env(tmp_path), log)
+        try:
+            wait_for_http(f"http://127.0.0.1:{port}/")
+            with sync_playwright() as p:
+                browser = launch(p, chromium)
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.goto(f"http://127.0.0.1:{port}/", timeout=180_000)
+                page.wait_for_function(
+                    "() => document.querySelectorAll('.widget-image').length >= 4", timeout=180_000)
+                page.wait_for_timeout(1500)
+                assert page.locator("text=import dpteach as dp").count() == 0, "code should be hidden"
+                before, after = move_slider_and_compare(page, "voila")
+                browser.close()
+        finally:
+            stop_server(server)
+    assert server.poll() is not None
+    assert before != after, "moving the slider in Voilà did not change the picture"

@@ -1,0 +1,63 @@
+"""Every course notebook renders through Voilà (the dashboard view, code hidden) without
+an error, and `make demo` serves one notebook on 127.0.0.1."""
+
+import pathlib
+import re
+import sys
+import urllib.request
+
+import pytest
+
+from test_browser import free_port, isolated_jupyter_env, start_server, stop_server, wait_for_http
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+ERROR = re.compile(r'data-mime-type="application/vnd.jupyter.stderr".{0,4000}?(Traceback|\w+Error\b)',
+                   re.S)
+
+
+@pytest.fixture(scope="module")
+def voila(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("voila")
+    port = free_port()
+    argv = [sys.executable, "-m", "voila", "--no-browser", "--Voila.ip=127.0.0.1",
+            f"--port={port}", f"--Voila.root_dir={ROOT / 'notebooks'}",
+            "--VoilaConfiguration.show_tracebacks=True"]
+    with open(tmp / "voila.log", "w") as log:
+        server = start_server(argv, ROOT / "notebooks", isolated_jupyter_env(tmp), log)
+        try:
+            wait_for_http(f"http://127.0.0.1:{port}/")
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            stop_server(server)
+
+
+def render(base, name):
+    with urllib.request.urlopen(f"{base}/voila/render/{name}", timeout=300) as resp:
+        assert resp.status == 200
+        return resp.read().decode("utf-8")
+
+
+def test_error_detector_sees_a_traceback():
+    fake = ('<div data-mime-type="application/vnd.jupyter.stderr"><pre>'
+            '\x1b[0;31mZeroDivisionError\x1b[0m: division by zero</pre></div>')
+    assert ERROR.search(fake)
+    progress = '<div data-mime-type="application/vnd.jupyter.stderr"><pre>100%|####| 10/10</pre></div>'
+    assert not ERROR.search(progress)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_renders_in_voila_without_errors(voila, name):
+    html = render(voila, name)
+    match = ERROR.search(html)
+    assert match is None, f"{name}: an error in the Voilà rendering: {html[match.start():match.start() + 600]}"
+    assert "jp-OutputArea-output" in html
+    # the code is hidden in the dashboard view
+    assert "import dpteach as dp" not in html
+
+
+def test_make_demo_serves_on_localhost_with_code_hidden():
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile[makefile.index("\ndemo:"):].split("\n\n")[0]
+    assert "voila" in recipe and "127.0.0.1" in recipe and "$(NB)" in recipe
+    assert "strip_sources=False" not in recipe
