@@ -33,7 +33,7 @@ import numpy as np
 from ._checks import check_nonnegative_int, check_positive_int, check_values
 
 __all__ = ["global_sensitivity", "local_sensitivity", "l1_sensitivity", "l2_sensitivity",
-           "SensitivityResult", "histogram", "l1_distance", "l2_distance", "are_neighbours"]
+           "SensitivityResult", "count_datasets", "all_datasets", "histogram", "l1_distance", "l2_distance", "are_neighbours"]
 
 #: exceptions that mean "the query is undefined on this dataset" (mean of nothing,
 #: max of nothing, first record of nothing). Other exceptions (TypeError, NameError,
@@ -241,6 +241,29 @@ class _Space:
             parts.append(g)
             parents.append(np.arange(n))
         return np.concatenate(parents), np.concatenate(parts)
+
+
+def count_datasets(universe_size, size, *, ordered=False) -> int:
+    """How many datasets of exactly ``size`` records from a universe of ``universe_size``
+    records: C(u + m - 1, m) multisets, or u^m sequences with ``ordered=True``. The
+    brute force of :func:`global_sensitivity` visits all sizes it needs. Notebook 05."""
+    u = check_positive_int(universe_size, "universe_size")
+    m = check_nonnegative_int(size, "size")
+    return _Space(u, _check_flag(ordered, "ordered")).count(m)
+
+
+def all_datasets(universe, size, *, ordered=False, max_datasets=_MAX_DATASETS):
+    """Every dataset of exactly ``size`` records from ``universe``, one per row of a numpy
+    array (shape (count, size) for scalar records), in the order the brute force uses:
+    multisets as sorted tuples, or sequences with ``ordered=True``. Notebook 05."""
+    uni = _check_universe(universe)
+    m = check_nonnegative_int(size, "size")
+    space = _Space(uni.shape[0], _check_flag(ordered, "ordered"))
+    limit = check_positive_int(max_datasets, "max_datasets")
+    if space.count(m) > limit:
+        raise ValueError(f"size={m} gives {space.count(m):,} datasets, more than "
+                         f"max_datasets={limit:,}")
+    return uni[space.enumerate(m)]
 
 
 def _norms(diff, norm):

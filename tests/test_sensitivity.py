@@ -338,3 +338,30 @@ def test_local_sensitivity_bad_input(args, kwargs, exc, match):
 def test_helpers_bad_input(fn, args, kwargs, exc, match):
     with pytest.raises(exc, match=match):
         fn(*args, **kwargs)
+
+
+def test_count_and_list_datasets():
+    assert sens.count_datasets(101, 3) == math.comb(103, 3) == 176851
+    assert sens.count_datasets(3, 2, ordered=True) == 9
+    assert sens.count_datasets(5, 0) == 1
+    d = sens.all_datasets([0, 5, 9], 2)
+    assert d.tolist() == [[0, 0], [0, 5], [0, 9], [5, 5], [5, 9], [9, 9]]
+    assert sens.all_datasets(["a", "b"], 2, ordered=True).shape == (4, 2)
+    assert sens.all_datasets([1, 2], 0).shape == (1, 0)
+
+
+@pytest.mark.parametrize("fn,args,kwargs,exc,match", [
+    (sens.count_datasets, (0, 2), {}, ValueError, "universe_size"),
+    (sens.count_datasets, (2.5, 2), {}, ValueError, "universe_size"),
+    (sens.count_datasets, (3, -1), {}, ValueError, "size"),
+    (sens.count_datasets, (3, True), {}, TypeError, "size"),
+    (sens.count_datasets, (3, 2), dict(ordered=None), TypeError, "ordered"),
+    (sens.all_datasets, ([], 2), {}, ValueError, "universe"),
+    (sens.all_datasets, ([1, 1], 2), {}, ValueError, "once"),
+    (sens.all_datasets, ([1, 2], float("nan")), {}, ValueError, "size"),
+    (sens.all_datasets, (range(101), 4), {}, ValueError, "max_datasets"),
+    (sens.all_datasets, ([1, 2], 2), dict(ordered=1), TypeError, "ordered"),
+])
+def test_dataset_helpers_bad_input(fn, args, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        fn(*args, **kwargs)
