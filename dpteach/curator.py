@@ -41,7 +41,9 @@ class Curator:
     ValueError or TypeError and charges nothing.
 
     ``where`` arguments are callables ``where(table) -> boolean mask`` (one entry per
-    row), e.g. ``lambda t: t["Gender"] == "F"``; ``None`` selects every row.
+    row), e.g. ``lambda t: t["Gender"] == "F"``; ``None`` selects every row. The callable
+    runs on a copy of the private table, so in this teaching model it is trusted code: a
+    real curator would accept queries in a restricted language instead.
 
     >>> import dpteach as dp
     >>> cur = dp.Curator(dp.datasets.sickle_cell(), epsilon=1.0, rng=0)

@@ -81,7 +81,7 @@ class NaiveNoisyServer:
         self.answers_given = 0
 
     def _count(self, where):
-        mask = np.asarray(where(self._table.copy()))
+        mask = np.asarray(where(self._table))
         if mask.shape != (len(self._table),) or mask.dtype.kind != "b":
             raise ValueError("where must return a boolean mask with one entry per row")
         return int(mask.sum())
