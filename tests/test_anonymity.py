@@ -439,3 +439,40 @@ BAD = [
 def test_bad_input(call, exc, text):
     with pytest.raises(exc, match=text.replace("*", r"\*").replace("(", r"\(")):
         call()
+
+
+# -- panels (the generic sweep and timing live in tests/test_panels.py) --------------------
+def test_generalizer_panel_reproduces_the_seed_table():
+    from dpteach import panels
+
+    p = panels.anonymity_generalizer()
+    before = p.png()
+    p.controls["zip_digits"].value = 3
+    p.controls["age_width"].value = "seed"
+    p.controls["suppress_nationality"].value = True
+    assert "k = 4" in p.status.value and "distinct ℓ = 1" in p.status.value
+    assert "t = 0.583" in p.status.value                   # 7/12, the 3* class (all Cancer)
+    assert p.png() != before
+    p.controls["zip_digits"].value = 5
+    p.controls["age_width"].value = 1
+    p.controls["suppress_nationality"].value = False
+    assert "12 classes · k = 1" in p.status.value          # the raw table
+    table = dp.panels.anonymity.generalised_hospital_table(3, "seed", True)
+    assert an.k_anonymity(table, COND_QI) == 4
+
+
+def test_skewness_and_emd_panels():
+    from dpteach import panels
+    from dpteach.panels.anonymity import skewed_table
+
+    table, x = skewed_table(50, 0.5)
+    assert x == 25 and (table["test"] == "positive").sum() == 100 and len(table) == 10_000
+    assert an.class_report(table, "class", "test")["l_distinct"].iloc[0] == 2   # the class
+    p = panels.anonymity_skewness()
+    assert "25 of 50 positive" in p.status.value and "EMD to the table = 0.490" in p.status.value
+    p.controls["class_share"].value = 0.02
+    assert "1 of 50 positive" in p.status.value
+    e = panels.anonymity_emd_salary()
+    assert "ordered EMD = 0.375" in e.status.value and "t (ordered) = 0.375" in e.status.value
+    e.controls["grouping"].value = "regrouped (Li et al.'s Table 5)"
+    assert "t (ordered) = 0.1667" in e.status.value
