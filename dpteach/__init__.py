@@ -28,6 +28,7 @@ _EXPORTS = {
     "privacy_loss": "mechanisms",
     # exact integer noise (notebook 11)
     "discrete_laplace_mechanism": "discrete",
+    "discrete_gaussian_mechanism": "discrete",
     # accounting (notebook 07)
     "basic_composition": "accounting",
     "advanced_composition": "accounting",

@@ -26,7 +26,8 @@ from ._checks import (check_epsilon, check_positive_int, check_rng, check_size,
                       check_values)
 
 __all__ = ["discrete_laplace_mechanism", "discrete_laplace_noise", "discrete_laplace_pmf",
-           "epsilon_as_fraction"]
+           "epsilon_as_fraction", "discrete_gaussian_mechanism", "discrete_gaussian_noise",
+           "discrete_gaussian_pmf"]
 
 _INT64_SAFE = 2 ** 62
 
@@ -51,8 +52,40 @@ def epsilon_as_fraction(epsilon) -> Fraction:
 
 
 def _bernoulli(num, den, rng, size):
-    """Exact Bernoulli(num/den) draws: an integer uniform on {0..den-1} is below num."""
+    """Exact Bernoulli(num/den) draws: an integer uniform on {0..den-1} is below num.
+
+    ``num`` and ``den`` are int64 (fast path) or object arrays of Python integers of any
+    size (exact rejection sampling from 62-bit words)."""
+    if isinstance(num, np.ndarray) and num.dtype == object or \
+            isinstance(den, np.ndarray) and den.dtype == object:
+        return _uniform_below_big(np.broadcast_to(np.asarray(den, dtype=object), (size,)),
+                                  rng) < np.broadcast_to(np.asarray(num, dtype=object), (size,))
     return rng.integers(0, den, size=size) < num
+
+
+def _uniform_below_big(den, rng):
+    """Exact uniform integers on {0..den_i - 1} for Python-integer bounds of any size.
+
+    Draw k 62-bit words, read them as one integer R uniform on [0, 2^(62k)), and accept
+    R mod den when R < den * floor(2^(62k) / den) (no modulo bias); redraw otherwise.
+    """
+    m = den.shape[0]
+    out = np.empty(m, dtype=object)
+    if m == 0:
+        return out
+    k = max(int(max(den)).bit_length() // 62 + 2, 2)
+    span = 1 << (62 * k)
+    limit = np.array([(span // int(d)) * int(d) for d in den], dtype=object)
+    todo = np.arange(m)
+    while todo.size:
+        words = rng.integers(0, 1 << 62, size=(todo.size, k), dtype=np.int64)
+        raw = np.zeros(todo.size, dtype=object)
+        for j in range(k):
+            raw = raw * (1 << 62) + words[:, j].astype(object)
+        ok = raw < limit[todo]
+        out[todo[ok]] = raw[ok] % den[todo[ok]]
+        todo = todo[~ok]
+    return out
 
 
 def _bernoulli_exp_neg(num, den, rng):
@@ -64,11 +97,14 @@ def _bernoulli_exp_neg(num, den, rng):
     Bernoulli(gamma) AND Bernoulli(1/K), so no product overflows. Vectorised: every
     still-running draw shares the same K.
     """
-    num = np.asarray(num, dtype=np.int64)
+    big = (isinstance(num, np.ndarray) and num.dtype == object) or \
+        (isinstance(den, np.ndarray) and den.dtype == object)
+    dtype = object if big else np.int64
+    num = np.asarray(num, dtype=dtype)
     m = num.shape[0]
     out = np.empty(m, dtype=bool)
     active = np.arange(m)
-    den_arr = np.broadcast_to(np.asarray(den, dtype=np.int64), (m,))
+    den_arr = np.broadcast_to(np.asarray(den, dtype=dtype), (m,))
     k = 1
     while active.size:
         a = _bernoulli(num[active], den_arr[active], rng, active.size)
@@ -201,4 +237,111 @@ def discrete_laplace_pmf(k, sensitivity, epsilon):
     q = math.exp(-eps / sensitivity)
     out = (1 - q) / (1 + q) * np.exp(-np.abs(k) * eps / sensitivity)
     out = np.where(k == np.round(k), out, 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+# ----------------------------------------------------------------- discrete Gaussian
+def _sigma_squared(sigma) -> Fraction:
+    if isinstance(sigma, Fraction):
+        if sigma <= 0:
+            raise ValueError(f"sigma must be > 0, got {sigma}")
+        return sigma * sigma
+    from ._checks import check_real
+    sig = check_real("sigma", sigma, low=0.0, low_open=True)
+    frac = Fraction(repr(float(sig)))
+    return frac * frac
+
+
+def _discrete_gaussian(sigma2: Fraction, count: int, rng) -> np.ndarray:
+    """[CKS20 Algorithm 3]: t = floor(sigma) + 1; repeat Y ~ discrete Laplace with scale
+    t, C ~ Bernoulli(exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2))), until C = 1; return Y.
+
+    With sigma^2 = a/b the exponent is gamma = (|Y| b t - a)^2 / (2 a b t^2), an exact
+    rational. Bernoulli(exp(-gamma)) = [floor(gamma) Bernoulli(e^-1) successes in a row]
+    AND Bernoulli(exp(-(gamma - floor(gamma)))); the first part is the geometric count
+    V >= floor(gamma).
+    """
+    a, b = sigma2.numerator, sigma2.denominator
+    t = math.isqrt(a // b) + 1              # floor(sigma) + 1 (exact: floor(sqrt(floor(s^2))))
+    den = 2 * a * b * t * t
+    out = np.empty(count, dtype=np.int64)
+    pending = np.arange(count)
+    while pending.size:
+        m = pending.size
+        y = _discrete_laplace(t, 1, m, rng)
+        absy = np.abs(y)
+        big = den >= _INT64_SAFE or (int(absy.max()) * b * t + a) ** 2 >= _INT64_SAFE
+        if big:
+            num = (absy.astype(object) * (b * t) - a) ** 2
+            whole = num // den
+            frac = num % den
+            den_arr = np.full(m, den, dtype=object)
+        else:
+            num = (absy * (b * t) - a) ** 2
+            whole, frac = num // den, num % den
+            den_arr = den
+        v = _geometric_exp_neg_one(m, rng)
+        c = np.asarray(v >= whole.astype(np.int64), dtype=bool)
+        idx = np.flatnonzero(c)
+        if idx.size:
+            sub_den = den_arr[idx] if big else den
+            c[idx] = _bernoulli_exp_neg(frac[idx], sub_den, rng)
+        out[pending[c]] = y[c]
+        pending = pending[~c]
+    return out
+
+
+def discrete_gaussian_noise(sigma, *, rng=None, size=None):
+    """Exact discrete Gaussian noise: P(Y = y) proportional to exp(-y^2 / (2 sigma^2)), y in Z.
+
+    Sampled with integer arithmetic only [CKS20 Algorithm 3]; ``sigma`` is read as an
+    exact decimal (or pass a Fraction). Its variance is slightly below sigma^2
+    [CKS20 Corollary 9]. ``size=None`` gives a Python int.
+    """
+    sigma2 = _sigma_squared(sigma)
+    size = check_size(size)
+    rng = check_rng(rng)
+    shape = () if size is None else (size if isinstance(size, tuple) else (size,))
+    count = int(np.prod(shape)) if shape else 1
+    draws = _discrete_gaussian(sigma2, count, rng).reshape(shape)
+    return int(draws) if size is None else draws
+
+
+def discrete_gaussian_mechanism(value, sigma, *, rng=None, size=None):
+    """Release an integer value plus exact discrete Gaussian noise N_Z(0, sigma^2).
+
+    For an integer query with L2 sensitivity Delta it satisfies (Delta^2 / (2 sigma^2))-
+    concentrated DP and hence (epsilon, delta)-DP for a range of pairs [CKS20 Theorems 4,
+    7]; unlike the continuous Gaussian no floating-point rounding is involved. Shapes as
+    in :func:`discrete_laplace_mechanism`.
+    """
+    arr = check_values("value", value)
+    if np.any(arr != np.round(arr)):
+        raise ValueError(f"value must be integer-valued, got {value!r}")
+    if np.any(np.abs(arr) > 2.0 ** 53):
+        raise ValueError(f"value must be an integer of magnitude <= 2^53, got {value!r}")
+    ints = arr.astype(np.int64)
+    sigma2 = _sigma_squared(sigma)
+    size = check_size(size)
+    rng = check_rng(rng)
+    if size is None:
+        shape = ints.shape
+    elif isinstance(size, tuple):
+        shape = size + ints.shape
+    else:
+        shape = (size,) + ints.shape
+    count = int(np.prod(shape)) if shape else 1
+    out = ints + _discrete_gaussian(sigma2, count, rng).reshape(shape)
+    return int(out) if out.ndim == 0 else out
+
+
+def discrete_gaussian_pmf(k, sigma):
+    """P(Y = k) for the discrete Gaussian, normalised numerically over |k| <= 40 sigma + 40."""
+    from ._checks import check_real
+    k = check_values("k", k)
+    sig = check_real("sigma", float(sigma), low=0.0, low_open=True)
+    half = int(40 * sig) + 40
+    grid = np.arange(-half, half + 1)
+    z = np.exp(-grid ** 2 / (2 * sig ** 2)).sum()
+    out = np.where(k == np.round(k), np.exp(-k ** 2 / (2 * sig ** 2)) / z, 0.0)
     return float(out) if out.ndim == 0 else out

@@ -151,3 +151,47 @@ def test_bad_input_is_refused_clearly(kwargs, exc, word):
     if "value" not in kwargs:
         with pytest.raises(exc, match=word):
             discrete_laplace_noise(**args)
+
+
+# ----------------------------------------------------------------- discrete Gaussian
+def _dgauss_probs(h, sigma):
+    ks = np.arange(-h, h + 1)
+    p = dp.discrete.discrete_gaussian_pmf(ks, sigma)
+    tail = dp.discrete.discrete_gaussian_pmf(np.arange(h + 1, h + 400), sigma).sum()
+    return np.concatenate([[tail], p, [tail]])
+
+
+@pytest.mark.parametrize("sigma", [0.7, 1.5, 4.0, 2.718281828])
+def test_discrete_gaussian_matches_exact_pmf(sigma):
+    """Chi-square at alpha = 1e-6 against the exact pmf; wrong twins (sigma * 1.1, and for
+    small sigma the continuous Gaussian rounded to integers) are rejected. sigma =
+    2.718281828 exercises the exact big-integer Bernoulli path."""
+    from dpteach.discrete import discrete_gaussian_noise
+    rng = np.random.default_rng(76)
+    y = discrete_gaussian_noise(sigma, rng=rng, size=200_000)
+    assert y.dtype == np.int64
+    h = int(5 * sigma) + 2
+    ks, counts = _binned(y, -h, h)
+    assert chisq_pvalue(counts, _dgauss_probs(h, sigma)) > ALPHA
+    assert chisq_pvalue(counts, _dgauss_probs(h, sigma * 1.1)) < ALPHA
+    if sigma < 1:
+        g = stats.norm(scale=sigma)
+        rounded = np.concatenate([[g.cdf(-h - 0.5)], g.cdf(ks + 0.5) - g.cdf(ks - 0.5),
+                                  [g.sf(h + 0.5)]])
+        assert chisq_pvalue(counts, rounded) < ALPHA
+
+
+def test_discrete_gaussian_mechanism_shapes_and_bad_input():
+    from dpteach.discrete import discrete_gaussian_mechanism
+    rng = np.random.default_rng(77)
+    assert isinstance(discrete_gaussian_mechanism(5, 2.0, rng=rng), int)
+    assert discrete_gaussian_mechanism([1, 2], 2.0, rng=rng, size=3).shape == (3, 2)
+    assert discrete_gaussian_mechanism(3, Fraction(3, 2), rng=rng, size=4).dtype == np.int64
+    for bad, exc in [({"sigma": 0.0}, ValueError), ({"sigma": -1.0}, ValueError),
+                     ({"sigma": np.nan}, ValueError), ({"sigma": "2"}, TypeError),
+                     ({"sigma": True}, TypeError), ({"value": 1.5}, ValueError),
+                     ({"size": -1}, ValueError)]:
+        args = {"value": 3, "sigma": 2.0}
+        args.update(bad)
+        with pytest.raises(exc, match=list(bad)[0]):
+            discrete_gaussian_mechanism(args.pop("value"), **args)
