@@ -257,11 +257,16 @@ def output_distribution(value, scale, *, noise="laplace"):
     """
     value = check_real("value", value)
     scale = check_real("scale", scale, low=0.0, low_open=True)
+    noise = _check_noise(noise)
     if noise == "laplace":
         return stats.laplace(loc=value, scale=scale)
-    if noise == "gaussian":
-        return stats.norm(loc=value, scale=scale)
-    raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+    return stats.norm(loc=value, scale=scale)
+
+
+def _check_noise(noise):
+    if not isinstance(noise, str) or noise not in ("laplace", "gaussian"):
+        raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+    return noise
 
 
 def privacy_loss(r, value1, value2, scale, *, noise="laplace"):
@@ -271,11 +276,20 @@ def privacy_loss(r, value1, value2, scale, *, noise="laplace"):
     Laplace noise with scale b = Delta/eps the loss lies in [-eps, eps] for every r
     whenever |f(D1) - f(D2)| <= Delta (seed 000 eq. 3); for Gaussian noise it is
     unbounded, which is why the Gaussian mechanism needs a delta. Notebooks 06, 08.
+
+    The log-ratio is computed in closed form -- Laplace: (|r - v2| - |r - v1|) / b;
+    Gaussian: (v1 - v2)(2r - v1 - v2) / (2 sigma^2) -- rather than as a difference of
+    log-densities, which far in the tails underflow to -inf and would give NaN.
     """
     r = check_values("r", r)
     value1 = check_real("value1", value1)
     value2 = check_real("value2", value2)
-    d1 = output_distribution(value1, scale, noise=noise)
-    d2 = output_distribution(value2, scale, noise=noise)
-    out = d1.logpdf(r) - d2.logpdf(r)
+    scale = check_real("scale", scale, low=0.0, low_open=True)
+    noise = _check_noise(noise)
+    if noise == "laplace":
+        gap = abs(value1 - value2)
+        # the clip only removes rounding error: |r - v2| - |r - v1| lies in [-gap, gap]
+        out = np.clip(np.abs(r - value2) - np.abs(r - value1), -gap, gap) / scale
+    else:
+        out = (value1 - value2) * (2 * r - value1 - value2) / (2 * scale**2)
     return out.item() if np.ndim(out) == 0 else out

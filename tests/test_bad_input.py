@@ -111,10 +111,10 @@ SPECS = [
          dict(reports=BAD_BITS, epsilon=BAD_EPSILON)),
     Spec(mechanisms.output_distribution, dict(value=0.0, scale=1.0),
          dict(value=BAD_REAL + [[0.0, 1.0]], scale=BAD_SCALE,
-              noise=["cauchy", "Laplace", None, 1, ""])),
+              noise=["cauchy", "Laplace", None, 1, "", np.array(["laplace", "gaussian"])])),
     Spec(mechanisms.privacy_loss, dict(r=[0.0, 1.0], value1=0.0, value2=1.0, scale=1.0),
          dict(r=BAD_VALUES, value1=BAD_REAL, value2=BAD_REAL, scale=BAD_SCALE,
-              noise=["cauchy", None, 1])),
+              noise=["cauchy", None, 1, np.array(["laplace", "gaussian"])])),
     # accounting
     Spec(accounting.basic_composition, dict(epsilons=[0.1, 0.2], deltas=[0.0, 1e-6]),
          dict(epsilons=[[0.1, NAN], [0.1, INF], [0.1, 0.0], [0.1, -0.2], [0.1, True], [0.1, "0.2"],

@@ -538,6 +538,16 @@ def test_privacy_loss_laplace_formula_and_plateaus():
     assert type(m.privacy_loss(0.3, v1, v2, b)) is float
 
 
+def test_privacy_loss_is_finite_far_in_the_tails():
+    # there both densities underflow to 0 (log-density -inf); the loss is still +-eps
+    b = 1e-3
+    loss = m.privacy_loss([-1e4, 1.0, 1e4], 0.0, 0.5, b)
+    np.testing.assert_allclose(loss, [500.0, -500.0, -500.0], rtol=1e-12)
+    g = m.privacy_loss([-1e4, 1e4], 0.0, 1.0, 1e-3, noise="gaussian")
+    assert np.all(np.isfinite(g)) and g[0] > 0 > g[1]
+    assert m.privacy_loss(0.5, 0.0, 1.0, 1e-3, noise="gaussian") == 0.0
+
+
 def test_privacy_loss_gaussian_is_linear_and_unbounded():
     s, v1, v2 = 1.0, 0.0, 1.0
     r = np.array([-100.0, 0.0, 0.5, 3.0, 100.0])
