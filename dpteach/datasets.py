@@ -250,3 +250,22 @@ def secret_population(n=100, *, prevalence=0.3, rng=None) -> pd.DataFrame:
         "Age": rng.integers(18, 91, n),
         "Secret": (rng.random(n) < prevalence).astype(np.int8),
     })
+
+
+# -- seed 004's "most common ...?" questions (notebooks 09, 10) ----------------------------
+__all__ += ["nationality_counts", "eye_colour_counts"]
+
+
+def nationality_counts() -> pd.Series:
+    """Seed 004's "most common nationality" question, R = {Chinese, Indian, American,
+    Greek} (|R| = 4). The slide gives no data; these counts are an invented room of 30,
+    the score u(D, r) of the exponential mechanism (Delta_u = 1). Notebooks 09 and 10."""
+    return pd.Series({"Chinese": 11, "Indian": 9, "American": 7, "Greek": 3},
+                     name="people", dtype="int64")
+
+
+def eye_colour_counts() -> pd.Series:
+    """Seed 004's "most common eye colour" question, R = {Red, Blue, Green, Brown, Purple}
+    (|R| = 5); an invented room of 30 in which nobody has red or purple eyes. Notebook 09."""
+    return pd.Series({"Red": 0, "Blue": 9, "Green": 4, "Brown": 17, "Purple": 0},
+                     name="people", dtype="int64")

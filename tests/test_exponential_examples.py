@@ -258,3 +258,12 @@ BAD = [
 def test_bad_input(call, error, word):
     with pytest.raises(error, match=word):
         call()
+
+
+def test_seed_004_question_rooms():
+    nat, eye = datasets.nationality_counts(), datasets.eye_colour_counts()
+    assert list(nat.index) == ["Chinese", "Indian", "American", "Greek"] and nat.sum() == 30
+    assert list(eye.index) == ["Red", "Blue", "Green", "Brown", "Purple"] and eye.sum() == 30
+    assert ex.NATIONALITY == nat.to_dict() and ex.EYE_COLOUR == eye.to_dict()
+    nat["Chinese"] = 0                                   # a fresh copy on every call
+    assert datasets.nationality_counts()["Chinese"] == 11

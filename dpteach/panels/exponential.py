@@ -24,10 +24,11 @@ __all__ = ["NATIONALITY", "EYE_COLOUR", "log_ratio", "worst_case_log_ratio", "ut
            "tied_scores", "price_grid", "apple_outputs", "exponential_selection",
            "exponential_half_ratio", "exponential_utility", "exponential_apples"]
 
-#: Seed 004's "most common nationality" (|R| = 4); the counts are an invented room of 30.
-NATIONALITY = {"Chinese": 11, "Indian": 9, "American": 7, "Greek": 3}
-#: Seed 004's "most common eye colour" (|R| = 5); an invented room of 30.
-EYE_COLOUR = {"Red": 0, "Blue": 9, "Green": 4, "Brown": 17, "Purple": 0}
+#: Seed 004's "most common nationality" (|R| = 4) and "eye colour" (|R| = 5) questions,
+#: with the invented rooms of :func:`dpteach.datasets.nationality_counts` and
+#: :func:`dpteach.datasets.eye_colour_counts`.
+NATIONALITY = datasets.nationality_counts().to_dict()
+EYE_COLOUR = datasets.eye_colour_counts().to_dict()
 _EXAMPLES = {"nationality": NATIONALITY, "eye colour": EYE_COLOUR}
 
 
