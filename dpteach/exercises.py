@@ -36,7 +36,7 @@ __all__ = ["Feedback", "NOT_SOLVED", "ALPHA", "DEFAULT_SEED", "MECHANISM_PROBE",
            "check_exponential_probabilities", "check_sensitivity", "check_k_anonymous",
            "check_l_diversity", "check_t_closeness", "check_disclosure",
            "check_reconstruction", "check_budget_respected", "check_zoo_verdicts",
-           "check_fraction_at_most"]
+           "check_audit", "check_fraction_at_most"]
 
 NOT_SOLVED = "not yet solved"
 #: significance level of every statistical check (false alarms: one in a million)
@@ -735,3 +735,43 @@ def check_fraction_at_most(found, bound, n, *, name="fraction", alpha=ALPHA):
     return _fail(name, f"{frac:.4g} of {n:,} trials is far above the bound {bound:.4g} "
                        f"(p = {p:.2g} < {alpha:g}): either the bound or the experiment is "
                        "wrong. Hint: check the natural log and the 2Δ/ε factor.", "above", p=p)
+
+
+def check_audit(result, *, expect_refuted, name="audit"):
+    """Grade an :class:`~dpteach.audit.AuditResult` that a student produced with
+    ``dp.audit.audit(..., claimed_epsilon=...)``: it must refute the claim when the
+    mechanism is broken (``expect_refuted=True``: the student chose neighbours and a
+    number of runs that expose the bug) and must not when it is correct (a refuted
+    correct mechanism means a wrong mechanism, or an alpha so large that false alarms
+    are likely). Notebook A6."""
+    from .audit import AuditResult
+
+    if not isinstance(expect_refuted, (bool, np.bool_)):
+        raise TypeError(f"expect_refuted must be True or False, got {expect_refuted!r}")
+    if _unsolved(result):
+        return _not_solved(name)
+    if not isinstance(result, AuditResult):
+        return _fail(name, f"expected the result of dp.audit.audit(...), found "
+                           f"{type(result).__name__}.", "type")
+    if result.claimed_epsilon is None:
+        return _fail(name, "pass claimed_epsilon=... to dp.audit.audit so that the result can "
+                           "refute (or fail to refute) the claim.", "no_claim")
+    lb, claim = result.epsilon_lb, result.claimed_epsilon
+    details = {"epsilon_lb": lb, "claimed": claim, "refuted": bool(result.refuted)}
+    if bool(result.refuted) == bool(expect_refuted):
+        if expect_refuted:
+            return Feedback(True, f"{name}: refuted: ε ≥ {_g(lb, 3)} with confidence "
+                                  f"1 − {_g(result.alpha)}, above the claimed {_g(claim)} "
+                                  f"(event '{result.event}').", details={"reason": "passed",
+                                                                        **details})
+        return Feedback(True, f"{name}: no violation found (lower bound {_g(lb, 3)} ≤ claimed "
+                              f"{_g(claim)}), as expected for a correct mechanism. That is "
+                              "not a proof of privacy.", details={"reason": "passed", **details})
+    if expect_refuted:
+        return _fail(name, f"the lower bound {_g(lb, 3)} does not exceed the claimed "
+                           f"{_g(claim)}, so the bug went unnoticed. Hint: choose neighbours "
+                           "where the bug shows most (a record at the edge of the allowed "
+                           "range) and use more runs.", "not_refuted", **details)
+    return _fail(name, f"a correct mechanism was refuted (ε ≥ {_g(lb, 3)} > {_g(claim)}): "
+                       f"check the mechanism, and use a small alpha (found {_g(result.alpha)}) "
+                       "so that false alarms are rare.", "false_alarm", **details)

@@ -340,3 +340,18 @@ def test_generic_checks_unsolved():
         assert not fb.passed and not fb.solved and "⏳" in repr(fb)
     assert ex.check_number(1.0005, 1.0).passed
     assert not ex.check_number(1.1, 1.0).passed
+
+
+def test_check_audit():
+    broken = dp.audit.ZOO["laplace_scale_is_epsilon"]
+    res = broken.audit(n=50_000, rng=1)
+    assert ex.check_audit(res, expect_refuted=True).passed
+    assert not ex.check_audit(res, expect_refuted=False).passed
+    fine = dp.audit.ZOO["laplace"].audit(n=50_000, rng=1)
+    fb = ex.check_audit(fine, expect_refuted=True)
+    assert not fb.passed and fb.details["reason"] == "not_refuted"
+    assert ex.check_audit(fine, expect_refuted=False).passed
+    no_claim = dp.audit.audit(broken.mechanism, broken.x, broken.y, n=1000, rng=1)
+    assert ex.check_audit(no_claim, expect_refuted=True).details["reason"] == "no_claim"
+    assert not ex.check_audit(None, expect_refuted=True).solved
+    assert not ex.check_audit(0.5, expect_refuted=True).passed

@@ -1,0 +1,230 @@
+"""Generate the exercise notebooks from the worked solutions.
+
+``notebooks/solutions/*.ipynb`` are complete, executed assignments. Every cell that
+holds (part of) an answer carries the cell tag ``solution``, once. This module writes
+``notebooks/exercises/`` from them:
+
+* a tagged **code** cell becomes a stub: its leading comment lines, a
+  ``# YOUR CODE HERE`` line, each top-level function with its signature and docstring
+  and a body of ``...`` (so it returns None), and each top-level variable it assigns set
+  to ``None``. The grading cells after it then report "not yet solved" instead of
+  crashing;
+* a tagged **markdown** cell (a written answer) becomes a prompt to write one;
+* every output and execution count is cleared, and run-time metadata (timings, widget
+  state) is dropped.
+
+Run ``python -m dpteach.coursework`` (``make exercises``) after editing a solution;
+``python -m dpteach.coursework --check`` exits with status 1 when the committed
+exercises differ from what would be generated (tests/test_coursework.py checks the
+same).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import sys
+from pathlib import Path
+
+import nbformat
+
+__all__ = ["SOLUTION_TAG", "blank_source", "make_exercise", "generate", "stale", "main"]
+
+#: the cell tag that marks an answer cell in a solution notebook
+SOLUTION_TAG = "solution"
+YOUR_CODE = "# YOUR CODE HERE"
+WRITTEN_PROMPT = "✏️ *Your answer here: replace this cell with your explanation.*"
+_NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+_KEEP_NB_METADATA = ("kernelspec", "language_info")
+
+
+def _assigned_names(body) -> list:
+    """Names bound by assignments in ``body`` and in the blocks nested in it (for, if,
+    with, try), but not inside functions, classes, lambdas or comprehensions."""
+    names = []
+
+    def add(target):
+        if isinstance(target, ast.Name):
+            if not target.id.startswith("_") and target.id not in names:
+                names.append(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                add(elt)
+        elif isinstance(target, ast.Starred):
+            add(target.value)
+
+    def visit(stmts):
+        for node in stmts:
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    add(t)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+                add(node.target)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            else:
+                for attr in ("body", "orelse", "finalbody"):
+                    visit(getattr(node, attr, []) or [])
+                for handler in getattr(node, "handlers", []) or []:
+                    visit(handler.body)
+    visit(body)
+    return names
+
+
+def _function_stub(node) -> str:
+    """``def name(args):`` with the docstring (if any) and a body of ``...``."""
+    head = f"def {node.name}({ast.unparse(node.args)}):"
+    if isinstance(node, ast.AsyncFunctionDef):
+        head = "async " + head
+    lines = [head]
+    doc = ast.get_docstring(node, clean=False)
+    if doc is not None:
+        lines.append('    """' + doc.replace('"""', r'\"\"\"') + '"""')
+    lines.append(f"    ...  {YOUR_CODE}")
+    return "\n".join(lines)
+
+
+def blank_source(source: str) -> str:
+    """The stub that replaces a solution code cell (see the module docstring).
+
+    >>> print(blank_source("# Task 1: the scale\\nb = 1 / 0.5\\nanswer = b * 2"))
+    # Task 1: the scale
+    # YOUR CODE HERE
+    b = None
+    answer = None
+    """
+    lines = source.splitlines()
+    header = []
+    for line in lines:
+        if line.strip().startswith("#"):
+            header.append(line.rstrip())
+        elif line.strip():
+            break
+        elif header:
+            header.append("")
+    while header and not header[-1]:
+        header.pop()
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:                       # IPython magics etc.: keep the header only
+        return "\n".join(header + [YOUR_CODE])
+    parts, functions = [], set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            parts.append(_function_stub(node))
+            functions.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            parts.append(f"class {node.name}:\n    ...  {YOUR_CODE}")
+            functions.add(node.name)
+    names = [n for n in _assigned_names(tree.body) if n not in functions]
+    out = header + [YOUR_CODE]
+    if parts:
+        out.append("\n\n".join(parts))
+    if names:
+        if parts:
+            out.append("")
+        out += [f"{n} = None" for n in names]
+    return "\n".join(out)
+
+
+def _tags(cell) -> list:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def make_exercise(nb):
+    """A blanked copy of a solution notebook (nbformat NotebookNode); the input is
+    untouched."""
+    out = copy.deepcopy(nb)
+    out.metadata = nbformat.NotebookNode({k: out.metadata[k] for k in _KEEP_NB_METADATA
+                                          if k in out.metadata})
+    for cell in out.cells:
+        meta = nbformat.NotebookNode({"tags": _tags(cell)} if _tags(cell) else {})
+        cell.metadata = meta
+        is_solution = SOLUTION_TAG in _tags(cell)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+            if is_solution:
+                cell.source = blank_source(cell.source)
+        elif cell.cell_type == "markdown" and is_solution:
+            cell.source = WRITTEN_PROMPT
+            cell.pop("attachments", None)
+    return out
+
+
+def _render(nb) -> str:
+    text = nbformat.writes(nb, version=4)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _targets(solutions_dir, exercises_dir):
+    sol = Path(solutions_dir) if solutions_dir is not None else _NOTEBOOKS / "solutions"
+    exe = Path(exercises_dir) if exercises_dir is not None else _NOTEBOOKS / "exercises"
+    files = sorted(sol.glob("*.ipynb"))
+    if not files:
+        raise FileNotFoundError(f"no solution notebooks (*.ipynb) in {sol}")
+    return sol, exe, files
+
+
+def _expected(files, exe) -> dict:
+    out = {}
+    for path in files:
+        nb = nbformat.read(path, as_version=4)
+        if not any(SOLUTION_TAG in _tags(c) for c in nb.cells):
+            raise ValueError(f"{path.name} has no cell tagged {SOLUTION_TAG!r}")
+        out[exe / path.name] = _render(make_exercise(nb))
+    return out
+
+
+def generate(solutions_dir=None, exercises_dir=None) -> list:
+    """Write one exercise notebook per solution notebook; remove exercise notebooks
+    whose solution is gone. Returns the paths written."""
+    _, exe, files = _targets(solutions_dir, exercises_dir)
+    expected = _expected(files, exe)
+    exe.mkdir(parents=True, exist_ok=True)
+    for old in exe.glob("*.ipynb"):
+        if old not in expected:
+            old.unlink()
+    for path, text in expected.items():
+        path.write_text(text, encoding="utf-8")
+    return list(expected)
+
+
+def stale(solutions_dir=None, exercises_dir=None) -> list:
+    """Names of exercise notebooks that are missing, extra or differ from what
+    :func:`generate` would write (an empty list when everything is up to date)."""
+    _, exe, files = _targets(solutions_dir, exercises_dir)
+    expected = _expected(files, exe)
+    bad = [p.name for p, text in expected.items()
+           if not p.exists() or p.read_text(encoding="utf-8") != text]
+    bad += [p.name for p in exe.glob("*.ipynb") if p not in expected]
+    return sorted(bad)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m dpteach.coursework",
+                                     description="Generate notebooks/exercises/ from "
+                                                 "notebooks/solutions/ by blanking the cells "
+                                                 f"tagged {SOLUTION_TAG!r}.")
+    parser.add_argument("--solutions", help="solution notebooks folder "
+                                            "(default: notebooks/solutions)")
+    parser.add_argument("--exercises", help="exercise notebooks folder "
+                                            "(default: notebooks/exercises)")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if the exercises are out of date")
+    args = parser.parse_args(argv)
+    if args.check:
+        bad = stale(args.solutions, args.exercises)
+        for name in bad:
+            print(f"out of date: {name}")
+        if not bad:
+            print("exercises are up to date")
+        return 1 if bad else 0
+    for path in generate(args.solutions, args.exercises):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
