@@ -110,3 +110,72 @@ def audit_convergence(mechanism="laplace_scale_is_epsilon", n=10_000, claimed_ep
 
     return Panel(controls, fig, update, title="Auditing ε: a lower bound from counts",
                  name="audit_convergence")
+
+
+_FP_EPSILONS = np.geomspace(0.01, 10, 10)
+_FP_VALUES = (0.0, 20.0, 1000.0)
+
+
+def precompute_fp_fractions(*, n_outputs=250, seed=12):
+    """Fraction of releases that rule out the neighbouring input (value + 1), for every
+    (sampler, true value, epsilon) on a grid; epsilon is that of a count (scale 1/eps).
+    Returns sampler -> (fractions, truth): arrays (len(_FP_VALUES), len(_FP_EPSILONS)) of
+    the share ruling out value + 1 and the share ruling out the true value (always 0)."""
+    from ..attacks.floating_point import floating_point_attack, naive_laplace_mechanism
+
+    rng = np.random.default_rng(seed)
+    table = {}
+    for sampler in ("naive", "numpy"):
+        frac = np.zeros((len(_FP_VALUES), len(_FP_EPSILONS)))
+        truth = np.zeros_like(frac)
+        for i, value in enumerate(_FP_VALUES):
+            for j, eps in enumerate(_FP_EPSILONS):
+                scale = 1.0 / eps
+                out = (naive_laplace_mechanism(value, scale, rng=rng, size=n_outputs)
+                       if sampler == "naive" else rng.laplace(value, scale, size=n_outputs))
+                ok = floating_point_attack(out, [value, value + 1.0], scale, sampler=sampler)
+                truth[i, j] = np.mean(~ok[:, 0])
+                frac[i, j] = np.mean(~ok[:, 1])
+        table[sampler] = (frac, truth)
+    return table
+
+
+@register("fp_attack_fraction")
+def fp_attack_fraction(epsilon=0.1, true_value=0.0, sampler="naive"):
+    """How often one floating-point Laplace release rules out the neighbouring input."""
+    table = precompute_fp_fractions()
+    controls = {
+        "epsilon": log_slider("ε", epsilon, -2, 1, 0.25),
+        "true_value": dropdown("true count", [(f"{v:g}", v) for v in _FP_VALUES], true_value),
+        "sampler": dropdown("sampler", [("textbook inverse CDF", "naive"),
+                                        ("numpy Generator.laplace", "numpy")], sampler),
+    }
+    fig, ax = new_figure(1, 1, figsize=(7.2, 3.6))
+    le = np.log10(_FP_EPSILONS)
+    colors = [PALETTE["blue"], PALETTE["orange"], PALETTE["green"]]
+    lines = [density_line(ax, le, np.zeros_like(le), color=c, label=f"true count {v:g}")
+             for v, c in zip(_FP_VALUES, colors)]
+    (dot,) = ax.plot([np.log10(epsilon)], [0.0], "o", color=PALETTE["black"], markersize=8)
+    ax.set_xlim(le[0] - 0.05, le[-1] + 0.05)
+    ax.set_ylim(0, 1.25)             # room above the curves for the note
+    ax.set_xticks([-2, -1, 0, 1], ["0.01", "0.1", "1", "10"])
+    label_axes(ax, "ε of the count (scale b = 1/ε, log scale)",
+               "share of releases ruling out input + 1", "Floating-point attack")
+    fig.legend(handles=lines, loc="outside lower center", ncol=3, fontsize=8, frameon=False)
+    txt = note(ax, "", loc="upper right")
+
+    def update(epsilon, true_value, sampler):
+        frac, truth = table[sampler]
+        for line, row in zip(lines, frac):
+            line.set_ydata(row)
+        i = _FP_VALUES.index(true_value)
+        j = int(np.argmin(np.abs(le - np.log10(epsilon))))
+        dot.set_data([le[j]], [frac[i, j]])
+        txt.set_text(f"ε = {_FP_EPSILONS[j]:.3g}: {frac[i, j]:.0%} ruled out")
+        return (f"At ε = {_FP_EPSILONS[j]:.3g} with true count {true_value:g}, "
+                f"<b>{frac[i, j]:.0%}</b> of single releases from the {sampler} sampler are "
+                "impossible from the neighbouring count: they reveal the input exactly. The "
+                f"true count was ruled out for {truth[i, j]:.0%} of them.")
+
+    return Panel(controls, fig, update, title="Floating-point Laplace leaks the input",
+                 name="fp_attack_fraction")
