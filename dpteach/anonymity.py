@@ -46,13 +46,15 @@ the seed tables and on random tables; they agree, except where pycanon is wrong:
    group labels), so a table indexed 1..n (like the seed tables) gives wrong classes
    or an IndexError; it must be given a 0..n-1 index. It also drops rows with a
    missing quasi-identifier silently; here that is an error naming the column.
+4. ordered t-closeness of an attribute with a single distinct value: pycanon divides
+   by m - 1 = 0; here every class then equals the table and the distance is 0.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd

@@ -93,6 +93,8 @@ def anonymity_generalizer(zip_digits=3, age_width=10, suppress_nationality=True)
     distinct l (fewest conditions in a class, of 3) and t (largest Earth Mover's
     Distance of a class's conditions from the whole table, equal ground distance).
     The seed's 4-anonymous table is ZIP 3 digits + seed ages + nationality suppressed.
+    The live columns are drawn from cached 9-pt glyphs, so lecture mode enlarges the
+    headings and bars but not the table's cells.
     """
     controls = {"zip_digits": int_slider("ZIP digits kept", zip_digits, 0, 5),
                 "age_width": dropdown("ages", _AGE_OPTIONS, age_width),
