@@ -132,7 +132,8 @@ class Panel:
         first = self._background is None
         changed = []
         for ax in fig.axes:
-            if (ax.xaxis.stale or ax.yaxis.stale) and ax not in moved:
+            # an axes switched off (set_axis_off) never draws its axis, which stays stale
+            if ax.axison and (ax.xaxis.stale or ax.yaxis.stale) and ax not in moved:
                 full = True
             changed.extend(a for a in ax.get_children()
                            if a.stale and a not in (ax.xaxis, ax.yaxis) and not isinstance(a, Spine))
