@@ -116,7 +116,7 @@ _FP_EPSILONS = np.geomspace(0.01, 10, 10)
 _FP_VALUES = (0.0, 20.0, 1000.0)
 
 
-def precompute_fp_fractions(*, n_outputs=250, seed=12):
+def precompute_fp_fractions(*, n_outputs=150, seed=12):
     """Fraction of releases that rule out the neighbouring input (value + 1), for every
     (sampler, true value, epsilon) on a grid; epsilon is that of a count (scale 1/eps).
     Returns sampler -> (fractions, truth): arrays (len(_FP_VALUES), len(_FP_EPSILONS)) of
