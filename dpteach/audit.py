@@ -767,7 +767,8 @@ def _build_zoo() -> dict:
                  source="Dwork & Roth 2014, Algorithm 1; Lyu, Su & Li 2017, Algorithm 1"),
         ZooEntry("exponential",
                  f"Exponential mechanism P(r) ∝ exp(ε u(r) / 2Δ) over {k} candidates.",
-                 _exponential(1.0, half=True), exp_x, exp_y, 1.0, True, None,
+                 _exponential(1.0, half=True), exp_x, exp_y, 1.0, True,
+                 math.log(math.exp(0.5) * (1 + (k - 1) * math.exp(0.5)) / (math.exp(0.5) + k - 1)),
                  source="McSherry & Talwar 2007; Dwork & Roth 2014, Theorem 3.10"),
         ZooEntry("exponential_without_half",
                  f"Exponential mechanism without the 1/2, P(r) ∝ exp(ε u(r) / Δ), claimed "
