@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from conftest import ALPHA, chisq_pvalue
 from dpteach import accounting as acc

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import accounting
-from .._checks import check_epsilon, check_sensitivity, check_values
-from ..plots import PALETTE, bars, density_line, hline, label_axes, new_figure, vline
+from .._checks import check_sensitivity, check_values
+from ..plots import PALETTE, bars, density_line, label_axes, new_figure, vline
 from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register
 
 __all__ = ["joint_privacy_loss", "composition_two_queries", "composition_advanced",
@@ -104,7 +104,6 @@ def composition_advanced(k=100, epsilon=0.1, delta_slack=1e-5):
     ax.set_ylim(1e-3, 1e5)
     label_axes(ax, "k (number of mechanisms)", "total ε", "Advanced against basic composition")
     fig.legend(loc="outside lower center", ncols=3, fontsize=8)
-    slack_exact = accounting.advanced_composition  # validated per call below
 
     def update(k, epsilon, delta_slack):
         k = max(1, int(round(k)))
@@ -119,7 +118,7 @@ def composition_advanced(k=100, epsilon=0.1, delta_slack=1e-5):
         else:
             cross.set_visible(True)
             cross.set_xdata([kstar, kstar])
-        ea, da = slack_exact(epsilon, 0.0, k, delta_slack)
+        ea, _ = accounting.advanced_composition(epsilon, 0.0, k, delta_slack)
         pb.set_data([k], [k * epsilon])
         pa.set_data([k], [ea])
         where = ("advanced never wins (ε ≥ ln 2)" if kstar is None else

@@ -11,7 +11,7 @@ import numpy as np
 from scipy import special, stats
 
 from .. import accounting, mechanisms
-from .._checks import check_bits, check_epsilon, check_positive_int, check_probability, check_rng
+from .._checks import check_bits, check_epsilon, check_probability, check_rng
 from ..plots import PALETTE, bars, density_line, hline, label_axes, new_figure, set_band, vline
 from ._base import Panel, float_slider, log_slider, register
 
