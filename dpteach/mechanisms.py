@@ -100,9 +100,10 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
 
     Analytic (``analytic=True``): the smallest sigma whose exact privacy curve meets
     delta at epsilon (Balle & Wang 2018, "Improving the Gaussian mechanism for
-    differential privacy", Theorem 8), solved by bracketing root finding to a
-    relative accuracy of 1e-12; valid for every epsilon > 0 and never larger than the
-    classic sigma. Taught in notebook 08.
+    differential privacy", Theorem 8), solved by bracketing root finding (brentq,
+    rtol 1e-14): delta(sigma) meets the target to 1e-9 relative or better, and
+    sigma * (1 - 1e-9) already misses it. Valid for every epsilon > 0 and never larger
+    than the classic sigma. Taught in notebook 08.
     """
     d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
     epsilon = check_epsilon(epsilon)
