@@ -351,6 +351,17 @@ def test_exponential_mechanism_never_draws_zero_probability_candidates():
     # first and last candidates can be drawn (no off-by-one at the ends of the CDF)
     draws = m.exponential_mechanism(np.arange(3), [0.0, -1e6, 0.0], 1, 1, rng=fresh(), size=10_000)
     assert set(draws.tolist()) == {0, 2}
+    # a zero-weight candidate at either end is never drawn
+    draws = m.exponential_mechanism(np.arange(4), [-1e6, 0.0, 0.0, -1e6], 1, 1, rng=fresh(), size=10_000)
+    assert set(draws.tolist()) == {1, 2}
+
+
+def test_exponential_functions_leave_the_callers_scores_alone():
+    scores = np.array([3.0, 1.0, 2.0])
+    m.exponential_probabilities(scores, 1, 1)
+    m.exponential_mechanism(np.arange(3), scores, 1, 1, rng=fresh(), size=5)
+    m.report_noisy_max(scores, 1, 1, rng=fresh())
+    assert scores.tolist() == [3.0, 1.0, 2.0]
 
 
 def test_exponential_mechanism_over_a_million_candidates():
