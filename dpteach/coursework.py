@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import re
 import sys
 from pathlib import Path
 
@@ -37,6 +38,7 @@ YOUR_CODE = "# YOUR CODE HERE"
 WRITTEN_PROMPT = "✏️ *Your answer here: replace this cell with your explanation.*"
 _NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 _KEEP_NB_METADATA = ("kernelspec", "language_info")
+_TASK_LINE = re.compile(r"#\s*Task\b")
 
 
 def _assigned_names(body) -> list:
@@ -85,26 +87,33 @@ def _function_stub(node) -> str:
     return "\n".join(lines)
 
 
-def blank_source(source: str) -> str:
+def blank_source(source: str, keep=None) -> str:
     """The stub that replaces a solution code cell (see the module docstring).
 
-    >>> print(blank_source("# Task 1: the scale\\nb = 1 / 0.5\\nanswer = b * 2"))
+    The cell's leading ``# Task ...`` comment lines are kept (other comments may explain
+    the solution and are dropped), then ``# YOUR CODE HERE``, every top-level function
+    as a stub, and the variables it assigns set to None -- only those in ``keep`` (the
+    names later cells read) when ``keep`` is given and some assigned name is in it.
+
+    >>> print(blank_source("# Task 1: the scale\\n# b = 2\\nb = 1 / 0.5\\nanswer = b * 2"))
     # Task 1: the scale
     # YOUR CODE HERE
     b = None
     answer = None
+    >>> print(blank_source("# Task 1: the scale\\nb = 1 / 0.5\\nanswer = b * 2", keep={"answer"}))
+    # Task 1: the scale
+    # YOUR CODE HERE
+    answer = None
     """
-    lines = source.splitlines()
     header = []
-    for line in lines:
-        if line.strip().startswith("#"):
-            header.append(line.rstrip())
-        elif line.strip():
+    for line in source.splitlines():
+        text = line.strip()
+        if not text:
+            continue
+        if not text.startswith("#"):
             break
-        elif header:
-            header.append("")
-    while header and not header[-1]:
-        header.pop()
+        if _TASK_LINE.match(text):
+            header.append(line.rstrip())
     try:
         tree = ast.parse(source)
     except SyntaxError:                       # IPython magics etc.: keep the header only
@@ -118,6 +127,8 @@ def blank_source(source: str) -> str:
             parts.append(f"class {node.name}:\n    ...  {YOUR_CODE}")
             functions.add(node.name)
     names = [n for n in _assigned_names(tree.body) if n not in functions]
+    if keep is not None and any(n in keep for n in names):
+        names = [n for n in names if n in keep]
     out = header + [YOUR_CODE]
     if parts:
         out.append("\n\n".join(parts))
@@ -132,13 +143,30 @@ def _tags(cell) -> list:
     return list(cell.get("metadata", {}).get("tags", []))
 
 
+def _names_read_after(cells) -> list:
+    """For each cell, the names that the code cells after it read, other than solution
+    cells (which are blanked): the variables a grading cell checks."""
+    out, seen = [set() for _ in cells], set()
+    for i in range(len(cells) - 1, -1, -1):
+        out[i] = set(seen)
+        cell = cells[i]
+        if cell.cell_type == "code" and SOLUTION_TAG not in _tags(cell):
+            try:
+                tree = ast.parse(cell.source)
+            except SyntaxError:
+                continue
+            seen |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return out
+
+
 def make_exercise(nb):
     """A blanked copy of a solution notebook (nbformat NotebookNode); the input is
     untouched."""
     out = copy.deepcopy(nb)
     out.metadata = nbformat.NotebookNode({k: out.metadata[k] for k in _KEEP_NB_METADATA
                                           if k in out.metadata})
-    for cell in out.cells:
+    read_later = _names_read_after(out.cells)
+    for i, cell in enumerate(out.cells):
         meta = nbformat.NotebookNode({"tags": _tags(cell)} if _tags(cell) else {})
         cell.metadata = meta
         is_solution = SOLUTION_TAG in _tags(cell)
@@ -146,7 +174,7 @@ def make_exercise(nb):
             cell.outputs = []
             cell.execution_count = None
             if is_solution:
-                cell.source = blank_source(cell.source)
+                cell.source = blank_source(cell.source, keep=read_later[i])
         elif cell.cell_type == "markdown" and is_solution:
             cell.source = WRITTEN_PROMPT
             cell.pop("attachments", None)

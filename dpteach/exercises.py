@@ -36,7 +36,7 @@ __all__ = ["Feedback", "NOT_SOLVED", "ALPHA", "DEFAULT_SEED", "MECHANISM_PROBE",
            "check_exponential_probabilities", "check_sensitivity", "check_k_anonymous",
            "check_l_diversity", "check_t_closeness", "check_disclosure",
            "check_reconstruction", "check_budget_respected", "check_zoo_verdicts",
-           "check_audit", "check_fraction_at_most"]
+           "check_audit", "check_neighbours", "check_fraction_at_most"]
 
 NOT_SOLVED = "not yet solved"
 #: significance level of every statistical check (false alarms: one in a million)
@@ -472,9 +472,10 @@ def check_sensitivity(found, query, universe, size, *, neighbours="add_remove", 
         return _fail(name, f"expected a number, found {found!r}.", "type")
     details = {"expected": res.value, "x": res.x, "y": res.y}
     if math.isclose(value, res.value, rel_tol=1e-6, abs_tol=1e-9):
+        how_many = "up to" if neighbours == "add_remove" else "exactly"
         return Feedback(True, f"{name}: correct ({_g(value)}); brute force over every dataset "
-                              f"of up to {size} records agrees.", details={"reason": "passed",
-                                                                           **details})
+                              f"of {how_many} {size} records agrees.",
+                        details={"reason": "passed", **details})
     side = "too small: noise calibrated to it would not hide one person" if value < res.value \
         else "too large: correct, but noise calibrated to it is needlessly big"
     return _fail(name, f"expected {_g(res.value)}, found {_g(value)} ({side}). The neighbours "
@@ -775,3 +776,31 @@ def check_audit(result, *, expect_refuted, name="audit"):
     return _fail(name, f"a correct mechanism was refuted (ε ≥ {_g(lb, 3)} > {_g(claim)}): "
                        f"check the mechanism, and use a small alpha (found {_g(result.alpha)}) "
                        "so that false alarms are rare.", "false_alarm", **details)
+
+
+def check_neighbours(x, y, *, neighbours="add_remove", name="neighbours"):
+    """Are the record lists ``x`` and ``y`` neighbouring datasets? ``add_remove``: one
+    is the other with exactly one record more (as multisets: order does not matter);
+    ``substitute``: same size, exactly one record changed. Notebook A6."""
+    from collections import Counter
+
+    if neighbours not in ("add_remove", "substitute"):
+        raise ValueError(f"neighbours must be 'add_remove' or 'substitute', got {neighbours!r}")
+    if _unsolved(x) or _unsolved(y):
+        return _not_solved(name)
+    try:
+        cx = Counter(np.asarray(x).ravel().tolist())
+        cy = Counter(np.asarray(y).ravel().tolist())
+    except TypeError:
+        return _fail(name, "expected two lists of records.", "type")
+    extra_x, extra_y = cx - cy, cy - cx
+    nx, ny = sum(extra_x.values()), sum(extra_y.values())
+    ok = (nx + ny == 1) if neighbours == "add_remove" else (nx == 1 and ny == 1)
+    if ok:
+        return Feedback(True, f"{name}: neighbours ({neighbours.replace('_', '/')}): they differ "
+                              f"in one record ({dict(extra_x + extra_y)}).",
+                        details={"reason": "passed"})
+    rule = ("one dataset must be the other plus exactly one record" if neighbours == "add_remove"
+            else "same size, exactly one record replaced")
+    return _fail(name, f"not neighbours: {nx} record(s) only in x, {ny} only in y; {rule}.",
+                 "wrong")

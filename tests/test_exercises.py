@@ -355,3 +355,13 @@ def test_check_audit():
     assert ex.check_audit(no_claim, expect_refuted=True).details["reason"] == "no_claim"
     assert not ex.check_audit(None, expect_refuted=True).solved
     assert not ex.check_audit(0.5, expect_refuted=True).passed
+
+
+def test_check_neighbours():
+    assert ex.check_neighbours([1, 2, 3], [3, 1, 2, 10]).passed
+    assert not ex.check_neighbours([1, 2, 3], [1, 2, 10]).passed
+    assert ex.check_neighbours([1, 2, 3], [1, 2, 10], neighbours="substitute").passed
+    assert not ex.check_neighbours([1, 2], [1, 2, 3, 4]).passed
+    assert not ex.check_neighbours(None, [1]).solved
+    with pytest.raises(ValueError):
+        ex.check_neighbours([1], [1, 2], neighbours="swap")
