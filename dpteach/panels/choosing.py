@@ -3,7 +3,8 @@
 ``choosing_count_error`` releases one count in {0, ..., 100} with the Laplace mechanism,
 the analytic Gaussian mechanism and the exponential mechanism (score -|r - count|), and
 plots each one's expected absolute error against epsilon (computed exactly by
-:func:`dpteach.comparison.count_release_errors`) beside their output distributions.
+:func:`dpteach.comparison.count_release_errors`) beside their output distributions
+(cumulative, so that the axes stay fixed while the sliders move).
 """
 
 from __future__ import annotations
@@ -50,17 +51,18 @@ def choosing_count_error(epsilon=0.5, delta=1e-5, count=50):
     ax.legend(loc="lower left", fontsize="small")
     txt = note(ax, "", loc="upper right")
     r = np.arange(N_MAX + 1)
-    x = np.linspace(-20, N_MAX + 20, 400)
+    x = np.linspace(-20, N_MAX + 20, 281)
     zero = np.zeros_like(x)
-    d_lap = density_line(ax2, x, zero, color=_COLOURS["Laplace"], label="Laplace density")
-    d_gau = density_line(ax2, x, zero, color=_COLOURS["Gaussian"], label="Gaussian density")
-    (d_exp,) = ax2.plot(r, np.zeros_like(r, float), ".", color=_COLOURS["Exponential"],
-                        label="exponential Pr[r]")
+    d_lap = density_line(ax2, x, zero, color=_COLOURS["Laplace"], label="Laplace")
+    d_gau = density_line(ax2, x, zero, color=_COLOURS["Gaussian"], label="Gaussian")
+    (d_exp,) = ax2.step(r, np.zeros_like(r, float), where="post", color=_COLOURS["Exponential"],
+                        linestyle="--", label="exponential")
     c_mark = vline(ax2, count)
     ax2.axvspan(-20, -0.5, color=PALETTE["grey"], alpha=0.15, lw=0)
     ax2.axvspan(N_MAX + 0.5, N_MAX + 20, color=PALETTE["grey"], alpha=0.15, lw=0)
     ax2.set_xlim(x[0], x[-1])
-    label_axes(ax2, "released value (grey: outside the range 0–100)", "density / probability",
+    ax2.set_ylim(0, 1.02)
+    label_axes(ax2, "released value (grey: outside 0–100)", "Pr[release ≤ x]",
                "output distributions at this ε")
     ax2.legend(loc="upper left", fontsize="small")
     cache = {}
@@ -78,12 +80,11 @@ def choosing_count_error(epsilon=0.5, delta=1e-5, count=50):
         mark.set_xdata([epsilon, epsilon])
         b = mechanisms.laplace_scale(1.0, epsilon)
         sigma = mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=True)
-        d_lap.set_ydata(mechanisms.output_distribution(count, b).pdf(x))
-        d_gau.set_ydata(mechanisms.output_distribution(count, sigma, noise="gaussian").pdf(x))
+        d_lap.set_ydata(mechanisms.output_distribution(count, b).cdf(x))
+        d_gau.set_ydata(mechanisms.output_distribution(count, sigma, noise="gaussian").cdf(x))
         p = mechanisms.exponential_probabilities(-np.abs(r - count), 1.0, epsilon)
-        d_exp.set_ydata(p)
+        d_exp.set_ydata(np.cumsum(p))
         c_mark.set_xdata([count, count])
-        ax2.set_ylim(0, 1.1 * max(p.max(), 1 / (2 * b)))
         best = min(now, key=now.get)
         txt.set_text("\n".join(f"{n}: {now[n]:.3g}" for n in _NAMES) + f"\nbest: {best}")
         return (f"ε = {epsilon:.3g}, δ = {delta:.0e}: expected |error| "

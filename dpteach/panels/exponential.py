@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.lines import Line2D
 
 from .. import bounds, datasets, mechanisms
 from .._checks import check_epsilon, check_positive_int, check_scores, check_sensitivity
@@ -143,17 +144,28 @@ def exponential_selection(epsilon=1.0, example="nationality"):
     fig, (ax, ax2) = new_figure(1, 2, figsize=(9.4, 3.5))
     slots = np.arange(5)
     bar = bars(ax, slots, np.zeros(5), color=PALETTE["blue"])
-    ax.set_xticks(slots)
-    ax.set_ylim(0, 1)
+    ax.set_xticks([])
+    ax.set_xlim(-0.6, 4.6)
+    ax.set_ylim(-0.12, 1)
+    names_txt = [ax.text(i, -0.06, "", ha="center", va="center", fontsize="small") for i in slots]
     label_axes(ax, None, "Pr[output]", "selection probabilities")
     txt = note(ax, "", loc="upper left")
-    grid = np.geomspace(0.01, 10, 60)
+    grid = np.geomspace(0.01, 10, 50)
     colours = [PALETTE[c] for c in ("blue", "orange", "green", "vermillion", "purple")]
     curves = [density_line(ax2, grid, np.zeros_like(grid), color=c) for c in colours]
     marker = vline(ax2, epsilon, color=PALETTE["black"], linestyle="-")
     log_axes(ax2, y=False)
+    ax2.set_xlim(grid[0], grid[-1])
     ax2.set_ylim(0, 1)
     label_axes(ax2, "ε", "Pr[output]", "against ε (Δu = 1)")
+    # everything that depends only on the question is computed once, here
+    tables, legends = {}, {}
+    for key, counts in _EXAMPLES.items():
+        u = np.array(list(counts.values()), float)
+        tables[key] = np.array([mechanisms.exponential_probabilities(u, 1.0, e) for e in grid])
+        handles = [Line2D([], [], color=c, label=n) for c, n in zip(colours, counts)]
+        legends[key] = ax2.legend(handles=handles, loc="center left", fontsize="small")
+        ax2.add_artist(legends[key])
     state = {"example": None}
 
     def update(epsilon, example):
@@ -162,15 +174,14 @@ def exponential_selection(epsilon=1.0, example="nationality"):
         p = mechanisms.exponential_probabilities(u, 1.0, epsilon)
         for i, b in enumerate(bar):
             b.set_height(p[i] if i < p.size else 0.0)
-        if state["example"] != example:        # the labels and curves change with the question
+        if state["example"] != example:
             state["example"] = example
-            ax.set_xticks(slots[:len(names)], [f"{n}\n({c})" for n, c in counts.items()])
-            ax.set_xlim(-0.6, len(names) - 0.4)
-            table = np.array([mechanisms.exponential_probabilities(u, 1.0, e) for e in grid])
+            for i, t in enumerate(names_txt):
+                t.set_text(f"{names[i]} ({int(u[i])})" if i < len(names) else "")
             for i, c in enumerate(curves):
-                c.set_ydata(table[:, i] if i < len(names) else np.full_like(grid, np.nan))
-                c.set_label(names[i] if i < len(names) else None)
-            ax2.legend(handles=curves[:len(names)], loc="center left", fontsize="small")
+                c.set_ydata(tables[example][:, i] if i < len(names) else np.full_like(grid, np.nan))
+            for key, leg in legends.items():
+                leg.set_visible(key == example)
         marker.set_xdata([epsilon, epsilon])
         top = names[int(np.argmax(u))]
         txt.set_text(f"ε = {epsilon:.3g}\nPr[{top}] = {p.max():.3f}\nuniform = {1 / p.size:.3f}")
@@ -187,7 +198,7 @@ def exponential_half_ratio(epsilon=1.0, n_candidates=4, gap=2.0):
                 "n_candidates": int_slider("|R|", n_candidates, 2, 50),
                 "gap": float_slider("others' lead (in Δu)", gap, -10, 10, 0.5)}
     fig, ax = new_figure(1, 1, figsize=(7.4, 3.6))
-    gaps = np.linspace(-10, 10, 41)
+    gaps = np.linspace(-10, 10, 25)
     l_half = density_line(ax, gaps, np.zeros_like(gaps), color=PALETTE["blue"],
                           label="exp(ε·u/(2Δu))  (with ½)")
     l_full = density_line(ax, gaps, np.zeros_like(gaps), color=PALETTE["vermillion"],
@@ -298,34 +309,43 @@ def exponential_utility(epsilon=1.0, t=2.0, n_candidates=100, profile="worst"):
 
 @register("exponential_apples")
 def exponential_apples(epsilon=1.0, copies=1):
-    """Which price does each private seller post? Revenue cliff against scored prices."""
+    """Which price does each private seller post? Revenue cliff against scored prices.
+
+    Left: revenue per copy of the four buyers (the market's shape does not change with its
+    size). Right: the cumulative distribution of the posted price for both sellers, so
+    the axes stay fixed while ε and the market size move the curves.
+    """
     controls = {"epsilon": log_slider("ε", epsilon, -1, 1.3),
                 "copies": int_slider("market size (copies of the 4 buyers)", copies, 1, 200)}
     fig, (ax, ax2) = new_figure(1, 2, figsize=(9.4, 3.5))
     prices = price_grid()
-    zero = np.zeros_like(prices)
-    l_rev = density_line(ax, prices, zero, color=PALETTE["black"], label="revenue R(p)")
-    label_axes(ax, "posted price p ($)", "revenue ($)", "the market")
+    per_copy = datasets.posted_price_revenue(datasets.apple_buyers()["Valuation ($)"], prices)
+    density_line(ax, prices, per_copy, color=PALETTE["black"], label="revenue R(p)")
     vline(ax, 4.01, color=PALETTE["vermillion"])
+    ax.set_xlim(0, 5)
+    ax.set_ylim(0, 4.8)
+    label_axes(ax, "posted price p ($)", "revenue per 4 buyers ($)", "the market: a cliff at $4.01")
     txt = note(ax, "", loc="upper left")
+    zero = np.zeros_like(prices)
     l_exp = density_line(ax2, prices, zero, color=PALETTE["blue"], label="exponential mechanism")
     l_per = density_line(ax2, prices, zero, color=PALETTE["orange"], linestyle="--",
-                         label="best price + Laplace noise")
+                         label="best price + Lap(5/ε)")
     vline(ax2, 4.01, color=PALETTE["vermillion"])
-    label_axes(ax2, "posted price p ($)", "Pr[price] per cent", "what each seller posts")
+    ax2.set_xlim(0, 5)
+    ax2.set_ylim(0, 1.02)
+    label_axes(ax2, "posted price p ($)", "Pr[posted price ≤ p]", "what each seller posts")
     ax2.legend(loc="upper left", fontsize="small")
-    txt2 = note(ax2, "", loc="upper right")
 
     def update(epsilon, copies):
         out = apple_outputs(epsilon, copies=copies, prices=prices)
-        l_rev.set_ydata(out["revenue"])
-        ax.set_ylim(0, out["opt"] * 1.15)
-        l_exp.set_ydata(out["exponential"])
-        l_per.set_ydata(out["perturbed"])
-        ax2.set_ylim(0, 1.1 * max(out["exponential"].max(), out["perturbed"].max()))
-        txt.set_text(f"{4 * copies} buyers\nOPT = ${out['opt']:.2f} at $4.01")
-        txt2.set_text(f"expected revenue\nexponential ${out['expected_exponential']:.2f}\n"
-                      f"perturbed ${out['expected_perturbed']:.2f}")
+        l_exp.set_ydata(np.cumsum(out["exponential"]))
+        # a perturbed price below the grid sells nothing but is still <= p
+        below = float(mechanisms.output_distribution(
+            4.01, mechanisms.laplace_scale(5.0, epsilon)).cdf(prices[0] - 0.005))
+        l_per.set_ydata(below + np.cumsum(out["perturbed"]))
+        txt.set_text(f"{4 * copies} buyers, OPT ${out['opt']:.2f}\n"
+                     f"E[revenue]: exp. ${out['expected_exponential']:.2f},\n"
+                     f"perturbed ${out['expected_perturbed']:.2f}")
         return (f"OPT ${out['opt']:.2f}; expected revenue: exponential mechanism "
                 f"${out['expected_exponential']:.2f}, perturbed price "
                 f"${out['expected_perturbed']:.2f}")

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import NullLocator
+from matplotlib.ticker import FuncFormatter, NullLocator
 from scipy import stats
 
 from .. import mechanisms
@@ -21,17 +21,24 @@ from ._base import Panel, checkbox, float_slider, int_slider, log_slider, regist
 __all__ = ["sigma_curves", "queries_noise", "gaussian_sigma", "gaussian_vs_laplace_queries",
            "gaussian_privacy_loss"]
 
-EPS_GRID = np.geomspace(0.05, 20, 56)
+EPS_GRID = np.geomspace(0.05, 20, 40)
+
+
+def _plain(value, _pos=None):
+    return f"{value:g}"
 
 
 def log_axes(ax, *, x=True, y=True):
-    """Log scale without minor ticks: tick labels dominate the redraw time of a panel."""
-    if x:
-        ax.set_xscale("log")
-        ax.xaxis.set_minor_locator(NullLocator())
-    if y:
-        ax.set_yscale("log")
-        ax.yaxis.set_minor_locator(NullLocator())
+    """Log scale with plain-text labels and no minor ticks.
+
+    Tick labels dominate a panel's redraw time; matplotlib's default 10^k labels go
+    through mathtext, and minor ticks multiply the labels, so both are avoided.
+    """
+    for on, axis, setter in ((x, ax.xaxis, ax.set_xscale), (y, ax.yaxis, ax.set_yscale)):
+        if on:
+            setter("log")
+            axis.set_minor_locator(NullLocator())
+            axis.set_major_formatter(FuncFormatter(_plain))
 
 
 # ------------------------------------------------------------------------------- compute
@@ -85,6 +92,7 @@ def gaussian_sigma(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     ax.axvspan(1, e[-1], color=PALETTE["grey"], alpha=0.12, lw=0)
     log_axes(ax)
     ax.set_xlim(e[0], e[-1])
+    ax.set_ylim(0.01, 1000)          # fixed limits keep the tick labels (and their cost) fixed
     label_axes(ax, "ε", "noise σ (query units)", "Gaussian σ against ε")
     ax.legend(loc="lower left", fontsize="small")
     txt = note(ax, "", loc="upper right")
@@ -98,14 +106,12 @@ def gaussian_sigma(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     ax2.set_ylim(1e-4, 1e3)
     label_axes(ax2, "ε", "true δ / target δ", "δ each σ really gives")
     ax2.legend(loc="upper left", fontsize="small")
-    txt2 = note(ax2, "", loc="lower right")
 
     def update(epsilon, delta, l2_sensitivity):
         classic, analytic, true_delta = sigma_curves(e, l2_sensitivity, delta)
         l_classic.set_ydata(np.where(valid, classic, np.nan))
         l_extra.set_ydata(np.where(e >= 0.9, classic, np.nan))
         l_analytic.set_ydata(analytic)
-        ax.set_ylim(analytic.min() / 2, classic.max() * 2)
         ratio = np.clip(true_delta / delta, 1e-4, 1e3)
         d_classic.set_ydata(ratio)
         s_an = mechanisms.gaussian_sigma(l2_sensitivity, epsilon, delta, analytic=True)
@@ -118,9 +124,9 @@ def gaussian_sigma(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
             line = f"classic: needs ε < 1\nanalytic σ = {s_an:.3g}"
         txt.set_text(f"ε = {epsilon:.3g}, δ = {delta:.0e}\n{line}")
         bad = e[(true_delta > delta)]
-        txt2.set_text("classic formula breaks δ\nfrom ε ≈ " + f"{bad.min():.3g}" if bad.size
-                      else "classic formula keeps δ\non this range")
-        return f"ε = {epsilon:.3g}: {line.replace(chr(10), '; ')}"
+        breaks = (f"the classic formula breaks δ from ε ≈ {bad.min():.3g}" if bad.size
+                  else "the classic formula keeps δ on this range")
+        return f"ε = {epsilon:.3g}: {line.replace(chr(10), '; ')}; {breaks}"
 
     return Panel(controls, fig, update, title="Gaussian mechanism: classic and analytic σ",
                  name="gaussian_sigma")
@@ -143,6 +149,7 @@ def gaussian_vs_laplace_queries(k=50, epsilon=0.5, delta=1e-5, analytic=True):
     cross = vline(ax, 1.0, label="crossover")
     log_axes(ax)
     ax.set_xlim(ks[0], ks[-1])
+    ax.set_ylim(0.1, 2e4)
     label_axes(ax, "k counting queries released together", "noise std per query (counts)",
                "Laplace against Gaussian on k counting queries")
     ax.legend(loc="lower right", fontsize="small")
@@ -171,7 +178,6 @@ def gaussian_vs_laplace_queries(k=50, epsilon=0.5, delta=1e-5, analytic=True):
             cross.set_xdata([np.nan, np.nan])
             text = (f"k = {k}: Laplace std {lk:.3g}\nclassic Gaussian needs ε < 1:\n"
                     "tick 'analytic σ'")
-        ax.set_ylim(0.3, 2e4)
         txt.set_text(text)
         return text.replace("\n", "; ")
 
@@ -181,60 +187,53 @@ def gaussian_vs_laplace_queries(k=50, epsilon=0.5, delta=1e-5, analytic=True):
 
 @register("gaussian_privacy_loss")
 def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
-    """Densities of f(D)+N(0, σ²) and f(D')+N(0, σ²) and the privacy loss of each output."""
+    """Densities of f(D)+N(0, σ²) and f(D')+N(0, σ²) and the privacy loss of each output.
+
+    Outputs are drawn in units of σ and the loss in units of ε, so the axes (and their
+    tick labels) stay fixed while the sliders move the curves.
+    """
     controls = {"epsilon": log_slider("ε", epsilon, -1.3, 0.7),
                 "delta": log_slider("δ", delta, -8, -1, 0.25, readout_format=".0e"),
                 "l2_sensitivity": float_slider("Δ₂f = f(D') − f(D)", l2_sensitivity, 0.2, 3, 0.1)}
     fig, (ax, ax2) = new_figure(1, 2, figsize=(9.4, 3.5))
-    unit = np.linspace(-5, 5, 401)      # outputs in units of sigma, rescaled on each move
-    r = unit * 4 + l2_sensitivity / 2
-    zero = np.zeros_like(r)
-    shade = band(ax, r, zero, zero, color=PALETTE["vermillion"], alpha=0.35,
-                 label="outputs with loss > ε")
-    l_d1 = density_line(ax, r, zero, color=PALETTE["blue"], label="f(D) + N(0, σ²)")
-    l_d2 = density_line(ax, r, zero, color=PALETTE["orange"], linestyle="--",
-                        label="f(D') + N(0, σ²)")
-    label_axes(ax, "output r", "density", "Gaussian outputs on neighbours")
+    z = np.linspace(-6, 6, 361)           # output r / σ, with f(D) = 0
+    zero = np.zeros_like(z)
+    shade = band(ax, z, zero, zero, color=PALETTE["vermillion"], alpha=0.35,
+                 label="loss > ε")
+    l_d1 = density_line(ax, z, stats.norm.pdf(z), color=PALETTE["blue"], label="D")
+    l_d2 = density_line(ax, z, zero, color=PALETTE["orange"], linestyle="--", label="D'")
+    ax.set_xlim(z[0], z[-1])
+    ax.set_ylim(0, 0.5)
+    label_axes(ax, "output r / σ", "density × σ", "Gaussian outputs on neighbours")
     ax.legend(loc="upper right", fontsize="small")
     txt = note(ax, "")
-    g_loss = density_line(ax2, r, zero, color=PALETTE["blue"], label="Gaussian: unbounded")
-    l_loss = density_line(ax2, r, zero, color=PALETTE["green"], linestyle="--",
-                          label="Laplace b = Δ/ε: within ±ε")
-    h_hi = hline(ax2, epsilon)
-    h_lo = hline(ax2, -epsilon)
-    label_axes(ax2, "output r", "privacy loss ln p(r|D)/p(r|D')", "privacy loss of each output")
+    g_loss = density_line(ax2, z, zero, color=PALETTE["blue"], label="Gaussian")
+    l_loss = density_line(ax2, z, zero, color=PALETTE["green"], linestyle="--",
+                          label="Laplace, b = Δ/ε")
+    hline(ax2, 1.0)
+    hline(ax2, -1.0)
+    ax2.set_xlim(z[0], z[-1])
+    ax2.set_ylim(-4, 4)
+    label_axes(ax2, "output r / σ", "privacy loss / ε", "loss ln p(r|D)/p(r|D') per output")
     ax2.legend(loc="upper right", fontsize="small")
 
     def update(epsilon, delta, l2_sensitivity):
         d = l2_sensitivity
         sigma = mechanisms.gaussian_sigma(d, epsilon, delta, analytic=True)
-        r = d / 2 + unit * (sigma + d / 2)
-        for line in (l_d1, l_d2, g_loss, l_loss):
-            line.set_xdata(r)
-        ax.set_xlim(r[0], r[-1])
-        ax2.set_xlim(r[0], r[-1])
-        p1 = mechanisms.output_distribution(0.0, sigma, noise="gaussian")
-        p2 = mechanisms.output_distribution(d, sigma, noise="gaussian")
-        l_d1.set_ydata(p1.pdf(r))
-        l_d2.set_ydata(p2.pdf(r))
-        ax.set_ylim(0, 1.15 * p1.pdf(0.0))
+        r = z * sigma
+        l_d2.set_ydata(sigma * mechanisms.output_distribution(d, sigma, noise="gaussian").pdf(r))
         loss = mechanisms.privacy_loss(r, 0.0, d, sigma, noise="gaussian")
-        g_loss.set_ydata(loss)
-        l_loss.set_ydata(mechanisms.privacy_loss(r, 0.0, d, mechanisms.laplace_scale(d, epsilon)))
-        span = max(2 * epsilon, float(np.abs(loss).max()))
-        ax2.set_ylim(-1.15 * span, 1.15 * span)
-        h_hi.set_ydata([epsilon, epsilon])
-        h_lo.set_ydata([-epsilon, -epsilon])
-        # loss > eps exactly when r < d/2 - eps sigma^2 / d (the loss is linear in r)
+        g_loss.set_ydata(np.clip(loss / epsilon, -5, 5))
+        lap = mechanisms.privacy_loss(r, 0.0, d, mechanisms.laplace_scale(d, epsilon))
+        l_loss.set_ydata(lap / epsilon)
+        # the loss is linear in r and passes epsilon exactly below r = d/2 - eps sigma^2/d
         cut = d / 2 - epsilon * sigma ** 2 / d
-        left = r <= cut
-        set_band(shade, r, zero, np.where(left, p1.pdf(r), 0.0))
-        tail = float(stats.norm.cdf(cut, 0.0, sigma))
+        set_band(shade, z, zero, np.where(r <= cut, stats.norm.pdf(z), 0.0))
+        tail = float(stats.norm.cdf(cut / sigma))
         exact = mechanisms.gaussian_delta(sigma, d, epsilon)
-        txt.set_text(f"σ = {sigma:.3g} (analytic)\nPr[loss > ε] = {tail:.2e}\n"
-                     f"exact δ = {exact:.2e}")
-        return (f"σ = {sigma:.4g}; Pr[loss > ε] under D = {tail:.3e}; the mechanism's exact δ "
-                f"= {exact:.3e} (target {delta:.0e})")
+        txt.set_text(f"σ = {sigma:.3g}\nPr[loss > ε] = {tail:.1e}\nδ = {exact:.1e}")
+        return (f"σ = {sigma:.4g} (analytic); Pr[loss > ε] under D = {tail:.3e}; the "
+                f"mechanism's exact δ = {exact:.3e} (target {delta:.0e})")
 
     return Panel(controls, fig, update, title="The Gaussian privacy loss is unbounded",
                  name="gaussian_privacy_loss")
