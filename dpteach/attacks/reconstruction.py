@@ -144,9 +144,29 @@ def reconstruct_lsq(queries, answers) -> np.ndarray:
 _CG_MIN_SIZE = 1_000_000
 
 
+def _small(m, n):
+    """Small enough that numpy's own loops beat a (possibly multithreaded) BLAS call."""
+    return n * n * m <= _SMALL_WORK
+
+
+_SMALL_WORK = 20_000_000
+
+
+def _weighted_gram(mat):
+    """mat^T mat; numpy's einsum loop for small matrices (no BLAS thread start-up),
+    BLAS (syrk) for large ones."""
+    if _small(*mat.shape):
+        return np.einsum("ji,jk->ik", mat, mat)
+    return mat.T @ mat
+
+
 def _lsq_gram(q, a):
-    qf = q.astype(np.float32)
-    gram = (qf.T @ qf).astype(np.float64)           # exact integers
+    if _small(*q.shape):
+        qi = q.astype(np.int32)
+        gram = (qi.T @ qi).astype(np.float64)       # exact integers, numpy's int loop
+    else:
+        qf = q.astype(np.float32)
+        gram = (qf.T @ qf).astype(np.float64)       # exact integers (below 2^24)
     rhs = q.T.astype(np.float64) @ a
     try:
         return linalg.cho_solve(linalg.cho_factor(gram, check_finite=False), rhs,
@@ -363,7 +383,7 @@ def _normal_factor(qf, inv_e, f_diag, work, drop):
     weights = np.sqrt(inv_e[keep])
     for dtype, ridge in ((work, 0.0), (np.float64, 0.0), (np.float64, 1e-12), (np.float64, 1e-8)):
         scaled = rows.astype(dtype, copy=False) * weights.astype(dtype)[:, None]
-        normal = (scaled.T @ scaled).astype(np.float64)
+        normal = _weighted_gram(scaled).astype(np.float64)
         diag = np.diag_indices_from(normal)
         normal[diag] += f_diag + ridge * float(np.max(normal[diag]))
         try:
