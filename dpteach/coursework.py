@@ -16,7 +16,8 @@ holds (part of) an answer carries the cell tag ``solution``, once. This module w
 Run ``python -m dpteach.coursework`` (``make exercises``) after editing a solution;
 ``python -m dpteach.coursework --check`` exits with status 1 when the committed
 exercises differ from what would be generated (tests/test_coursework.py checks the
-same).
+same). ``python -m dpteach.coursework --grade A3_mine.ipynb ...`` runs handed-in
+notebooks from a clean kernel and prints, per notebook, every check's verdict.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from pathlib import Path
 
 import nbformat
 
-__all__ = ["SOLUTION_TAG", "blank_source", "make_exercise", "generate", "stale", "main"]
+__all__ = ["SOLUTION_TAG", "blank_source", "make_exercise", "generate", "stale", "grade", "main"]
 
 #: the cell tag that marks an answer cell in a solution notebook
 SOLUTION_TAG = "solution"
@@ -230,6 +231,38 @@ def stale(solutions_dir=None, exercises_dir=None) -> list:
     return sorted(bad)
 
 
+_MARKS = {"✅": "passed", "❌": "failed", "⏳": "not solved"}
+
+
+def grade(path, *, timeout=300):
+    """Run a (student's) notebook from a clean kernel in its own folder and collect the
+    verdict of every check it prints: a dict check name -> "passed", "failed" or
+    "not solved", plus "error" entries for cells that raised (the run goes on past
+    them). The name is the text between the mark and the first colon, e.g. "Task 4"."""
+    from nbclient import NotebookClient
+
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    verdicts = {}
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for out in cell.outputs:
+            if out.output_type == "error":
+                verdicts[f"error in cell {i}"] = f"{out.ename}: {out.evalue}"
+                continue
+            data = out.get("data", {})
+            text = data.get("text/plain", "") if out.output_type != "stream" else ""
+            for line in str(text).splitlines():
+                line = line.strip()
+                if line[:1] in _MARKS and ":" in line:
+                    verdicts[line[1:].split(":", 1)[0].strip()] = _MARKS[line[0]]
+    return verdicts
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dpteach.coursework",
                                      description="Generate notebooks/exercises/ from "
@@ -241,7 +274,17 @@ def main(argv=None) -> int:
                                             "(default: notebooks/exercises)")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if the exercises are out of date")
+    parser.add_argument("--grade", nargs="+", metavar="NOTEBOOK",
+                        help="run these notebooks and print every check's verdict")
     args = parser.parse_args(argv)
+    if args.grade:
+        for path in args.grade:
+            verdicts = grade(path)
+            passed = sum(v == "passed" for v in verdicts.values())
+            print(f"{path}: {passed} of {len(verdicts)} checks passed")
+            for name, verdict in verdicts.items():
+                print(f"  {name}: {verdict}")
+        return 0
     if args.check:
         bad = stale(args.solutions, args.exercises)
         for name in bad:

@@ -223,7 +223,7 @@ def check_mechanism(student_fn, *, sensitivity, epsilon, value=10.0, n=20_000, a
        * **privacy**: :func:`dpteach.audit.audit` turns the runs into a (1 - alpha)
          lower bound on epsilon [DR14 Def. 2.4]; above the claimed ε fails (e.g. the
          classic slip b = ε instead of Δ/ε: at Δ = 1, ε = 0.5 the noise is 4 times too
-         small and the audit proves ε ≥ 1.8);
+         small and the audit proves ε ≥ about 1.8);
        * **bias**: the mean error must be 0 (z-test, two-sided alpha);
        * **noise level**: for Lap(b), |error| ~ Exponential(b), so the mean of N
          absolute errors is Gamma(N, b/N); it must lie between that distribution's

@@ -196,3 +196,23 @@ def test_exercise_notebook_runs_and_reports_not_yet_solved(path):
     assert marks["✅"] == 0 and marks["❌"] == 0, [t for t in texts if "✅" in t or "❌" in t]
     assert "not yet solved" in "".join(texts)
     assert seconds <= BUDGET_SECONDS, f"{path.name} took {seconds:.1f} s"
+
+
+@pytest.mark.slow
+def test_grade_a_handed_in_notebook(tmp_path, capsys):
+    name = "A4_composition_and_curator.ipynb"
+    solved = coursework.grade(SOLUTIONS / name)
+    assert solved and set(solved.values()) == {"passed"}
+    assert "Task 4a" in solved and "Task 5b" in solved
+    # a student who answered Task 5b wrongly and broke a cell
+    nb = nbformat.read(EXERCISES / name, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "best_k = None" in cell.source:
+            cell.source = cell.source.replace("best_k = None", "best_k = 8\nundefined_name")
+    handed_in = tmp_path / name
+    nbformat.write(nb, handed_in)
+    verdicts = coursework.grade(handed_in)
+    assert verdicts["Task 5b"] == "failed" and verdicts["Task 1"] == "not solved"
+    assert any(k.startswith("error in cell") for k in verdicts)
+    assert coursework.main(["--grade", str(handed_in)]) == 0
+    assert "checks passed" in capsys.readouterr().out
