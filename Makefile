@@ -9,7 +9,7 @@ NB     ?= 06
 STAMP  := $(VENV)/.installed
 
 .PHONY: lab test setup test-unit test-panels test-notebooks test-browser exercises demo \
-        bench chromium clean
+        grade bench chromium clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -60,6 +60,10 @@ demo: $(STAMP)
 # Student copies of the coursework: blank the cells tagged "solution", clear outputs.
 exercises: $(STAMP)
 	$(PY) -m dpteach.coursework
+
+# Run handed-in notebooks and print every check's verdict: make grade FILES="a.ipynb b.ipynb"
+grade: $(STAMP)
+	$(PY) -m dpteach.coursework --grade $(FILES)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
