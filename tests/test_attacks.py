@@ -182,6 +182,12 @@ def test_naive_server_noise_and_averaging_attack(rng):
     assert ks_pvalue(noise, stats.laplace(scale=1.0).cdf) < ALPHA
     est = A.averaging_attack(lambda: server.count(everyone), 2000)
     assert abs(est - 3) < 6 * A.averaging_error(2.0, 2000)   # 6 sd: p ~ 2e-9
+    many = server.count(everyone, size=(4000, 25))
+    assert many.shape == (4000, 25) and server.answers_given == 1500 + 2000 + 100000
+    means = many.mean(axis=1) - 3
+    sd = A.averaging_error(2.0, 25)
+    assert abs(means.std() - sd) < 6 * sd / np.sqrt(2 * 4000) * 1.2
+    assert abs(means.std() - 2.0 / 5) > 6 * sd / np.sqrt(2 * 4000) * 1.2   # twin: no √2
 
 
 def test_caching_server_is_fooled_by_rephrasing(rng):

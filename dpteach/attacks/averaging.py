@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._checks import check_positive_int, check_real, check_rng, check_values
+from .._checks import check_positive_int, check_real, check_rng, check_size, check_values
 from ..accounting import BudgetExceededError
 
 __all__ = ["averaging_attack", "averaging_error", "collect_releases", "NaiveNoisyServer",
@@ -69,8 +69,8 @@ def averaging_error(scale, k):
 class NaiveNoisyServer:
     """The naive defence: every answer is the true count plus fresh Lap(scale) noise.
 
-    ``count(where)`` with ``where(table) -> boolean mask``; no budget, no memory.
-    ``.answers_given`` counts the answers. Averaging k answers defeats it."""
+    ``count(where, size=None)`` with ``where(table) -> boolean mask``; no budget, no
+    memory. ``.answers_given`` counts the answers. Averaging k answers defeats it."""
 
     def __init__(self, table, scale, *, rng=None):
         if not isinstance(table, pd.DataFrame):
@@ -86,11 +86,19 @@ class NaiveNoisyServer:
             raise ValueError("where must return a boolean mask with one entry per row")
         return int(mask.sum())
 
-    def count(self, where):
+    def count(self, where, *, size=None):
+        """The true count plus fresh Lap(scale) noise; ``size`` (numpy convention) gives
+        that many independent answers at once, as if asked that many times."""
         if not callable(where):
             raise TypeError("where must be a callable taking the table and returning a mask")
-        self.answers_given += 1
-        return self._count(where) + float(self._rng.laplace(0.0, self.scale))
+        size = check_size(size)
+        true = self._count(where)
+        if size is None:
+            self.answers_given += 1
+            return true + float(self._rng.laplace(0.0, self.scale))
+        noise = self._rng.laplace(0.0, self.scale, size=size)
+        self.answers_given += int(noise.size)
+        return true + noise
 
 
 class CachingNoisyServer(NaiveNoisyServer):
