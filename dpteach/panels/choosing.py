@@ -48,15 +48,14 @@ def choosing_count_error(epsilon=0.5, delta=1e-5, count=50):
     ax.set_xlim(EPS_GRID[0], EPS_GRID[-1])
     ax.set_ylim(0.01, 300)
     label_axes(ax, "ε", "expected |error| (counts)", "error of one released count")
-    ax.legend(loc="lower left", fontsize="small")
     txt = note(ax, "", loc="upper right")
     r = np.arange(N_MAX + 1)
     x = np.linspace(-20, N_MAX + 20, 281)
     zero = np.zeros_like(x)
-    d_lap = density_line(ax2, x, zero, color=_COLOURS["Laplace"], label="Laplace")
-    d_gau = density_line(ax2, x, zero, color=_COLOURS["Gaussian"], label="Gaussian")
+    d_lap = density_line(ax2, x, zero, color=_COLOURS["Laplace"])
+    d_gau = density_line(ax2, x, zero, color=_COLOURS["Gaussian"])
     (d_exp,) = ax2.step(r, np.zeros_like(r, float), where="post", color=_COLOURS["Exponential"],
-                        linestyle="--", label="exponential")
+                        linestyle="--")
     c_mark = vline(ax2, count)
     ax2.axvspan(-20, -0.5, color=PALETTE["grey"], alpha=0.15, lw=0)
     ax2.axvspan(N_MAX + 0.5, N_MAX + 20, color=PALETTE["grey"], alpha=0.15, lw=0)
@@ -64,7 +63,7 @@ def choosing_count_error(epsilon=0.5, delta=1e-5, count=50):
     ax2.set_ylim(0, 1.02)
     label_axes(ax2, "released value (grey: outside 0–100)", "Pr[release ≤ x]",
                "output distributions at this ε")
-    ax2.legend(loc="upper left", fontsize="small")
+    fig.legend(loc="outside lower center", ncols=3, fontsize="small")
     cache = {}
 
     def update(epsilon, delta, count):

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.lines import Line2D
 
 from .. import bounds, datasets, mechanisms
 from .._checks import check_epsilon, check_positive_int, check_scores, check_sensitivity
@@ -143,11 +142,9 @@ def exponential_selection(epsilon=1.0, example="nationality"):
                 "example": dropdown("question", list(_EXAMPLES), example)}
     fig, (ax, ax2) = new_figure(1, 2, figsize=(9.4, 3.5))
     slots = np.arange(5)
-    bar = bars(ax, slots, np.zeros(5), color=PALETTE["blue"])
-    ax.set_xticks([])
+    bar = bars(ax, slots, np.zeros(5))
     ax.set_xlim(-0.6, 4.6)
-    ax.set_ylim(-0.12, 1)
-    names_txt = [ax.text(i, -0.06, "", ha="center", va="center", fontsize="small") for i in slots]
+    ax.set_ylim(0, 1)
     label_axes(ax, None, "Pr[output]", "selection probabilities")
     txt = note(ax, "", loc="upper left")
     grid = np.geomspace(0.01, 10, 50)
@@ -159,13 +156,12 @@ def exponential_selection(epsilon=1.0, example="nationality"):
     ax2.set_ylim(0, 1)
     label_axes(ax2, "ε", "Pr[output]", "against ε (Δu = 1)")
     # everything that depends only on the question is computed once, here
-    tables, legends = {}, {}
+    for b, c in zip(bar, colours):       # each bar has its curve's colour: no legend needed
+        b.set_color(c)
+    tables = {}
     for key, counts in _EXAMPLES.items():
         u = np.array(list(counts.values()), float)
         tables[key] = np.array([mechanisms.exponential_probabilities(u, 1.0, e) for e in grid])
-        handles = [Line2D([], [], color=c, label=n) for c, n in zip(colours, counts)]
-        legends[key] = ax2.legend(handles=handles, loc="center left", fontsize="small")
-        ax2.add_artist(legends[key])
     state = {"example": None}
 
     def update(epsilon, example):
@@ -174,14 +170,13 @@ def exponential_selection(epsilon=1.0, example="nationality"):
         p = mechanisms.exponential_probabilities(u, 1.0, epsilon)
         for i, b in enumerate(bar):
             b.set_height(p[i] if i < p.size else 0.0)
-        if state["example"] != example:
+        if state["example"] != example:      # tick labels: static until the question changes
             state["example"] = example
-            for i, t in enumerate(names_txt):
-                t.set_text(f"{names[i]} ({int(u[i])})" if i < len(names) else "")
-            for i, c in enumerate(curves):
-                c.set_ydata(tables[example][:, i] if i < len(names) else np.full_like(grid, np.nan))
-            for key, leg in legends.items():
-                leg.set_visible(key == example)
+            ax.set_xticks(slots, [f"{n}\n({c})" for n, c in counts.items()]
+                          + [""] * (5 - len(names)), fontsize="small")
+        # set on every move (cheap), so the panel knows from its warm-up that these change
+        for i, c in enumerate(curves):
+            c.set_ydata(tables[example][:, i] if i < len(names) else np.full_like(grid, np.nan))
         marker.set_xdata([epsilon, epsilon])
         top = names[int(np.argmax(u))]
         txt.set_text(f"ε = {epsilon:.3g}\nPr[{top}] = {p.max():.3f}\nuniform = {1 / p.size:.3f}")
@@ -210,11 +205,8 @@ def exponential_half_ratio(epsilon=1.0, n_candidates=4, gap=2.0):
     ax.set_ylim(0, 2.2)
     label_axes(ax, "how far the other candidates' scores lie above r's (units of Δu)",
                "worst ln(ratio) / ε", "worst-case Pr[M(D)=r] / Pr[M(D')=r]")
-    ax.legend(loc="center left", fontsize="small")
+    fig.legend(loc="outside lower center", ncols=2, fontsize="small")
     txt = note(ax, "", loc="lower right")
-
-    def worst(g, n, eps, half):
-        return worst_case_log_ratio(tied_scores(n, -g), 1.0, eps, half=half)
 
     def update(epsilon, n_candidates, gap):
         # r is candidate 0 (score 0); the other n - 1 score `gap`. Seed 000's form at eps is
@@ -223,14 +215,14 @@ def exponential_half_ratio(epsilon=1.0, n_candidates=4, gap=2.0):
         full = np.array([_target_loss(g, n_candidates, epsilon, False) for g in gaps]) / epsilon
         l_half.set_ydata(half)
         l_full.set_ydata(full)
-        h = worst(gap, n_candidates, epsilon, True)
-        f = worst(gap, n_candidates, epsilon, False)
+        h = _target_loss(gap, n_candidates, epsilon, True)
+        f = _target_loss(gap, n_candidates, epsilon, False)
         d_half.set_data([gap], [h / epsilon])
         d_full.set_data([gap], [f / epsilon])
         txt.set_text(f"with ½: ln ratio = {h:.3f} ≤ ε = {epsilon:.3g}\n"
                      f"no ½: ln ratio = {f:.3f} = {f / epsilon:.2f}ε")
-        return (f"worst-case ln ratio: {h:.4f} with the ½, {f:.4f} without "
-                f"(ε = {epsilon:.3g}, 2ε = {2 * epsilon:.3g})")
+        return (f"ln Pr[M(D)=r]/Pr[M(D')=r] for r against its worst neighbour D': {h:.4f} "
+                f"with the ½, {f:.4f} without (ε = {epsilon:.3g}, 2ε = {2 * epsilon:.3g})")
 
     return Panel(controls, fig, update, title="Why the ½: the worst-case probability ratio",
                  name="exponential_half_ratio")
@@ -282,7 +274,7 @@ def exponential_utility(epsilon=1.0, t=2.0, n_candidates=100, profile="worst"):
     ax.set_ylim(1e-5, 1.5)
     ax.set_xlim(0, 8)
     label_axes(ax, "t", "probability", "utility theorem: empirical tail against e^−t")
-    ax.legend(loc="lower left", fontsize="small")
+    fig.legend(loc="outside lower center", ncols=2, fontsize="small")
     txt = note(ax, "", loc="upper right")
     rng = np.random.default_rng(20)
     n_draws = 20_000
@@ -334,7 +326,7 @@ def exponential_apples(epsilon=1.0, copies=1):
     ax2.set_xlim(0, 5)
     ax2.set_ylim(0, 1.02)
     label_axes(ax2, "posted price p ($)", "Pr[posted price ≤ p]", "what each seller posts")
-    ax2.legend(loc="upper left", fontsize="small")
+    fig.legend(loc="outside lower center", ncols=3, fontsize="small")
 
     def update(epsilon, copies):
         out = apple_outputs(epsilon, copies=copies, prices=prices)

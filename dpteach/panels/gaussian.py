@@ -94,10 +94,9 @@ def gaussian_sigma(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     ax.set_xlim(e[0], e[-1])
     ax.set_ylim(0.01, 1000)          # fixed limits keep the tick labels (and their cost) fixed
     label_axes(ax, "ε", "noise σ (query units)", "Gaussian σ against ε")
-    ax.legend(loc="lower left", fontsize="small")
     txt = note(ax, "", loc="upper right")
-    d_classic = density_line(ax2, e, nan, color=PALETTE["vermillion"], label="classic σ")
-    d_analytic = density_line(ax2, e, np.ones_like(e), color=PALETTE["blue"], label="analytic σ")
+    d_classic = density_line(ax2, e, nan, color=PALETTE["vermillion"])
+    density_line(ax2, e, np.ones_like(e), color=PALETTE["blue"])
     hline(ax2, 1.0)
     vline(ax2, 1.0)
     m_line = vline(ax2, epsilon, color=PALETTE["black"], linestyle="-")
@@ -105,7 +104,8 @@ def gaussian_sigma(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     ax2.set_xlim(e[0], e[-1])
     ax2.set_ylim(1e-4, 1e3)
     label_axes(ax2, "ε", "true δ / target δ", "δ each σ really gives")
-    ax2.legend(loc="upper left", fontsize="small")
+    # one figure-level legend: drawn once into the cached background, not on every move
+    fig.legend(loc="outside lower center", ncols=3, fontsize="small")
 
     def update(epsilon, delta, l2_sensitivity):
         classic, analytic, true_delta = sigma_curves(e, l2_sensitivity, delta)
@@ -152,7 +152,7 @@ def gaussian_vs_laplace_queries(k=50, epsilon=0.5, delta=1e-5, analytic=True):
     ax.set_ylim(0.1, 2e4)
     label_axes(ax, "k counting queries released together", "noise std per query (counts)",
                "Laplace against Gaussian on k counting queries")
-    ax.legend(loc="lower right", fontsize="small")
+    fig.legend(loc="outside lower center", ncols=3, fontsize="small")
     txt = note(ax, "")
 
     def update(k, epsilon, delta, analytic):
@@ -205,17 +205,16 @@ def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
     ax.set_xlim(z[0], z[-1])
     ax.set_ylim(0, 0.5)
     label_axes(ax, "output r / σ", "density × σ", "Gaussian outputs on neighbours")
-    ax.legend(loc="upper right", fontsize="small")
     txt = note(ax, "")
-    g_loss = density_line(ax2, z, zero, color=PALETTE["blue"], label="Gaussian")
+    g_loss = density_line(ax2, z, zero, color=PALETTE["purple"], label="Gaussian loss")
     l_loss = density_line(ax2, z, zero, color=PALETTE["green"], linestyle="--",
-                          label="Laplace, b = Δ/ε")
+                          label="Laplace loss, b = Δ/ε")
     hline(ax2, 1.0)
     hline(ax2, -1.0)
     ax2.set_xlim(z[0], z[-1])
     ax2.set_ylim(-4, 4)
     label_axes(ax2, "output r / σ", "privacy loss / ε", "loss ln p(r|D)/p(r|D') per output")
-    ax2.legend(loc="upper right", fontsize="small")
+    fig.legend(loc="outside lower center", ncols=5, fontsize="small")
 
     def update(epsilon, delta, l2_sensitivity):
         d = l2_sensitivity
