@@ -202,6 +202,20 @@ def test_phase_transition_table(rng):
     assert df_lp.fraction.iloc[0] >= 0.9
 
 
+def test_lsq_fraction_follows_the_inverse_wishart_prediction():
+    # m = 4n, sigma = r sqrt(n): a bit survives rounding with probability about
+    # Phi(sqrt(3) / (4 r)) (notebook 03); the naive 2 Phi(1/(2r)) - 1 is the wrong twin
+    rng = np.random.default_rng(11)
+    n, r, trials = 200, 0.6, 20
+    hits = 0
+    for _ in range(trials):
+        d, q, a = problem(n, 4 * n, r * np.sqrt(n), rng)
+        hits += int((A.reconstruct_lsq(q, a) == d).sum())
+    total = n * trials
+    assert stats.binomtest(hits, total, stats.norm.cdf(np.sqrt(3) / (4 * r))).pvalue > ALPHA
+    assert stats.binomtest(hits, total, 2 * stats.norm.cdf(0.5 / r) - 1).pvalue < ALPHA
+
+
 # ------------------------------------------------------------------------- bad input
 Q = np.array([[1, 0], [0, 1], [1, 1]])
 GOOD_A = np.array([1.0, 0.0, 1.0])

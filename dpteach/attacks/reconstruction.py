@@ -32,7 +32,6 @@ __all__ = ["random_subset_queries", "answer_queries", "noisy_answers", "reconstr
            "phase_transition"]
 
 MAX_EXHAUSTIVE_N = 24
-_START_SHRINK = 0.0
 _ROW_DROP = 1e-6
 
 
@@ -275,16 +274,16 @@ def lp_decode(queries, answers, *, tol=1e-10, max_iter=100) -> LPResult:
     qf = q.astype(np.float64)
     qt = np.ascontiguousarray(qf.T)
 
-    # A strictly feasible, roughly centred start: x = s = 1/2; u - v = r = a - Qx with
-    # u, v >= theta; y = r / (u + v), so that u p = v q (p = 1 - y, q = 1 + y);
-    # z - w = Q^T y with z, w >= theta.
+    # A strictly feasible start: x = s = 1/2; u - v = r = a - Qx with u, v >= theta
+    # (theta = mean |r|, so that u p and v q are of the size of the residuals); y = 0,
+    # p = q = 1; z = w = theta (Q^T y - z + w = 0).
     x = np.full(n, 0.5)
     s = 1.0 - x
     r = a - qf @ x
     theta = max(1.0, float(np.mean(np.abs(r))))
     u = np.maximum(r, 0.0) + theta
     v = u - r
-    y = r / (u + v) * _START_SHRINK
+    y = np.zeros(m)
     p = 1.0 - y
     qq = 1.0 + y
     g = qt @ y
@@ -404,7 +403,7 @@ def _crossover(qf, qt, a, x, s, w, z, u, v, p, qq):
     For k free variables, solving Q[Z, F] x_F = a_Z - Q[Z, U] 1 gives x; the dual point
     takes y_j = sign(r_j) off Z and solves Q[Z, F]^T y_Z = -Q[not Z, F]^T y_notZ, so that
     (Q^T y)_F = 0. Each guess is certified by its duality gap; k is tried at the two
-    indicator counts.
+    indicator counts and a few values between them.
     """
     m, n = qf.shape
     freeness = np.minimum(x / w, s / z)
@@ -415,7 +414,10 @@ def _crossover(qf, qt, a, x, s, w, z, u, v, p, qq):
     k_row = int((score < 1.0).sum())
     tried = set()
     best = None
-    for k in (k_var, k_row):
+    lo, hi = sorted((k_var, k_row))
+    # the true count lies between the two indicators' counts, usually; try a few
+    guesses = [k_var, k_row] + list(np.unique(np.linspace(lo, hi, 8).round().astype(int)))
+    for k in guesses:
         if k in tried or k < 0 or k > min(m, n):
             continue
         tried.add(k)
