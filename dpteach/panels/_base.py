@@ -15,10 +15,12 @@ from __future__ import annotations
 import base64
 import io
 import time
+import warnings
 from typing import Callable
 
 import ipywidgets as widgets
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.patches import Rectangle
 from matplotlib.spines import Spine
 from matplotlib.transforms import Bbox, IdentityTransform
@@ -106,8 +108,11 @@ class Panel:
     def restyle(self):
         """Apply the current style (lecture mode or not), lay out again and redraw."""
         apply_style(self.figure)
-        self.figure.set_layout_engine("constrained")
-        self._laid_out = False
+        if any(ax.get_subplotspec() is not None for ax in self.figure.axes):
+            # lay the grid out once more for the new font sizes (hand-placed axes stay put)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                ConstrainedLayoutEngine().execute(self.figure)
         self._png = self._render(full=True)
         self.image.value = self._png
 
