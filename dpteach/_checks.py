@@ -25,6 +25,7 @@ __all__ = [
     "check_bits",
     "check_rng",
     "check_size",
+    "release_shape",
 ]
 
 
@@ -195,3 +196,13 @@ def check_size(size, name: str = "size"):
     if isinstance(size, (tuple, list)):
         return tuple(check_nonnegative_int(s, name) for s in size)
     return check_nonnegative_int(size, name)
+
+
+def release_shape(size, value_shape) -> tuple:
+    """Shape of ``size`` independent releases of a value of shape ``value_shape``
+    (numpy's convention: None -> the value's own shape)."""
+    if size is None:
+        return tuple(value_shape)
+    if isinstance(size, tuple):
+        return size + tuple(value_shape)
+    return (size,) + tuple(value_shape)

@@ -22,7 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._checks import (check_epsilon, check_positive_int, check_rng, check_size,
+from ._checks import (check_epsilon, check_positive_int, check_rng, check_size, release_shape,
                       check_values)
 
 __all__ = ["discrete_laplace_mechanism", "discrete_laplace_noise", "discrete_laplace_pmf",
@@ -195,6 +195,16 @@ def discrete_laplace_noise(sensitivity, epsilon, *, rng=None, size=None):
     return int(draws) if size is None else draws
 
 
+def _integer_values(value) -> np.ndarray:
+    """The query's true answer as int64: integer-valued, |value| <= 2^53."""
+    arr = check_values("value", value)
+    if np.any(arr != np.round(arr)):
+        raise ValueError(f"value must be integer-valued (a count or a sum of integers), got {value!r}")
+    if np.any(np.abs(arr) > 2.0 ** 53):
+        raise ValueError(f"value must be an integer of magnitude <= 2^53, got {value!r}")
+    return arr.astype(np.int64)
+
+
 def discrete_laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
     """Release value + Y, Y exact discrete Laplace with scale sensitivity / epsilon.
 
@@ -207,22 +217,12 @@ def discrete_laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=No
     rational :func:`epsilon_as_fraction` gives (pass a Fraction to choose it yourself).
     Throughput: well over 10^5 draws per second. Notebook 11.
     """
-    arr = check_values("value", value)
-    if np.any(arr != np.round(arr)):
-        raise ValueError(f"value must be integer-valued (a count or a sum of integers), got {value!r}")
-    if np.any(np.abs(arr) > 2.0 ** 53):
-        raise ValueError(f"value must be an integer of magnitude <= 2^53, got {value!r}")
-    ints = arr.astype(np.int64)
+    ints = _integer_values(value)
     sensitivity = check_positive_int(sensitivity, "sensitivity")
     t, s = _scale_fraction(sensitivity, epsilon)
     size = check_size(size)
     rng = check_rng(rng)
-    if size is None:
-        shape = ints.shape
-    elif isinstance(size, tuple):
-        shape = size + ints.shape
-    else:
-        shape = (size,) + ints.shape
+    shape = release_shape(size, ints.shape)
     count = int(np.prod(shape)) if shape else 1
     noise = _discrete_laplace(t, s, count, rng).reshape(shape)
     out = ints + noise
@@ -315,21 +315,11 @@ def discrete_gaussian_mechanism(value, sigma, *, rng=None, size=None):
     7]; unlike the continuous Gaussian no floating-point rounding is involved. Shapes as
     in :func:`discrete_laplace_mechanism`.
     """
-    arr = check_values("value", value)
-    if np.any(arr != np.round(arr)):
-        raise ValueError(f"value must be integer-valued, got {value!r}")
-    if np.any(np.abs(arr) > 2.0 ** 53):
-        raise ValueError(f"value must be an integer of magnitude <= 2^53, got {value!r}")
-    ints = arr.astype(np.int64)
+    ints = _integer_values(value)
     sigma2 = _sigma_squared(sigma)
     size = check_size(size)
     rng = check_rng(rng)
-    if size is None:
-        shape = ints.shape
-    elif isinstance(size, tuple):
-        shape = size + ints.shape
-    else:
-        shape = (size,) + ints.shape
+    shape = release_shape(size, ints.shape)
     count = int(np.prod(shape)) if shape else 1
     out = ints + _discrete_gaussian(sigma2, count, rng).reshape(shape)
     return int(out) if out.ndim == 0 else out

@@ -11,7 +11,8 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from ._checks import (check_bits, check_delta, check_epsilon, check_real, check_rng,
-                      check_scores, check_sensitivity, check_size, check_values)
+                      check_scores, check_sensitivity, check_size, check_values,
+                      release_shape)
 
 __all__ = [
     "laplace_scale",
@@ -57,18 +58,12 @@ def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
     b = laplace_scale(sensitivity, epsilon)
     size = check_size(size)
     rng = check_rng(rng)
-    shape = _release_shape(size, value.shape)
+    shape = release_shape(size, value.shape)
     noise = rng.laplace(0.0, b, size=shape) if b > 0 else np.zeros(shape)
     out = value + noise
     return out.item() if out.ndim == 0 else out
 
 
-def _release_shape(size, value_shape):
-    if size is None:
-        return value_shape
-    if isinstance(size, tuple):
-        return size + value_shape
-    return (size,) + value_shape
 
 
 # -------------------------------------------------------------------------- Gaussian
@@ -140,7 +135,7 @@ def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, analytic=False,
     sigma = gaussian_sigma(l2_sensitivity, epsilon, delta, analytic=analytic)
     size = check_size(size)
     rng = check_rng(rng)
-    shape = _release_shape(size, value.shape)
+    shape = release_shape(size, value.shape)
     out = value + (rng.normal(0.0, sigma, size=shape) if sigma > 0 else np.zeros(shape))
     return out.item() if out.ndim == 0 else out
 

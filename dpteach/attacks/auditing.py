@@ -16,20 +16,11 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_real
+from .differencing import _mask
 
 __all__ = ["max_query", "infer_from_max_queries", "MaxAuditor", "refusal_attack"]
 
 
-def _mask(table, where):
-    if where is None:
-        return np.ones(len(table), dtype=bool)
-    if not callable(where):
-        raise TypeError(f"where must be a callable (table -> boolean mask) or None, got {where!r}")
-    mask = np.asarray(where(table))
-    if mask.shape != (len(table),) or mask.dtype.kind != "b":
-        raise ValueError(f"where must return a boolean mask with one entry per row, got "
-                         f"dtype {mask.dtype} and shape {mask.shape}")
-    return mask
 
 
 def max_query(table, column, where=None) -> float:

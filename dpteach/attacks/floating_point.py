@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from .._checks import check_real, check_rng, check_size, check_values
+from .._checks import check_real, check_rng, check_size, check_values, release_shape
 
 __all__ = ["naive_laplace_mechanism", "floating_point_attack", "preimages"]
 
@@ -56,12 +56,7 @@ def naive_laplace_mechanism(value, scale, *, rng=None, size=None):
     scale = check_real("scale", scale, low=0.0, low_open=True)
     size = check_size(size)
     rng = check_rng(rng)
-    if size is None:
-        shape = value.shape
-    elif isinstance(size, tuple):
-        shape = size + value.shape
-    else:
-        shape = (size,) + value.shape
+    shape = release_shape(size, value.shape)
     u = rng.random(shape) - 0.5
     with np.errstate(divide="ignore"):
         noise = -scale * np.sign(u) * np.log(1.0 - 2.0 * np.abs(u))
