@@ -22,9 +22,12 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# JupyterLab refuses to run as root unless told; only then is --allow-root passed.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
-		--ServerApp.root_dir=notebooks
+		--ServerApp.root_dir=notebooks $(ALLOW_ROOT)
 
 # With CI=true the browser test must run, so Debian's Chromium is installed first.
 chromium:
