@@ -70,6 +70,7 @@ class Panel:
         self._dynamic: list = []
         self._background = None
         self._boxes: dict = {}
+        self._legend_pixels: list = []
         self._laid_out = False
         header = [widgets.HTML(f"<b>{title}</b>")] if title else []
         box = widgets.HBox(list(self.controls.values()),
@@ -79,10 +80,32 @@ class Panel:
             control.observe(self._on_change, names="value")
         _style._track(self)
         self.redraw()
-        # Warm-up: run the update once more so the artists it touches are known to be
-        # dynamic before the first slider move (each such discovery costs a full draw).
-        self.redraw()
+        self._warm_up()
         self.timings.clear()
+
+    def _warm_up(self):
+        """Run the update once more so the artists it touches are known to be dynamic
+        before the first slider move (each later discovery costs a full draw).
+
+        An unchanged ``set_text`` does not mark a text stale, so every text in the axes
+        is first blanked: the texts the update writes come back stale (dynamic), the
+        others get their words back and stay in the cached background.
+        """
+        blank = "\u2063"
+        texts = [(t, t.get_text()) for ax in self.figure.axes for t in ax.texts]
+        for t, _ in texts:
+            t.set_text(blank)
+        limits = self._limits()
+        text = self._update(**self.values())
+        if text is not None:
+            self.status.value = text
+        for t, words in texts:
+            if t.get_text() == blank:
+                t.set_text(words)
+                t.stale = False
+        moved = [ax for ax, old, new in zip(self.figure.axes, limits, self._limits()) if old != new]
+        self._png = self._render(moved=moved)
+        self.image.value = self._png
 
     # -- wiring ---------------------------------------------------------------
     def values(self) -> dict:
@@ -143,12 +166,6 @@ class Panel:
             changed.extend(a for a in ax.get_children()
                            if a.stale and a not in (ax.xaxis, ax.yaxis) and not isinstance(a, Spine))
         changed.extend(t for t in fig.texts if t.stale)
-        if first:
-            # Text boxes (notes) are usually what an update rewrites; an unchanged
-            # set_text does not mark them stale, so the warm-up cannot spot them.
-            # Legends are kept on top of whatever moves beneath them.
-            self._dynamic = [t for ax in fig.axes for t in ax.texts]
-            self._dynamic += [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
         new = [] if first else [a for a in changed if a not in self._dynamic]
         if new:
             full = True
@@ -162,6 +179,7 @@ class Panel:
                 self._laid_out = True
             self._boxes = {}
             self._background = canvas.copy_from_bbox(fig.bbox)
+            self._keep_legends(canvas)
         elif moved:
             canvas.restore_region(self._background)
             renderer = canvas.get_renderer()
@@ -171,16 +189,27 @@ class Panel:
                 ax.draw(renderer)
                 self._boxes[ax] = ax.get_tightbbox(renderer)
             self._background = canvas.copy_from_bbox(fig.bbox)
+            self._keep_legends(canvas)
         else:
             canvas.restore_region(self._background)
         for a in sorted(self._dynamic, key=lambda a: a.get_zorder()):
             if a.get_visible():
                 (a.axes.draw_artist if a.axes is not None else fig.draw_artist)(a)
+        for pixels in self._legend_pixels:      # legends stay on top of what moved
+            canvas.restore_region(pixels)
         width, height = canvas.get_width_height()
         image = PILImage.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
         buf = io.BytesIO()
         image.save(buf, format="png", compress_level=1)
         return buf.getvalue()
+
+    def _keep_legends(self, canvas):
+        """Cache the pixels of every static legend in the axes, to paste back on top of
+        the dynamic artists (laying a legend out again costs more than the rest)."""
+        self._legend_pixels = [canvas.copy_from_bbox(leg.get_window_extent())
+                               for ax in self.figure.axes
+                               for leg in [ax.get_legend()]
+                               if leg is not None and leg.get_visible() and leg not in self._dynamic]
 
     def _clear(self, box, renderer):
         """Paint the figure's background colour over a pixel box."""
