@@ -147,24 +147,26 @@ def laplace_histogram(epsilon=1.0, counts="small", seed=0):
     noisy_bars = ax.bar(x + 0.2, _SMALL, width=0.4, color=PALETTE["blue"], label="released")
     hline(ax, 0.0, linestyle="-")
     ax.set_xticks(x, _BINS)
-    label_axes(ax, "histogram bin", "count", "Releasing a histogram with Lap(1/ε) per bin")
+    label_axes(ax, "histogram bin", "count ÷ unit (see box)", "Releasing a histogram with Lap(1/ε) per bin")
+    # one fixed scale for both datasets (counts drawn in units of 1 or 1000), so that
+    # switching datasets moves no axis: the same bars, and noise 1000 times smaller
+    top = 1.25 * max(_SMALL.max(), _LARGE.max() / 1000)
+    ax.set_ylim(-0.35 * top, top)
     ax.legend(loc="upper right", fontsize=8)
     txt = note(ax, "")
 
     def update(epsilon, counts, seed):
-        true = _SMALL if counts == "small" else _LARGE
+        true, unit = (_SMALL, 1) if counts == "small" else (_LARGE, 1000)
         z = np.random.default_rng(seed).laplace(size=true.size)
         noisy = true + z * mechanisms.laplace_scale(1.0, epsilon)
-        for bar, h in zip(true_bars, true):
+        for bar, h in zip(true_bars, true / unit):
             bar.set_height(h)
-        for bar, h in zip(noisy_bars, noisy):
+        for bar, h in zip(noisy_bars, noisy / unit):   # noise may leave the fixed chart
             bar.set_height(h)
-        top = 1.25 * true.max()
-        if ax.get_ylim()[1] != top:  # fixed axes per dataset: noise may leave the chart
-            ax.set_ylim(-0.35 * top, top)
         mae = np.mean(np.abs(noisy - true))
         rel = mae / true.mean()
-        txt.set_text(f"b = 1/ε = {1 / epsilon:.3g}\nmean |error| = {mae:.3g} ({100 * rel:.2g}% of mean count)")
+        txt.set_text(f"unit = {unit}; b = 1/ε = {1 / epsilon:.3g}\n"
+                     f"mean |error| = {mae:.3g} ({100 * rel:.2g}% of mean count)")
         return (f"ε = {epsilon:.3g}: noise scale 1/ε = {1 / epsilon:.3g}; mean absolute error "
                 f"{mae:.3g}, i.e. {100 * rel:.3g}% of the average count.")
 
