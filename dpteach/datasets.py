@@ -10,7 +10,8 @@ from __future__ import annotations
 import pandas as pd
 
 __all__ = ["hospital_visits", "hospital_conditions", "hospital_conditions_4anonymous",
-           "salary_disease_3diverse", "sickle_cell", "blood_sugar", "phd_students"]
+           "salary_disease_3diverse", "salary_disease_regrouped", "sickle_cell", "blood_sugar",
+           "phd_students"]
 
 
 def hospital_visits() -> pd.DataFrame:
@@ -82,6 +83,18 @@ def salary_disease_3diverse() -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=["ZIP Code", "Age", "Salary", "Disease"])
     df.index = pd.RangeIndex(1, 10)
     return df
+
+
+def salary_disease_regrouped() -> pd.DataFrame:
+    """The same nine people as :func:`salary_disease_3diverse`, regrouped as in Li, Li &
+    Venkatasubramanian 2007 (their Table 5) so that the table is 0.167-close with respect
+    to Salary (integer thousands). Notebook 01."""
+    rows = [("4767*", "≤ 40", 3, "gastric ulcer"), ("4767*", "≤ 40", 5, "stomach cancer"),
+            ("4767*", "≤ 40", 9, "pneumonia"), ("4790*", "≥ 40", 6, "gastritis"),
+            ("4790*", "≥ 40", 11, "flu"), ("4790*", "≥ 40", 8, "bronchitis"),
+            ("4760*", "≤ 40", 4, "gastritis"), ("4760*", "≤ 40", 7, "bronchitis"),
+            ("4760*", "≤ 40", 10, "stomach cancer")]
+    return pd.DataFrame(rows, columns=["ZIP Code", "Age", "Salary", "Disease"])
 
 
 def sickle_cell() -> pd.DataFrame:

@@ -83,16 +83,6 @@ def random_table(rng, n=None, m=None):
                          "c": rng.integers(0, 2, n), "s": spaced[rng.integers(0, m, n)]})
 
 
-def salary_table_5():
-    """Li, Li & Venkatasubramanian 2007, Table 5: the same 9 people regrouped so that
-    the table has 0.167-closeness with respect to Salary."""
-    rows = [("4767*", "≤ 40", 3, "gastric ulcer"), ("4767*", "≤ 40", 5, "stomach cancer"),
-            ("4767*", "≤ 40", 9, "pneumonia"), ("4790*", "≥ 40", 6, "gastritis"),
-            ("4790*", "≥ 40", 11, "flu"), ("4790*", "≥ 40", 8, "bronchitis"),
-            ("4760*", "≤ 40", 4, "gastritis"), ("4760*", "≤ 40", 7, "bronchitis"),
-            ("4760*", "≤ 40", 10, "stomach cancer")]
-    return pd.DataFrame(rows, columns=["ZIP Code", "Age", "Salary", "Disease"])
-
 
 # -- the seed tables ------------------------------------------------------------------------
 def test_lazy_access():
@@ -139,7 +129,7 @@ def test_salary_example_of_li_li_venkatasubramanian():
     # wrong twin: with equal ground distance the same class would be at 2/3
     assert an.t_closeness(t, SAL_QI, "Salary", ordered=False) == pytest.approx(2 / 3)
     # the regrouped Table 5 has 0.167-closeness
-    assert an.t_closeness(salary_table_5(), SAL_QI, "Salary", ordered=True) == pytest.approx(1 / 6)
+    assert an.t_closeness(ds.salary_disease_regrouped(), SAL_QI, "Salary", ordered=True) == pytest.approx(1 / 6)
 
 
 def test_disease_side_of_the_3_diverse_table():

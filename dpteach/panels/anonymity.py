@@ -256,20 +256,12 @@ def anonymity_skewness(class_share=0.5, class_size=50):
                  name="anonymity_skewness")
 
 
-def _table_5():
-    rows = [("4767*", "≤ 40", 3, "gastric ulcer"), ("4767*", "≤ 40", 5, "stomach cancer"),
-            ("4767*", "≤ 40", 9, "pneumonia"), ("4790*", "≥ 40", 6, "gastritis"),
-            ("4790*", "≥ 40", 11, "flu"), ("4790*", "≥ 40", 8, "bronchitis"),
-            ("4760*", "≤ 40", 4, "gastritis"), ("4760*", "≤ 40", 7, "bronchitis"),
-            ("4760*", "≤ 40", 10, "stomach cancer")]
-    return pd.DataFrame(rows, columns=["ZIP Code", "Age", "Salary", "Disease"])
-
 
 def salary_groupings():
     """The two groupings of the 9 salaries in Li, Li & Venkatasubramanian 2007: the
     seed's 3-diverse table (their Table 4) and their 0.167-close Table 5."""
     return {"seed's 3-diverse table": datasets.salary_disease_3diverse(),
-            "regrouped (Li et al.'s Table 5)": _table_5()}
+            "regrouped (Li et al.'s Table 5)": datasets.salary_disease_regrouped()}
 
 
 @register("anonymity_emd_salary")
