@@ -48,10 +48,17 @@ def run() -> list[tuple[str, float, str, str]]:
     d = rng.integers(0, 2, n).astype(np.int8)
     q = A.random_subset_queries(4 * n, n, rng=rng)
     a = A.noisy_answers(q, d, 0.1 * np.sqrt(n), rng=rng)
-    res, t_ours = _timed(A.lp_decode, q, a)
+    times = []
+    for _ in range(3):                     # a shared machine is noisy: report the median
+        res, t = _timed(A.lp_decode, q, a)
+        times.append(t)
+    t_ours = float(np.median(times))
     (x_ref, opt), t_highs = _timed(A.textbook_lp, q, a)
     bits_ref = (x_ref >= 0.5).astype(np.int8)
-    rows.append(("reconstruct_lp n=1000 m=4n (interior point): time", t_ours, "s", "<= 5"))
+    rows.append(("reconstruct_lp n=1000 m=4n (interior point): median of 3 runs", t_ours, "s",
+                 "<= 5"))
+    rows.append(("reconstruct_lp: slowest of the 3 runs", max(times), "s", "<= 5"))
+    rows.append(("reconstruct_lp: interior-point iterations", res.iterations, "", "reference"))
     rows.append(("textbook LP, scipy linprog(method='highs'): time", t_highs, "s", "reference"))
     rows.append(("reconstruct_lp speed-up over HiGHS", t_highs / t_ours, "x", ">= 3"))
     rows.append(("reconstruct_lp certified relative duality gap", res.relative_gap, "",

@@ -84,6 +84,7 @@ def test_lsq_recovers_at_low_noise_and_fails_at_high(rng):
 @pytest.mark.parametrize("n, m, sigma, gross", [
     (20, 60, 1.0, 0), (40, 160, 2.0, 0), (60, 120, 3.0, 0), (50, 200, 1.0, 20),
     (30, 30, 0.5, 0), (80, 320, 0.0, 0), (100, 400, 4.0, 40),
+    (200, 800, 0.1 * np.sqrt(200), 0),     # large enough for BLAS, row dropping, refinement
 ])
 def test_lp_decode_matches_highs(rng, n, m, sigma, gross):
     d, q, a = problem(n, m, sigma, rng)
@@ -101,6 +102,25 @@ def test_lp_decode_matches_highs(rng, n, m, sigma, gross):
     clear = np.abs(x_ref - 0.5) > 1e-6
     np.testing.assert_array_equal(res.bits[clear], (x_ref >= 0.5)[clear].astype(np.int8))
     np.testing.assert_array_equal(A.reconstruct_lp(q, a), res.bits)
+
+
+@pytest.mark.parametrize("m, n", [(60, 20), (800, 200)])
+def test_normal_equations_refinement_reaches_float64_accuracy(rng, m, n):
+    # late in the iterations the weights span many orders of magnitude: the float32
+    # factor alone leaves a visible residual, conjugate gradients on top remove it
+    qf = A.random_subset_queries(m, n, rng=rng).astype(np.float64)
+    inv_e = 10.0 ** rng.uniform(-12, 6, m)
+    f_diag = 10.0 ** rng.uniform(-6, 6, n)
+    exact = np.diag(f_diag) + qf.T @ (inv_e[:, None] * qf)
+    rhs = rng.standard_normal(n)
+    args = (qf, np.ascontiguousarray(qf.T), qf.astype(np.float32), inv_e, f_diag)
+
+    def residual(refine):
+        dx = R._NormalEquations(*args, refine=refine).solve(rhs)
+        return np.linalg.norm(exact @ dx - rhs) / np.linalg.norm(rhs)
+
+    assert residual(True) <= 1e-10
+    assert residual(False) > 1e-8                  # the wrong twin: float32 alone
 
 
 def test_lp_exact_answers_recover_everything(rng):

@@ -17,13 +17,14 @@ Dwork, McSherry & Talwar (2007) analyse the L1 (LP) decoder; Dwork & Roth (2014)
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import warnings
 
 import numpy as np
 from scipy import linalg
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from .._checks import (check_bits, check_nonnegative_int, check_positive_int, check_real,
                        check_rng, check_values)
@@ -35,6 +36,8 @@ __all__ = ["random_subset_queries", "answer_queries", "noisy_answers", "reconstr
 
 MAX_EXHAUSTIVE_N = 24
 _ROW_DROP = 1e-6
+_ROW_DROP_REFINED = 1e-8
+_REFINE_MAX = 8
 
 
 # ----------------------------------------------------------------------------- queries
@@ -253,14 +256,37 @@ def _lp_objectives(qf, a, x, y):
     return primal, dual
 
 
-def _blas_threads():
-    """How many BLAS threads the LP should use.
+_BLAS = []
 
-    On a machine with two cores or fewer, OpenBLAS's worker threads contend with the
-    interpreter and slow the dense products down (measured on a 2-core machine: 7.7 s
-    with two threads, 4.9 s with one, for n = 1000, m = 4n); elsewhere keep the default.
+
+def _blas():
+    """The loaded BLAS libraries' thread pools (looked up once: it takes ~10 ms)."""
+    if not _BLAS:
+        _BLAS.append(ThreadpoolController().select(user_api="blas"))
+    return _BLAS[0]
+
+
+def _few_cores() -> bool:
+    return (os.cpu_count() or 1) <= 2
+
+
+def _blas_threads(*, big_product=False):
+    """How many threads the LP's BLAS calls should use.
+
+    On a machine with two cores or fewer, every BLAS call but the normal matrix product
+    runs on one thread: OpenBLAS's second thread gains little on a matrix-vector product
+    or a 1000 x 1000 factorisation, and while it waits for work it competes with the
+    interpreter for the other core (measured on a 2-core machine, n = 1000, m = 4n: 4.8 s
+    with one thread throughout, 6.2 s with two). The normal matrix product is large
+    enough to use both (0.19 s on one thread, 0.11 s on two). Elsewhere keep the default.
     """
-    return 1 if (os.cpu_count() or 1) <= 2 else None
+    if not _few_cores():
+        return None
+    return os.cpu_count() or 1 if big_product else 1
+
+
+def _blas_limit(threads):
+    return contextlib.nullcontext() if threads is None else _blas().limit(limits=threads)
 
 
 def lp_decode(queries, answers, *, tol=1e-10, max_iter=100) -> LPResult:
@@ -269,21 +295,25 @@ def lp_decode(queries, answers, *, tol=1e-10, max_iter=100) -> LPResult:
     The LP, in the textbook equality form, is
     ``min sum(u + v)  s.t.  Q x + u - v = a,  0 <= x <= 1,  u, v >= 0``; its dual is
     ``max a^T y - sum_i max(0, (Q^T y)_i)`` over ``-1 <= y <= 1``.
-    This is a primal-dual interior-point method (Mehrotra predictor-corrector) specialised
-    to that structure: the Newton system is reduced to n x n normal equations
-    (F + Q^T E^{-1} Q) dx = rhs, with diagonal E (m) and F (n), formed with one BLAS
-    product per iteration and solved by Cholesky -- never the (2m + n)-variable system a
-    general solver factorises. The method starts feasible, and it stops when the certified
-    gap between ||a - Qx||_1 and the dual bound at the current y is at most
-    ``tol * max(1, ||a - Qx||_1)``. The same LP solved by scipy's HiGHS gives the same
-    optimum (tests and benchmarks/bench_reconstruction.py check this).
+    This is a primal-dual interior-point method (Mehrotra predictor-corrector, plus up to
+    two of Gondzio's centrality correctors per iteration) specialised to that structure:
+    the Newton system is reduced to n x n normal equations (F + Q^T E^{-1} Q) dx = rhs,
+    with diagonal E (m) and F (n), never the (2m + n)-variable system a general solver
+    factorises. The normal matrix is one BLAS product of the rows whose weight is not
+    negligible, in float32 until the relative gap reaches 1e-4 and in float64 after that,
+    when conjugate gradients on the exact system polish each direction. The method stops
+    when the certified gap between ||a - Qx||_1 and the dual bound at the current y is at
+    most ``tol * max(1, ||a - Qx||_1)``; near the end it also tries to guess the optimal
+    vertex (a crossover) and keeps it when that certifies the optimum. The same LP
+    solved by scipy's HiGHS gives the same optimum (tests and
+    benchmarks/bench_reconstruction.py check this).
     """
     q = _check_queries(queries)
     m, n = q.shape
     a = _check_answers(answers, m)
     tol = check_real("tol", tol, low=0.0, low_open=True)
     max_iter = check_positive_int(max_iter, "max_iter")
-    with threadpool_limits(limits=_blas_threads(), user_api="blas"):
+    with _blas_limit(_blas_threads()):
         return _lp_decode(q, a, tol, max_iter)
 
 
@@ -291,6 +321,7 @@ def _lp_decode(q, a, tol, max_iter):
     m, n = q.shape
     qf = q.astype(np.float64)
     qt = np.ascontiguousarray(qf.T)
+    q32 = q.astype(np.float32)
 
     # A strictly feasible start: x = s = 1/2; u - v = r = a - Qx with u, v >= theta
     # (theta = mean |r|, so that u p and v q are of the size of the residuals); y = 0,
@@ -311,8 +342,6 @@ def _lp_decode(q, a, tol, max_iter):
 
     best = None
     it = 0
-    drop = _ROW_DROP
-    last_rel = np.inf
     for it in range(1, max_iter + 1):
         primal, dual = _lp_objectives(qf, a, x, y)
         if best is None or primal - dual < best[0]:
@@ -320,10 +349,7 @@ def _lp_decode(q, a, tol, max_iter):
         rel = (primal - dual) / max(1.0, abs(primal))
         if rel <= tol:
             break
-        if rel > 0.9 * last_rel:
-            drop = 0.0      # progress stalled: form the normal matrix from every row
-        last_rel = rel
-        if rel <= 1e-3:
+        if rel <= _CROSSOVER_FROM:
             # crossover: guess the optimal vertex from the iterate and certify it
             vertex = _crossover(qf, qt, a, x, s, w, z, u, v, p, qq)
             if vertex is not None:
@@ -343,14 +369,12 @@ def _lp_decode(q, a, tol, max_iter):
         e_diag = u / p + v / qq
         f_diag = z / s + w / x
         inv_e = 1.0 / e_diag
-        # the n x n normal matrix Q^T E^-1 Q: float32 BLAS while far from the optimum
-        # (it only steers the search; the certificate is computed in float64)
-        factor = _normal_factor(qf, inv_e, f_diag, np.float32 if rel > 1e-6 else np.float64, drop)
+        normal = _NormalEquations(qf, qt, q32, inv_e, f_diag, refine=rel <= _REFINE_FROM)
 
         def solve(c1, c2, c3, c4):
             h1 = rp - (c3 - u * ru) / p + (c4 - v * rv) / qq
             h2 = rx - c1 / x + (c2 - z * rs) / s
-            dx = linalg.cho_solve(factor, qt @ (inv_e * h1) - h2, check_finite=False)
+            dx = normal.solve(qt @ (inv_e * h1) - h2)
             dy = inv_e * (h1 - qf @ dx)
             ds = rs - dx
             dw = (c1 - w * dx) / x
@@ -363,16 +387,38 @@ def _lp_decode(q, a, tol, max_iter):
 
         # predictor (affine scaling)
         aff = solve(-x * w, -s * z, -u * p, -v * qq)
-        ap, ad = _step_lengths(x, s, u, v, w, z, p, qq, aff, 1.0)
+        ap, ad = (min(1.0, t) for t in _step_lengths(x, s, u, v, w, z, p, qq, aff, 1.0))
         dx, ds, du, dv, dy, dw, dz, dp, dq = aff
         mu_aff = ((x + ap * dx) @ (w + ad * dw) + (s + ap * ds) @ (z + ad * dz)
                   + (u + ap * du) @ (p + ad * dp) + (v + ap * dv) @ (qq + ad * dq)) / n_pairs
         sigma = (mu_aff / mu) ** 3
         # corrector (Mehrotra): centring plus the second-order term
         cen = sigma * mu
-        step = solve(cen - x * w - dx * dw, cen - s * z - ds * dz,
-                     cen - u * p - du * dp, cen - v * qq - dv * dq)
-        ap, ad = _step_lengths(x, s, u, v, w, z, p, qq, step, 0.9995)
+        rhs = (cen - x * w - dx * dw, cen - s * z - ds * dz,
+               cen - u * p - du * dp, cen - v * qq - dv * dq)
+        step = solve(*rhs)
+        ap, ad = _step_lengths(x, s, u, v, w, z, p, qq, step, 1.0)
+        # Gondzio's centrality correctors: each costs one more solve with the same
+        # factor (cheap next to forming it) and lengthens the steps, so fewer
+        # iterations -- fewer normal matrices -- are needed
+        for _ in range(_CORRECTORS):
+            if min(ap, ad) >= 1.0:
+                break
+            tp, td = min(1.0, ap + _CORRECTOR_REACH), min(1.0, ad + _CORRECTOR_REACH)
+            dx, ds, du, dv, dy, dw, dz, dp, dq = step
+            lo, hi = 0.1 * cen, 10.0 * cen
+            extra = []
+            for prim, dprim, dual_, ddual in ((x, dx, w, dw), (s, ds, z, dz), (u, du, p, dp),
+                                              (v, dv, qq, dq)):
+                prod = (prim + tp * dprim) * (dual_ + td * ddual)
+                extra.append(np.maximum(np.clip(prod, lo, hi) - prod, -hi))
+            trial_rhs = tuple(c + t for c, t in zip(rhs, extra))
+            trial = solve(*trial_rhs)
+            tap, tad = _step_lengths(x, s, u, v, w, z, p, qq, trial, 1.0)
+            if min(tap, tad) < min(ap, ad) + 0.1 * _CORRECTOR_REACH:
+                break
+            step, rhs, ap, ad = trial, trial_rhs, tap, tad
+        ap, ad = min(1.0, 0.9995 * ap), min(1.0, 0.9995 * ad)
         dx, ds, du, dv, dy, dw, dz, dp, dq = step
         x = x + ap * dx
         s = s + ap * ds
@@ -391,24 +437,74 @@ def _lp_decode(q, a, tol, max_iter):
     return LPResult(np.clip(xb, 0.0, 1.0), np.clip(yb, -1.0, 1.0), primal, dual, it)
 
 
-def _normal_factor(qf, inv_e, f_diag, work, drop):
-    """Cholesky factor of F + Q^T E^-1 Q; retried in float64, then regularised."""
-    # rows whose weight is negligible next to the largest (answers far from a zero
-    # residual, late in the iterations) barely move the search direction: leave them
-    # out of the product (the caller stops doing so if progress stalls)
-    keep = inv_e > drop * inv_e.max()
-    rows = qf[keep] if not keep.all() else qf
-    weights = np.sqrt(inv_e[keep])
-    for dtype, ridge in ((work, 0.0), (np.float64, 0.0), (np.float64, 1e-12), (np.float64, 1e-8)):
-        scaled = rows.astype(dtype, copy=False) * weights.astype(dtype)[:, None]
-        normal = _weighted_gram(scaled).astype(np.float64)
-        diag = np.diag_indices_from(normal)
-        normal[diag] += f_diag + ridge * float(np.max(normal[diag]))
-        try:
-            return linalg.cho_factor(normal, check_finite=False)
-        except linalg.LinAlgError:
-            continue
-    raise linalg.LinAlgError("the interior-point normal equations could not be factorised")
+_CROSSOVER_FROM = 1e-6      # relative gap below which vertex guesses are worth a try
+_REFINE_FROM = 1e-4         # relative gap below which search directions are refined
+_CORRECTORS = 2             # at most this many centrality correctors per iteration
+_CORRECTOR_REACH = 0.3      # each aims to lengthen the steps by this much
+
+
+class _NormalEquations:
+    """The interior-point normal equations (F + Q^T E^-1 Q) dx = rhs, n x n.
+
+    The matrix is one BLAS product over the rows whose weight is not negligible next to
+    the largest, factorised by Cholesky. Far from the optimum (``refine=False``) it is
+    formed in float32: Q is 0/1, so only the weights are rounded, and the direction only
+    steers the search (the certificate is computed in float64). Near the optimum the
+    weights spread over many orders of magnitude and float32 directions stall the method
+    at a relative gap of about 1e-5, so ``refine=True`` forms it in float64 (from even
+    fewer rows by then) and uses the factor as the preconditioner of conjugate gradients
+    on the exact system, which also restores the rows left out.
+    """
+
+    def __init__(self, qf, qt, q32, inv_e, f_diag, *, refine):
+        self.qf, self.qt, self.inv_e, self.f_diag, self.refine = qf, qt, inv_e, f_diag, refine
+        keep = inv_e > (_ROW_DROP_REFINED if refine else _ROW_DROP) * inv_e.max()
+        self.kept = int(keep.sum())
+        attempts = ((np.float64 if refine else np.float32, 0.0), (np.float64, 0.0),
+                    (np.float64, 1e-12), (np.float64, 1e-8))
+        for dtype, ridge in attempts:
+            source = q32 if dtype == np.float32 else qf
+            rows = source if self.kept == len(keep) else source[keep]
+            scaled = rows * np.sqrt(inv_e[keep]).astype(dtype)[:, None]
+            with _blas_limit(_blas_threads(big_product=True)):
+                normal = _weighted_gram(scaled)
+            diag = np.diag_indices_from(normal)
+            normal[diag] += f_diag.astype(dtype) + dtype(ridge) * normal[diag].max()
+            try:
+                self.factor = linalg.cho_factor(normal, overwrite_a=True, check_finite=False)
+                return
+            except linalg.LinAlgError:
+                continue
+        raise linalg.LinAlgError("the interior-point normal equations could not be factorised")
+
+    def matvec(self, v):
+        return self.f_diag * v + self.qt @ (self.inv_e * (self.qf @ v))
+
+    def precondition(self, r):
+        return linalg.cho_solve(self.factor, r, check_finite=False)
+
+    def solve(self, rhs, *, rtol=1e-12, max_iter=_REFINE_MAX):
+        x = self.precondition(rhs)
+        if not self.refine:
+            return x
+        # preconditioned conjugate gradients from the factor's solution
+        r = rhs - self.matvec(x)
+        target = rtol * np.linalg.norm(rhs)
+        z = self.precondition(r)
+        d = z.copy()
+        rz = r @ z
+        for _ in range(max_iter):
+            if np.linalg.norm(r) <= target or rz <= 0:
+                break
+            ad = self.matvec(d)
+            alpha = rz / (d @ ad)
+            x += alpha * d
+            r -= alpha * ad
+            z = self.precondition(r)
+            rz_new = r @ z
+            d = z + (rz_new / rz) * d
+            rz = rz_new
+        return x
 
 
 def _crossover(qf, qt, a, x, s, w, z, u, v, p, qq):
@@ -482,6 +578,8 @@ def _step_lengths(x, s, u, v, w, z, p, qq, step, fraction):
 
     ap = min(longest(x, dx), longest(s, ds), longest(u, du), longest(v, dv))
     ad = min(longest(w, dw), longest(z, dz), longest(p, dp), longest(qq, dq))
+    if fraction == 1.0:
+        return ap, ad            # raw lengths (may exceed 1): the correctors compare them
     return min(1.0, fraction * ap), min(1.0, fraction * ad)
 
 
