@@ -51,3 +51,7 @@ def lecture_mode(on: bool = True) -> dict:
 
 def _track(panel) -> None:
     _live_panels.add(panel)
+
+
+def _untrack(panel) -> None:
+    _live_panels.discard(panel)

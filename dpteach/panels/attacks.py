@@ -18,13 +18,6 @@ __all__ = ["attacks_differencing", "attacks_averaging", "attacks_curator_budget"
 _SEED = 2026
 
 
-def _set_ylim(ax, low, high):
-    """Change the y limits only if they differ (setting equal limits still marks the
-    axis for a full redraw)."""
-    if tuple(ax.get_ylim()) != (low, high):
-        ax.set_ylim(low, high)
-
-
 @register("attacks_differencing")
 def attacks_differencing(epsilon=0.5, exact=False):
     """Seed 004's sickle-cell differencing: count(trait) - count(trait, not named X).
@@ -86,6 +79,8 @@ def attacks_differencing(epsilon=0.5, exact=False):
 
 
 _K_MAX = 1000
+_AVERAGING_HALF_RANGE = 30.0    # fixed y-range: truth ± 30 (the default b = 5 fits well)
+_CURATOR_HALF_RANGE = 60.0      # fixed y-range: truth ± 60 (b = 1/ε up to about 20 fits)
 
 
 @register("attacks_averaging")
@@ -93,7 +88,8 @@ def attacks_averaging(k=50, scale=5.0):
     """The averaging attack on a naive server that adds fresh Lap(b) noise to every
     answer of the same count (true answer 3). The attacker's running mean after k
     answers, with its ±2 standard-deviation band √2·b/√k: the band shrinks as 1/√k and
-    the truth emerges, whatever b is."""
+    the truth emerges, whatever b is. The y-axis stays put, so a larger b visibly
+    widens everything; it only delays the moment the band closes in on the truth."""
     controls = {"k": int_slider("answers k", k, 1, _K_MAX),
                 "scale": log_slider("noise scale b", scale, -0.5, 1.5)}
     fig, ax = new_figure(1, 1, figsize=(7.2, 3.4))
@@ -114,9 +110,9 @@ def attacks_averaging(k=50, scale=5.0):
     ax.set_xscale("log")
     ax.xaxis.set_minor_locator(NullLocator())          # fewer ticks: a faster redraw
     ax.set_xlim(1, _K_MAX)
+    ax.set_ylim(truth - _AVERAGING_HALF_RANGE, truth + _AVERAGING_HALF_RANGE)
     label_axes(ax, "number of answers averaged, k", "estimate of the count",
                "Averaging fresh noise away")
-    ax.yaxis.set_label_coords(-0.085, 0.5)     # room for the widest tick labels (b large)
     ax.legend(loc="upper right", fontsize=8)
     txt = note(ax, "", loc="lower left")
 
@@ -125,8 +121,6 @@ def attacks_averaging(k=50, scale=5.0):
         path.set_ydata(truth + b * run_mean)
         dots.set_ydata(truth + b * noise[:40])
         set_band(bnd, ks, truth - 2 * b * sd1, truth + 2 * b * sd1)
-        lim = 4.5 * 4.0 ** np.ceil(np.log(b / 2) / np.log(4)) * 2   # limits change rarely
-        _set_ylim(ax, truth - lim, truth + lim)
         kline.set_xdata([k, k])
         est = truth + b * run_mean[k - 1]
         err = averaging_error(b, k)
@@ -144,7 +138,8 @@ def attacks_curator_budget(epsilon=0.05, k=60, budget=1.0):
     default). Each answer costs the ε per query and the accountant refuses once the next
     answer would pass the budget, so at most budget/ε answers of noise scale 1/ε are
     released: their mean has standard deviation √2/√(ε·budget) ≥ √2/budget. Splitting
-    the budget never beats one answer that spends all of it (composition)."""
+    the budget never beats one answer that spends all of it (composition). The y-axis is
+    fixed; answers beyond it are marked at its edge."""
     controls = {"epsilon": log_slider("ε per query", epsilon, -2.5, 0.0),
                 "k": int_slider("questions asked k", k, 1, 200)}
     fig, (ax, axb) = new_figure(1, 2, figsize=(9.2, 3.4),
@@ -154,13 +149,17 @@ def attacks_curator_budget(epsilon=0.05, k=60, budget=1.0):
     ks = np.arange(1, 201)
     truth = 3.0
     (answered,) = ax.plot([], [], ".", color=PALETTE["blue"], markersize=5, label="answers")
+    (above,) = ax.plot([], [], linestyle="none", marker=6, color=PALETTE["sky"], markersize=6,
+                       label="answers off the chart")
+    (below,) = ax.plot([], [], linestyle="none", marker=7, color=PALETTE["sky"], markersize=6)
     (path,) = ax.plot([], [], color=PALETTE["blue"], linewidth=1.8, label="running mean")
     (refused,) = ax.plot([], [], "x", color=PALETTE["vermillion"], markersize=5,
                          label="refused (budget spent)")
     hline(ax, truth, color=PALETTE["black"], linestyle=":", label="true count 3")
     ax.set_xlim(0, 201)
+    lim = _CURATOR_HALF_RANGE
+    ax.set_ylim(truth - lim, truth + lim)
     label_axes(ax, "question number", "answer", "Averaging against a budgeted curator")
-    ax.yaxis.set_label_coords(-0.1, 0.5)       # room for the widest tick labels (small ε)
     ax.legend(loc="upper right", fontsize=8, ncols=2)
     bar_spent = axb.bar([0], [0.0], color=PALETTE["orange"], width=0.6)[0]
     hline(axb, budget, color=PALETTE["black"], linestyle="--", label="budget")
@@ -181,14 +180,17 @@ def attacks_curator_budget(epsilon=0.05, k=60, budget=1.0):
             n_ok += 1
         b = 1.0 / epsilon
         vals = truth + b * noise[:n_ok]
-        answered.set_data(ks[:n_ok], vals)
+        inside = np.abs(vals - truth) <= lim
+        answered.set_data(ks[:n_ok][inside], vals[inside])
+        # off the chart: a caret at the edge the answer went past
+        up, down = vals > truth + lim, vals < truth - lim
+        above.set_data(ks[:n_ok][up], np.full(up.sum(), truth + 0.96 * lim))
+        below.set_data(ks[:n_ok][down], np.full(down.sum(), truth - 0.96 * lim))
         path.set_data(ks[:n_ok], np.cumsum(vals) / ks[:n_ok])
         n_ref = k - n_ok
-        lim = 6.0 * 4.0 ** max(0.0, np.ceil(np.log(3.5 * b / 6.0) / np.log(4)))
-        _set_ylim(ax, truth - lim, truth + lim)
-        refused.set_data(ks[n_ok:k], np.full(n_ref, truth - 0.9 * lim))   # along the floor
+        refused.set_data(ks[n_ok:k], np.full(n_ref, truth - 0.85 * lim))   # near the floor
         bar_spent.set_height(acc.spent[0])
-        txt.set_text(f"{n_ok} answered\n{n_ref} refused")
+        txt.set_text(f"{n_ok} answered\n{n_ref} refused\n{int((~inside).sum())} off the chart")
         est = vals.mean() if n_ok else float("nan")
         err = averaging_error(b, max(n_ok, 1))
         return (f"{n_ok} answers at ε = {epsilon:.3g} spend {acc.spent[0]:.3g} of {budget:g}; "

@@ -276,14 +276,14 @@ def exponential_utility(epsilon=1.0, t=2.0, n_candidates=100, profile="worst"):
     label_axes(ax, "t", "probability", "utility theorem: empirical tail against e^−t")
     fig.legend(loc="outside lower center", ncols=2, fontsize="small")
     txt = note(ax, "", loc="upper right")
-    rng = np.random.default_rng(20)
     n_draws = 20_000
 
     def update(epsilon, t, n_candidates, profile):
         u = _profile_scores(profile, n_candidates, epsilon, t)
         grid = np.append(ts, t)
+        # the same seed on every move: the picture depends on the sliders alone
         empirical, thresholds = utility_tail(u, 1.0, epsilon, grid, n_draws=n_draws,
-                                             rng=np.random.default_rng(rng.integers(2**32)))
+                                             rng=np.random.default_rng(20))
         shown = np.where(empirical[:-1] > 0, empirical[:-1], np.nan)   # log axis: hide zeros
         emp.set_ydata(shown)
         pt = empirical[-1]
