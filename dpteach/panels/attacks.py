@@ -190,11 +190,12 @@ def attacks_curator_budget(epsilon=0.05, k=60, budget=1.0):
         n_ref = k - n_ok
         refused.set_data(ks[n_ok:k], np.full(n_ref, truth - 0.85 * lim))   # near the floor
         bar_spent.set_height(acc.spent[0])
-        txt.set_text(f"{n_ok} answered\n{n_ref} refused\n{int((~inside).sum())} off the chart")
+        txt.set_text(f"{n_ok} answered\n{n_ref} refused")
         est = vals.mean() if n_ok else float("nan")
         err = averaging_error(b, max(n_ok, 1))
-        return (f"{n_ok} answers at ε = {epsilon:.3g} spend {acc.spent[0]:.3g} of {budget:g}; "
-                f"{n_ref} refused. Best estimate {est:.3g}, standard deviation "
+        off = f" ({int((~inside).sum())} beyond ±{lim:g} of the truth)" if (~inside).any() else ""
+        return (f"{n_ok} answers at ε = {epsilon:.3g} spend {acc.spent[0]:.3g} of {budget:g}"
+                f"{off}; {n_ref} refused. Best estimate {est:.3g}, standard deviation "
                 f"√2·b/√{n_ok} = {err:.3g} — no better than one answer at ε = {budget:g} "
                 f"(√2 = {np.sqrt(2):.3g}).")
 

@@ -40,6 +40,9 @@ def precompute_audit_counts(names=PANEL_MECHANISMS, *, n_select=_N_SELECT, n_max
     return table
 
 
+_Y_TOP = 8.0
+
+
 @register("audit_convergence")
 def audit_convergence(mechanism="laplace_scale_is_epsilon", n=10_000, claimed_epsilon=1.0,
                       alpha=0.05):
@@ -74,29 +77,23 @@ def audit_convergence(mechanism="laplace_scale_is_epsilon", n=10_000, claimed_ep
     fig.legend(handles=[lb_line, shade, est_line, claim_line], loc="outside lower center",
                ncol=4, fontsize=8, frameon=False)
     txt = note(ax, "", loc="upper left")
-    y_top = {}
-    for name, row in table.items():
-        lo_max = float(np.max(_audit.epsilon_lower_bound(row["count_num"], row["count_den"], _GRID,
-                                                         alpha=1e-6)))
-        y_top[name] = max(5.0, 1.4 * lo_max) * 1.1   # room for the claimed-ε slider (<= 5)
-
+    # one fixed y-range for every mechanism (their lower bounds stay below 6.6, the
+    # claimed-ε slider below 5): switching mechanism then moves no axis, and the
+    # mechanisms can be compared at a glance
+    ax.set_ylim(0.0, _Y_TOP)
     def update(mechanism, n, claimed_epsilon, alpha):
         row = table[mechanism]
         entry = _audit.ZOO[mechanism]
         lo, hi = _audit.epsilon_interval(row["count_num"], row["count_den"], _GRID, alpha=alpha)
         est = _audit.epsilon_point_estimate(row["count_num"], row["count_den"], _GRID)
-        top = y_top[mechanism]           # depends on the mechanism only: other moves blit
-        hi_c = np.minimum(hi, 10 * top)
+        hi_c = np.minimum(hi, 10 * _Y_TOP)
         set_band(shade, lg, lo, hi_c)
         lb_line.set_ydata(lo)
-        est_line.set_ydata(np.minimum(est, 10 * top))
-        if claim_line.get_ydata()[0] != claimed_epsilon:
-            claim_line.set_ydata([claimed_epsilon, claimed_epsilon])
+        est_line.set_ydata(np.minimum(est, 10 * _Y_TOP))
+        claim_line.set_ydata([claimed_epsilon, claimed_epsilon])
         i = int(np.argmin(np.abs(np.log(g) - np.log(n))))
         now_line.set_xdata([lg[i], lg[i]])
         dot.set_data([lg[i]], [lo[i]])
-        if ax.get_ylim() != (0.0, top):      # unchanged limits keep the cheap blitted redraw
-            ax.set_ylim(0.0, top)
         refuted = lo[i] > claimed_epsilon
         verdict = "REFUTED" if refuted else "no violation found"
         txt.set_text(f"n = {int(g[i]):,}: ε ≥ {lo[i]:.3g}, {verdict}")

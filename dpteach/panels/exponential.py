@@ -145,6 +145,12 @@ def exponential_selection(epsilon=1.0, example="nationality"):
     bar = bars(ax, slots, np.zeros(5))
     ax.set_xlim(-0.6, 4.6)
     ax.set_ylim(0, 1)
+    # the candidates' names are texts under the bars, not tick labels: changing tick
+    # labels forces a full redraw, changing texts only redraws them
+    ax.set_xticks(slots)
+    ax.tick_params(axis="x", labelbottom=False)
+    names_below = [ax.text(i, -0.03, "", transform=ax.get_xaxis_transform(), ha="center",
+                           va="top", fontsize="small") for i in slots]
     label_axes(ax, None, "Pr[output]", "selection probabilities")
     txt = note(ax, "", loc="upper left")
     grid = np.geomspace(0.01, 10, 50)
@@ -162,7 +168,6 @@ def exponential_selection(epsilon=1.0, example="nationality"):
     for key, counts in _EXAMPLES.items():
         u = np.array(list(counts.values()), float)
         tables[key] = np.array([mechanisms.exponential_probabilities(u, 1.0, e) for e in grid])
-    state = {"example": None}
 
     def update(epsilon, example):
         counts = _EXAMPLES[example]
@@ -170,11 +175,9 @@ def exponential_selection(epsilon=1.0, example="nationality"):
         p = mechanisms.exponential_probabilities(u, 1.0, epsilon)
         for i, b in enumerate(bar):
             b.set_height(p[i] if i < p.size else 0.0)
-        if state["example"] != example:      # tick labels: static until the question changes
-            state["example"] = example
-            ax.set_xticks(slots, [f"{n}\n({c})" for n, c in counts.items()]
-                          + [""] * (5 - len(names)), fontsize="small")
         # set on every move (cheap), so the panel knows from its warm-up that these change
+        for i, label in enumerate(names_below):
+            label.set_text(f"{names[i]}\n({u[i]:.0f})" if i < len(names) else "")
         for i, c in enumerate(curves):
             c.set_ydata(tables[example][:, i] if i < len(names) else np.full_like(grid, np.nan))
         marker.set_xdata([epsilon, epsilon])
