@@ -1,11 +1,11 @@
 """Small helpers for the course notebooks: the course map, generated navigation links,
-showing a function's real source, and progress bars for slow cells."""
+showing a function's real source, progress bars for slow cells, and loading the panels."""
 
 from __future__ import annotations
 
 import inspect
 
-__all__ = ["COURSE", "nav", "show_source", "progress"]
+__all__ = ["COURSE", "nav", "show_source", "progress", "load_panels"]
 
 #: (number, file, title, what it teaches) -- the reading order of the course.
 COURSE = [
@@ -64,3 +64,23 @@ def progress(iterable, *, desc=None, total=None):
     from tqdm.auto import tqdm
 
     return tqdm(iterable, desc=desc, total=total, mininterval=0.5)
+
+
+#: What the panels need, heaviest first; imported one by one under a progress bar.
+_PANEL_IMPORTS = ("scipy.stats", "matplotlib.backends.backend_agg", "ipywidgets", "pandas",
+                  "dpteach.panels")
+
+
+def load_panels():
+    """Import the slider panels under a progress bar and return ``dpteach.panels``.
+
+    The first import of scipy.stats, matplotlib and ipywidgets takes two to three
+    seconds; a notebook calls this once, in its own cell near the top, so that the
+    cells showing panels stay quick and a student sees why the wait happens.
+    """
+    import importlib
+    import sys
+
+    for name in progress(_PANEL_IMPORTS, desc="loading the panels"):
+        importlib.import_module(name)
+    return sys.modules["dpteach.panels"]

@@ -1,0 +1,31 @@
+"""dp.notebook.load_panels and where the course notebooks call it: the slow imports the
+panels need happen once, in their own cell, under a progress bar."""
+
+import pathlib
+import sys
+
+import nbformat
+import pytest
+
+import dpteach as dp
+
+NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[1] / "notebooks").glob("[01][0-9]_*.ipynb"))
+
+
+def test_load_panels_returns_the_panels_package():
+    panels = dp.notebook.load_panels()
+    assert panels is sys.modules["dpteach.panels"]
+    assert len(panels.REGISTRY) >= 30 and "scipy.stats" in sys.modules
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_panels_are_loaded_in_their_own_cell_before_first_use(path):
+    cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    loads = [i for i, c in enumerate(cells) if "dp.notebook.load_panels()" in c.source]
+    assert len(loads) == 1, f"{path.name}: load the panels exactly once"
+    load = loads[0]
+    assert "nbval-ignore-output" in cells[load].metadata.get("tags", [])   # a progress bar
+    heavy = ("dp.panels", "dpteach.panels", "from scipy", "import scipy")
+    first_use = min((i for i, c in enumerate(cells)
+                     if any(h in c.source for h in heavy)), default=len(cells))
+    assert load <= first_use, f"{path.name}: cell {first_use} needs the panels before they load"
