@@ -59,7 +59,7 @@ _EXPORTS = {
 
 _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",
                "attacks", "audit", "datasets", "plots", "panels", "exercises", "style",
-               "discrete", "notebook", "comparison"}
+               "discrete", "notebook", "comparison", "definition", "exponential"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

@@ -5,11 +5,13 @@ Notebook 07 teaches this module; the Curator (notebooks 02 and 03) charges one.
 
 from __future__ import annotations
 
+import numbers
 from fractions import Fraction
 
 import numpy as np
 
-from ._checks import check_delta, check_epsilon, check_positive_int, check_real
+from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
+                      check_sensitivity, check_values)
 
 __all__ = ["basic_composition", "advanced_composition", "PrivacyAccountant",
            "BudgetExceededError"]
@@ -142,10 +144,6 @@ class PrivacyAccountant:
 # ----------------------------------------------------------------------------------
 # Notebooks 04 and 07: the crossover of advanced and basic composition, splitting a
 # budget, and the (epsilon, delta) definition checked on two output distributions.
-
-import numbers  # noqa: E402  (this block is appended; its imports stay with it)
-
-from ._checks import check_values  # noqa: E402
 
 __all__ += ["advanced_composition_crossover", "advanced_composition_epsilon", "split_budget",
             "hockey_stick_divergence", "smallest_delta", "max_probability_ratio"]
@@ -298,3 +296,26 @@ def max_probability_ratio(p, q) -> float:
         r1 = np.where(a > 0, a / b, 0.0)
         r2 = np.where(b > 0, b / a, 0.0)
     return float(max(r1.max(), r2.max()))
+
+
+# ----------------------------------------------------------------------------------
+# Notebook 07: seed 000's two queries released together -- their privacy losses add.
+__all__ += ["joint_privacy_loss"]
+
+
+def joint_privacy_loss(r1, r2, gap1, gap2, scale1, scale2):
+    """ln p(r1, r2 | D1) / p(r1, r2 | D2) for two Laplace releases with independent
+    noise: f1 + Lap(scale1) and f2 + Lap(scale2), where f1(D1) - f1(D2) = gap1 and
+    f2(D1) - f2(D2) = gap2 (D2's answers placed at 0). The densities multiply, so the
+    losses add: (|r1| - |r1 - gap1|)/scale1 + (|r2| - |r2 - gap2|)/scale2, at most
+    gap1/scale1 + gap2/scale2. With both scales (Delta1 + Delta2)/eps this is <= eps
+    (seed 000, eq. 5). ``r1``, ``r2`` broadcast. Notebook 07.
+    """
+    a = check_values("r1", r1)
+    b = check_values("r2", r2)
+    g1 = check_sensitivity(gap1, "gap1")
+    g2 = check_sensitivity(gap2, "gap2")
+    s1 = check_sensitivity(scale1, "scale1", positive=True)
+    s2 = check_sensitivity(scale2, "scale2", positive=True)
+    out = (np.abs(a) - np.abs(a - g1)) / s1 + (np.abs(b) - np.abs(b - g2)) / s2
+    return out.item() if np.ndim(out) == 0 else out

@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import inspect
 import math
-import numbers
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np

@@ -11,8 +11,8 @@ from scipy import stats
 import dpteach as dp
 from conftest import ALPHA, chisq_pvalue, ks_pvalue
 from dpteach import accounting
-from dpteach.panels import composition as comp
-from dpteach.panels import dp_definition as dd
+from dpteach import accounting as comp
+from dpteach import definition as dd
 from dpteach.panels import sensitivity as sp
 
 

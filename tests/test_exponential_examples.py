@@ -14,7 +14,7 @@ from scipy import stats
 
 import dpteach as dp
 from dpteach import datasets
-from dpteach.panels import exponential as ex
+from dpteach import exponential as ex
 from dpteach.panels import gaussian as ga
 
 from conftest import ALPHA, chisq_pvalue

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import linalg
 from threadpoolctl import ThreadpoolController
 
-from .._checks import (check_bits, check_nonnegative_int, check_positive_int, check_real,
+from .._checks import (check_bits, check_positive_int, check_real,
                        check_rng, check_values)
 
 __all__ = ["random_subset_queries", "answer_queries", "noisy_answers", "reconstruct_lsq", "textbook_lp",

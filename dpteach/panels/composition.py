@@ -6,30 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import accounting
-from .._checks import check_sensitivity, check_values
+from ..accounting import joint_privacy_loss
 from ..plots import PALETTE, bars, density_line, label_axes, new_figure, vline
 from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register
 
-__all__ = ["joint_privacy_loss", "composition_two_queries", "composition_advanced",
-           "composition_budget_split"]
-
-
-def joint_privacy_loss(r1, r2, gap1, gap2, scale1, scale2):
-    """ln p(r1, r2 | D1) / p(r1, r2 | D2) for two Laplace releases with independent
-    noise: f1 + Lap(scale1) and f2 + Lap(scale2), where f1(D1) - f1(D2) = gap1 and
-    f2(D1) - f2(D2) = gap2 (D2's answers placed at 0). The densities multiply, so the
-    losses add: (|r1| - |r1 - gap1|)/scale1 + (|r2| - |r2 - gap2|)/scale2, at most
-    gap1/scale1 + gap2/scale2. With both scales (Delta1 + Delta2)/eps this is <= eps
-    (seed 000, eq. 5). ``r1``, ``r2`` broadcast. Notebook 07.
-    """
-    a = check_values("r1", r1)
-    b = check_values("r2", r2)
-    g1 = check_sensitivity(gap1, "gap1")
-    g2 = check_sensitivity(gap2, "gap2")
-    s1 = check_sensitivity(scale1, "scale1", positive=True)
-    s2 = check_sensitivity(scale2, "scale2", positive=True)
-    out = (np.abs(a) - np.abs(a - g1)) / s1 + (np.abs(b) - np.abs(b - g2)) / s2
-    return out.item() if np.ndim(out) == 0 else out
+__all__ = ["composition_two_queries", "composition_advanced", "composition_budget_split"]
 
 
 @register("composition_two_queries")

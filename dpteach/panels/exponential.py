@@ -1,4 +1,5 @@
-"""Panels for notebook 09, the exponential mechanism, and the small computations behind them.
+"""Panels for notebook 09, the exponential mechanism (the computations they draw live in
+:mod:`dpteach.exponential`).
 
 - ``exponential_selection``: selection probabilities of each candidate against epsilon
   (seed 004's nationality and eye-colour questions).
@@ -15,123 +16,14 @@ from __future__ import annotations
 import numpy as np
 
 from .. import bounds, datasets, mechanisms
-from .._checks import check_epsilon, check_positive_int, check_scores, check_sensitivity
+from ..exponential import (_EXAMPLES, apple_outputs, log_ratio, price_grid, tied_scores,
+                           utility_tail)
 from ..plots import PALETTE, bars, density_line, hline, label_axes, new_figure, note, vline
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 from .gaussian import log_axes
 
-__all__ = ["NATIONALITY", "EYE_COLOUR", "log_ratio", "worst_case_log_ratio", "utility_tail",
-           "tied_scores", "price_grid", "apple_outputs", "exponential_selection",
-           "exponential_half_ratio", "exponential_utility", "exponential_apples"]
-
-#: Seed 004's "most common nationality" (|R| = 4) and "eye colour" (|R| = 5) questions,
-#: with the invented rooms of :func:`dpteach.datasets.nationality_counts` and
-#: :func:`dpteach.datasets.eye_colour_counts`.
-NATIONALITY = datasets.nationality_counts().to_dict()
-EYE_COLOUR = datasets.eye_colour_counts().to_dict()
-_EXAMPLES = {"nationality": NATIONALITY, "eye colour": EYE_COLOUR}
-
-
-# ------------------------------------------------------------------------------- compute
-def _probabilities(scores, sensitivity, epsilon, half):
-    # Seed 000's form exp(eps u / Delta) is exactly dpteach's exp(eps' u / (2 Delta)) at
-    # eps' = 2 eps, so both forms come from the one real implementation.
-    return mechanisms.exponential_probabilities(scores, sensitivity,
-                                                epsilon if half else 2 * epsilon)
-
-
-def log_ratio(scores, neighbour_scores, sensitivity, epsilon, *, half=True):
-    """ln Pr[M(D) = r] - ln Pr[M(D') = r] for every candidate r.
-
-    ``scores`` are u(D, .), ``neighbour_scores`` u(D', .); ``half=False`` uses seed 000's
-    form without the 1/2.
-    """
-    p = _probabilities(scores, sensitivity, epsilon, half)
-    q = _probabilities(neighbour_scores, sensitivity, epsilon, half)
-    return np.log(p) - np.log(q)
-
-
-def worst_case_log_ratio(scores, sensitivity, epsilon, *, half=True) -> float:
-    """The largest |ln Pr[M(D) = r] / Pr[M(D') = r]| over candidates r and neighbours D'.
-
-    Any D' may move every score by up to Delta. For a fixed r the ratio
-    Pr_D(r) / Pr_D'(r) is largest when r's score drops by Delta and every other score
-    rises by Delta (and the reverse ratio in the opposite case), so trying those 2|R|
-    neighbours is exhaustive. With the 1/2 the answer is at most epsilon (DR14 Thm 3.10);
-    without it, it tends to 2 epsilon when the other candidates dominate (seed 000's
-    "2 epsilon-differentially private").
-    """
-    u = check_scores(scores)
-    d = check_sensitivity(sensitivity, positive=True)
-    check_epsilon(epsilon)
-    worst = 0.0
-    for r in range(u.size):
-        step = np.full(u.shape, d)
-        step[r] = -d
-        for sign in (1, -1):
-            lr = log_ratio(u, u + sign * step, d, epsilon, half=half)[r]
-            worst = max(worst, abs(float(lr)))
-    return worst
-
-
-def tied_scores(n_candidates, gap, *, opt=0.0):
-    """One optimal candidate scoring ``opt`` and n_candidates - 1 tied at opt - gap."""
-    n = check_positive_int(n_candidates, "n_candidates")
-    u = np.full(n, float(opt) - float(gap))
-    u[0] = opt
-    return u
-
-
-def utility_tail(scores, sensitivity, epsilon, t_grid, *, n_draws=20_000, rng=None):
-    """Empirical Pr[u(r*) <= threshold(t)] for each t, from ``n_draws`` outputs.
-
-    The outputs r* are drawn by :func:`dpteach.exponential_mechanism` (vectorised with
-    ``size=``); threshold(t) is :func:`dpteach.exponential_utility_threshold` with
-    |R_OPT| counted from the scores. The utility theorem says each entry is at most e^-t.
-    Returns (empirical, thresholds).
-    """
-    u = check_scores(scores)
-    opt = u.max()
-    n_opt = int((u == opt).sum())
-    draws = mechanisms.exponential_mechanism(u, u, sensitivity, epsilon, rng=rng, size=n_draws)
-    thresholds = np.array([bounds.exponential_utility_threshold(
-        opt, sensitivity, epsilon, u.size, t, n_optimal=n_opt) for t in np.ravel(t_grid)])
-    ranked = np.sort(draws)
-    empirical = np.searchsorted(ranked, thresholds, side="right") / n_draws
-    return empirical, thresholds
-
-
-def price_grid(top=5.0):
-    """Posted prices $0.01, $0.02, ..., ``top`` (whole cents)."""
-    return np.arange(1, int(round(top * 100)) + 1) / 100
-
-
-def apple_outputs(epsilon, *, copies=1, prices=None):
-    """Distributions of the price chosen by two private sellers, for seed 004's apples.
-
-    The market is ``copies`` copies of :func:`dpteach.datasets.apple_buyers`. One buyer
-    changes the revenue at price p by at most p, so the score's sensitivity is the top
-    price. Returns a dict with ``prices``, ``revenue``, ``exponential`` (probabilities of
-    the exponential mechanism with revenue as the score) and ``perturbed`` (probability
-    that the best price plus Lap(top price / epsilon), rounded to the cent, lands on each
-    price; mass that falls outside the grid sells nothing and is reported as ``lost``),
-    and the expected revenue of each.
-    """
-    copies = check_positive_int(copies, "copies")
-    epsilon = check_epsilon(epsilon)
-    prices = price_grid() if prices is None else np.asarray(prices, float)
-    values = np.tile(datasets.apple_buyers()["Valuation ($)"].to_numpy(), copies)
-    revenue = datasets.posted_price_revenue(values, prices)
-    top = float(prices.max())
-    p_exp = mechanisms.exponential_probabilities(revenue, top, epsilon)
-    best = float(prices[np.argmax(revenue)])
-    noise = mechanisms.output_distribution(best, mechanisms.laplace_scale(top, epsilon))
-    edges = np.concatenate([prices - 0.005, [prices[-1] + 0.005]])
-    p_pert = np.diff(noise.cdf(edges))
-    return {"prices": prices, "revenue": revenue, "exponential": p_exp, "perturbed": p_pert,
-            "lost": float(1 - p_pert.sum()), "opt": float(revenue.max()),
-            "expected_exponential": float(p_exp @ revenue),
-            "expected_perturbed": float(p_pert @ revenue)}
+__all__ = ["exponential_selection", "exponential_half_ratio", "exponential_utility",
+           "exponential_apples"]
 
 
 # -------------------------------------------------------------------------------- panels

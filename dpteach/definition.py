@@ -1,0 +1,108 @@
+"""What the definition of differential privacy promises, computed (notebook 04):
+seed 004's coin-flip randomized response and its standard error, the range of posterior
+beliefs an epsilon-DP release allows, and seed 003's "blip" mechanism that shows delta's
+role. The panels of :mod:`dpteach.panels.dp_definition` draw these.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special, stats
+
+from . import mechanisms
+from ._checks import check_bits, check_epsilon, check_probability, check_rng
+
+__all__ = ["coin_flip_survey", "rr_standard_error", "posterior_bounds", "blip_distributions"]
+
+
+def coin_flip_survey(bits, *, rng=None):
+    """Seed 004's randomized response, literally: each respondent flips a fair coin; on
+    heads they answer truthfully, on tails they flip again and answer 1 on heads, 0 on
+    tails. The truth is reported with probability 1/2 + 1/4 = 3/4, so the ratio of the
+    chances of any answer under the two true bits is (3/4)/(1/4) = 3: epsilon = ln 3
+    [DR14 3.2]. Returns reported bits (int8 array, or an int for a single bit).
+    """
+    b = check_bits(bits)
+    rng = check_rng(rng)
+    first = rng.random(b.shape) < 0.5
+    second = (rng.random(b.shape) < 0.5).astype(np.int8)
+    out = np.where(first, b, second).astype(np.int8)
+    return int(out) if out.ndim == 0 else out
+
+
+def rr_standard_error(pi, n, epsilon):
+    """Standard error of :func:`dpteach.randomized_response_estimate` with n respondents
+    of whom a fraction pi has the trait: sqrt(q(1-q)/n) / (2p - 1), where
+    p = e^eps/(1+e^eps) keeps the truth and q = p pi + (1-p)(1-pi) is the chance of a
+    reported 1. ``n`` may be an array. It shrinks like 1/sqrt(n) and blows up as
+    epsilon -> 0 (2p - 1 ~ epsilon/2). Notebook 04.
+    """
+    pi = check_probability(pi, "pi")
+    n_arr = np.asarray(n)
+    if n_arr.dtype.kind not in "iuf" or n_arr.size == 0 or (n_arr < 1).any() or \
+            (n_arr != np.round(n_arr)).any():
+        raise ValueError(f"n must be a whole number >= 1 (or an array of them), got {n!r}")
+    p = mechanisms.randomized_response_keep_probability(epsilon)
+    q = p * pi + (1 - p) * (1 - pi)
+    out = np.sqrt(q * (1 - q) / n_arr) / (2 * p - 1)
+    return float(out) if out.ndim == 0 else out
+
+
+def posterior_bounds(prior, epsilon):
+    """The range of posterior beliefs an epsilon-DP release allows, from a prior belief.
+
+    For any output, Pr[out | in] <= e^eps Pr[out | out of the data], so the posterior
+    odds are within a factor e^(+-eps) of the prior odds (Bayes' rule):
+    posterior in [p / (p + (1-p) e^eps), p e^eps / (p e^eps + 1 - p)]. ``prior`` may be
+    an array in [0, 1]. Randomized response meets the upper bound exactly when it
+    reports "yes". Notebook 04.
+    """
+    p = np.asarray(prior, dtype=float)
+    if p.size == 0 or np.isnan(p).any() or (p < 0).any() or (p > 1).any():
+        raise ValueError(f"prior must be a probability in [0, 1], got {prior!r}")
+    e = check_epsilon(epsilon)
+    logit = special.logit(np.clip(p, 1e-300, 1 - 1e-16))
+    lo = np.where(p == 0, 0.0, np.where(p == 1, 1.0, special.expit(logit - e)))
+    hi = np.where(p == 0, 0.0, np.where(p == 1, 1.0, special.expit(logit + e)))
+    if lo.ndim == 0:
+        return float(lo), float(hi)
+    return lo, hi
+
+
+def blip_distributions(epsilon, delta, *, gap=1.0, edges=None):
+    """Output distributions of seed 003's "blip" mechanism on neighbours x (without
+    Alice) and y (with Alice).
+
+    With probability 1 - delta the mechanism releases count + Lap(1/epsilon); with
+    probability delta it publishes Alice's record if she is in the data, and the
+    message "no record" if she is not. The counts differ by ``gap`` (1 for a count).
+    Returns (edges, p_x, p_y): the noisy count is binned on ``edges`` (the outer cells
+    take the tails), followed by two cells, "record published" and "no record".
+    The pair is (epsilon, delta)-DP in the standard additive form -- the smallest delta
+    is exactly ``delta`` -- and, once delta > 0, not (epsilon', 0)-DP for any epsilon'.
+    Notebook 04.
+    """
+    e = check_epsilon(epsilon)
+    d = check_probability(delta, "delta", open_high=True)
+    if edges is None:
+        edges = np.linspace(-40, 41, 811)
+    edges = np.asarray(edges, dtype=float)
+    if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0) or not np.isfinite(edges).all():
+        raise ValueError("edges must be an increasing 1-D array of at least two finite numbers")
+    b = 1.0 / e
+
+    def cells(loc):
+        # cdf differences left of loc, survival-function differences right of it: no
+        # cancellation in the far tails
+        inner = edges[1:-1]
+        cdf = np.concatenate([[0.0], stats.laplace.cdf(inner, loc=loc, scale=b), [1.0]])
+        sf = np.concatenate([[1.0], stats.laplace.sf(inner, loc=loc, scale=b), [0.0]])
+        return np.where(inner_mid(loc), np.diff(cdf), -np.diff(sf))
+
+    def inner_mid(loc):
+        mids = np.concatenate([[-np.inf], (edges[1:-2] + edges[2:-1]) / 2, [np.inf]])
+        return mids <= loc
+
+    p_x = np.concatenate([(1 - d) * cells(0.0), [0.0, d]])
+    p_y = np.concatenate([(1 - d) * cells(float(gap)), [d, 0.0]])
+    return edges, p_x, p_y
