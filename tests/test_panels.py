@@ -105,6 +105,20 @@ def test_returning_to_earlier_axis_limits_reuses_the_background():
     assert panel._backgrounds.keys() == cached.keys()
 
 
+def test_audit_panel_y_range_holds_every_mechanisms_lower_bound():
+    panel = panels.audit_convergence()
+    ax = panel.figure.axes[0]
+    top = ax.get_ylim()[1]
+    lower_bound = ax.get_lines()[0]
+    alpha = panel.controls["alpha"]
+    alpha.value = 10 ** alpha.max                    # the largest α: the highest bound
+    for _, name in panel.controls["mechanism"]._options_full:
+        panel.controls["mechanism"].value = name
+        assert np.max(lower_bound.get_ydata()) < top, name
+        assert ax.get_ylim()[1] == top                # switching mechanism moves no axis
+    panel.close()
+
+
 def test_closed_panel_is_no_longer_restyled():
     panel = panels.laplace_density()
     assert panel in dp.style._live_panels

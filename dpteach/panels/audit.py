@@ -40,7 +40,7 @@ def precompute_audit_counts(names=PANEL_MECHANISMS, *, n_select=_N_SELECT, n_max
     return table
 
 
-_Y_TOP = 8.0
+_ALPHA_MAX = 0.5
 
 
 @register("audit_convergence")
@@ -55,7 +55,7 @@ def audit_convergence(mechanism="laplace_scale_is_epsilon", n=10_000, claimed_ep
         "n": log_slider("runs n", n, np.log10(_GRID[0]), np.log10(_N_MAX), 0.05,
                         readout_format=".3g"),
         "claimed_epsilon": float_slider("claimed ε", claimed_epsilon, 0.1, 5.0, 0.05),
-        "alpha": log_slider("α", alpha, -6, np.log10(0.5), 0.1),
+        "alpha": log_slider("α", alpha, -6, np.log10(_ALPHA_MAX), 0.1),
     }
     fig, ax = new_figure(1, 1, figsize=(7.2, 3.8))
     g = _GRID.astype(float)
@@ -77,19 +77,22 @@ def audit_convergence(mechanism="laplace_scale_is_epsilon", n=10_000, claimed_ep
     fig.legend(handles=[lb_line, shade, est_line, claim_line], loc="outside lower center",
                ncol=4, fontsize=8, frameon=False)
     txt = note(ax, "", loc="upper left")
-    # one fixed y-range for every mechanism (their lower bounds stay below 6.6, the
-    # claimed-ε slider below 5): switching mechanism then moves no axis, and the
-    # mechanisms can be compared at a glance
-    ax.set_ylim(0.0, _Y_TOP)
+    # one fixed y-range for every mechanism, tall enough for the highest lower bound
+    # (reached at the largest α) and for the claimed-ε slider (up to 5): switching
+    # mechanism then moves no axis, and the mechanisms can be compared at a glance
+    top = 1.1 * max(5.0, max(float(np.max(_audit.epsilon_interval(
+        row["count_num"], row["count_den"], _GRID, alpha=_ALPHA_MAX)[0])) for row in table.values()))
+    ax.set_ylim(0.0, top)
+
     def update(mechanism, n, claimed_epsilon, alpha):
         row = table[mechanism]
         entry = _audit.ZOO[mechanism]
         lo, hi = _audit.epsilon_interval(row["count_num"], row["count_den"], _GRID, alpha=alpha)
         est = _audit.epsilon_point_estimate(row["count_num"], row["count_den"], _GRID)
-        hi_c = np.minimum(hi, 10 * _Y_TOP)
+        hi_c = np.minimum(hi, 10 * top)
         set_band(shade, lg, lo, hi_c)
         lb_line.set_ydata(lo)
-        est_line.set_ydata(np.minimum(est, 10 * _Y_TOP))
+        est_line.set_ydata(np.minimum(est, 10 * top))
         claim_line.set_ydata([claimed_epsilon, claimed_epsilon])
         i = int(np.argmin(np.abs(np.log(g) - np.log(n))))
         now_line.set_xdata([lg[i], lg[i]])
