@@ -195,28 +195,32 @@ def _lsq_cg(q, a, *, rtol=1e-10, max_iter=300):
         z = r / d
         return z - dinv_mu * (coef * (mu @ z))
 
-    def gram(v):
-        return qf.T @ (qf @ v)
+    x, converged = _pcg(lambda v: qf.T @ (qf @ v), precond, qf.T @ a, rtol=rtol,
+                        max_iter=max_iter)
+    return x if converged else None
 
-    b = qf.T @ a
+
+def _pcg(apply, precond, b, *, rtol, max_iter):
+    """Preconditioned conjugate gradients for apply(x) = b (symmetric positive definite),
+    started from precond(b); returns (x, whether ||b - apply(x)|| <= rtol ||b||)."""
     x = precond(b)
-    r = b - gram(x)
+    r = b - apply(x)
+    target = rtol * np.linalg.norm(b)
     z = precond(r)
     p = z.copy()
     rz = r @ z
-    bnorm = np.linalg.norm(b)
     for _ in range(max_iter):
-        if np.linalg.norm(r) <= rtol * bnorm:
-            return x
-        gp = gram(p)
-        alpha = rz / (p @ gp)
+        if np.linalg.norm(r) <= target or rz <= 0:
+            break
+        ap = apply(p)
+        alpha = rz / (p @ ap)
         x += alpha * p
-        r -= alpha * gp
+        r -= alpha * ap
         z = precond(r)
         rz_new = r @ z
         p = z + (rz_new / rz) * p
         rz = rz_new
-    return None
+    return x, bool(np.linalg.norm(r) <= target)
 
 
 # --------------------------------------------------------------------------- L1 decoding
@@ -266,10 +270,6 @@ def _blas():
     return _BLAS[0]
 
 
-def _few_cores() -> bool:
-    return (os.cpu_count() or 1) <= 2
-
-
 def _blas_threads(*, big_product=False):
     """How many threads the LP's BLAS calls should use.
 
@@ -280,9 +280,10 @@ def _blas_threads(*, big_product=False):
     with one thread throughout, 6.2 s with two). The normal matrix product is large
     enough to use both (0.19 s on one thread, 0.11 s on two). Elsewhere keep the default.
     """
-    if not _few_cores():
+    cores = os.cpu_count() or 1
+    if cores > 2:
         return None
-    return os.cpu_count() or 1 if big_product else 1
+    return cores if big_product else 1
 
 
 def _blas_limit(threads):
@@ -387,7 +388,7 @@ def _lp_decode(q, a, tol, max_iter):
 
         # predictor (affine scaling)
         aff = solve(-x * w, -s * z, -u * p, -v * qq)
-        ap, ad = (min(1.0, t) for t in _step_lengths(x, s, u, v, w, z, p, qq, aff, 1.0))
+        ap, ad = (min(1.0, t) for t in _step_lengths(x, s, u, v, w, z, p, qq, aff))
         dx, ds, du, dv, dy, dw, dz, dp, dq = aff
         mu_aff = ((x + ap * dx) @ (w + ad * dw) + (s + ap * ds) @ (z + ad * dz)
                   + (u + ap * du) @ (p + ad * dp) + (v + ap * dv) @ (qq + ad * dq)) / n_pairs
@@ -397,7 +398,7 @@ def _lp_decode(q, a, tol, max_iter):
         rhs = (cen - x * w - dx * dw, cen - s * z - ds * dz,
                cen - u * p - du * dp, cen - v * qq - dv * dq)
         step = solve(*rhs)
-        ap, ad = _step_lengths(x, s, u, v, w, z, p, qq, step, 1.0)
+        ap, ad = _step_lengths(x, s, u, v, w, z, p, qq, step)
         # Gondzio's centrality correctors: each costs one more solve with the same
         # factor (cheap next to forming it) and lengthens the steps, so fewer
         # iterations -- fewer normal matrices -- are needed
@@ -414,7 +415,7 @@ def _lp_decode(q, a, tol, max_iter):
                 extra.append(np.maximum(np.clip(prod, lo, hi) - prod, -hi))
             trial_rhs = tuple(c + t for c, t in zip(rhs, extra))
             trial = solve(*trial_rhs)
-            tap, tad = _step_lengths(x, s, u, v, w, z, p, qq, trial, 1.0)
+            tap, tad = _step_lengths(x, s, u, v, w, z, p, qq, trial)
             if min(tap, tad) < min(ap, ad) + 0.1 * _CORRECTOR_REACH:
                 break
             step, rhs, ap, ad = trial, trial_rhs, tap, tad
@@ -460,8 +461,8 @@ class _NormalEquations:
         self.qf, self.qt, self.inv_e, self.f_diag, self.refine = qf, qt, inv_e, f_diag, refine
         keep = inv_e > (_ROW_DROP_REFINED if refine else _ROW_DROP) * inv_e.max()
         self.kept = int(keep.sum())
-        attempts = ((np.float64 if refine else np.float32, 0.0), (np.float64, 0.0),
-                    (np.float64, 1e-12), (np.float64, 1e-8))
+        attempts = dict.fromkeys(((np.float64 if refine else np.float32, 0.0),
+                                  (np.float64, 0.0), (np.float64, 1e-12), (np.float64, 1e-8)))
         for dtype, ridge in attempts:
             source = q32 if dtype == np.float32 else qf
             rows = source if self.kept == len(keep) else source[keep]
@@ -483,28 +484,11 @@ class _NormalEquations:
     def precondition(self, r):
         return linalg.cho_solve(self.factor, r, check_finite=False)
 
-    def solve(self, rhs, *, rtol=1e-12, max_iter=_REFINE_MAX):
-        x = self.precondition(rhs)
+    def solve(self, rhs):
         if not self.refine:
-            return x
-        # preconditioned conjugate gradients from the factor's solution
-        r = rhs - self.matvec(x)
-        target = rtol * np.linalg.norm(rhs)
-        z = self.precondition(r)
-        d = z.copy()
-        rz = r @ z
-        for _ in range(max_iter):
-            if np.linalg.norm(r) <= target or rz <= 0:
-                break
-            ad = self.matvec(d)
-            alpha = rz / (d @ ad)
-            x += alpha * d
-            r -= alpha * ad
-            z = self.precondition(r)
-            rz_new = r @ z
-            d = z + (rz_new / rz) * d
-            rz = rz_new
-        return x
+            return self.precondition(rhs)
+        # conjugate gradients on the exact system, preconditioned by the factor
+        return _pcg(self.matvec, self.precondition, rhs, rtol=1e-12, max_iter=_REFINE_MAX)[0]
 
 
 def _crossover(qf, qt, a, x, s, w, z, u, v, p, qq):
@@ -567,7 +551,9 @@ def _crossover(qf, qt, a, x, s, w, z, u, v, p, qq):
     return best
 
 
-def _step_lengths(x, s, u, v, w, z, p, qq, step, fraction):
+def _step_lengths(x, s, u, v, w, z, p, qq, step):
+    """The longest primal and dual steps along ``step`` that keep every variable
+    non-negative (may exceed 1, or be infinite)."""
     dx, ds, du, dv, dy, dw, dz, dp, dq = step
 
     def longest(vals, dirs):
@@ -578,9 +564,7 @@ def _step_lengths(x, s, u, v, w, z, p, qq, step, fraction):
 
     ap = min(longest(x, dx), longest(s, ds), longest(u, du), longest(v, dv))
     ad = min(longest(w, dw), longest(z, dz), longest(p, dp), longest(qq, dq))
-    if fraction == 1.0:
-        return ap, ad            # raw lengths (may exceed 1): the correctors compare them
-    return min(1.0, fraction * ap), min(1.0, fraction * ad)
+    return ap, ad
 
 
 def reconstruct_lp(queries, answers) -> np.ndarray:

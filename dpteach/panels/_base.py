@@ -20,12 +20,12 @@ import zlib
 from typing import Callable
 
 import ipywidgets as widgets
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.patches import Rectangle
 from matplotlib.spines import Spine
 from matplotlib.transforms import Bbox, IdentityTransform
-import numpy as np
 
 from .. import style as _style
 from ..plots import apply_style
@@ -145,7 +145,7 @@ class Panel:
     def _limits(self):
         return [(ax.get_xlim(), ax.get_ylim()) for ax in self.figure.axes]
 
-    def _render(self, *, moved=(), old_limits=None, full: bool = False) -> bytes:
+    def _render(self, *, moved=(), old_limits=(), full: bool = False) -> bytes:
         """Draw the figure and encode it as PNG.
 
         The first draw lays the figure out (constrained layout) and then freezes the
@@ -218,14 +218,11 @@ class Panel:
             leg.set_visible(False)
         try:
             for ax in moved:
-                box = self._boxes.get((ax, key)) or ax.get_tightbbox(renderer)
-                old = self._boxes.get(ax)
-                if old is None and old_limits is not None:
-                    # first move of this axes: measure what is on screen, its old limits
-                    old = self._box_at(ax, old_limits[self.figure.axes.index(ax)], renderer)
-                self._clear(box if old is None else Bbox.union([old, box]), renderer)
+                i = self.figure.axes.index(ax)
+                # clear what the old limits drew (wider tick labels too), then redraw
+                old = self._box(ax, old_limits[i], renderer)
+                self._clear(Bbox.union([old, self._box(ax, key[i], renderer)]), renderer)
                 ax.draw(renderer)
-                self._boxes[ax] = self._boxes[(ax, key)] = box
         finally:
             for leg in legends:
                 leg.set_visible(True)
@@ -236,17 +233,19 @@ class Panel:
         self._backgrounds[key] = background
         return background
 
-    @staticmethod
-    def _box_at(ax, limits, renderer):
-        """The axes' tight box (ticks and labels included) as drawn with ``limits``."""
-        now = ax.get_xlim(), ax.get_ylim()
-        ax.set_xlim(*limits[0], emit=False, auto=None)
-        ax.set_ylim(*limits[1], emit=False, auto=None)
-        try:
-            return ax.get_tightbbox(renderer)
-        finally:
-            ax.set_xlim(*now[0], emit=False, auto=None)
-            ax.set_ylim(*now[1], emit=False, auto=None)
+    def _box(self, ax, limits, renderer):
+        """The axes' tight box (ticks and labels included) as drawn with ``limits``,
+        measured once per set of limits."""
+        if (ax, limits) not in self._boxes:
+            now = ax.get_xlim(), ax.get_ylim()
+            ax.set_xlim(*limits[0], emit=False, auto=None)
+            ax.set_ylim(*limits[1], emit=False, auto=None)
+            try:
+                self._boxes[ax, limits] = ax.get_tightbbox(renderer)
+            finally:
+                ax.set_xlim(*now[0], emit=False, auto=None)
+                ax.set_ylim(*now[1], emit=False, auto=None)
+        return self._boxes[ax, limits]
 
     def _opaque_legends(self):
         """Static legends are pasted back from pixels over whatever moves behind them,
@@ -278,8 +277,7 @@ class Panel:
         so that lecture mode no longer restyles it and it can be garbage collected."""
         for control in self.controls.values():
             control.unobserve(self._on_change, names="value")
-        for w in [*self.controls.values(), self.image, self.status, *self.widget.children,
-                  self.widget]:
+        for w in [*self.controls.values(), *self.widget.children, self.widget]:
             w.close()
         _style._untrack(self)
 

@@ -180,10 +180,10 @@ def attacks_curator_budget(epsilon=0.05, k=60, budget=1.0):
             n_ok += 1
         b = 1.0 / epsilon
         vals = truth + b * noise[:n_ok]
-        inside = np.abs(vals - truth) <= lim
-        answered.set_data(ks[:n_ok][inside], vals[inside])
-        # off the chart: a caret at the edge the answer went past
+        # answers off the chart: a caret at the edge they went past
         up, down = vals > truth + lim, vals < truth - lim
+        inside = ~(up | down)
+        answered.set_data(ks[:n_ok][inside], vals[inside])
         above.set_data(ks[:n_ok][up], np.full(up.sum(), truth + 0.96 * lim))
         below.set_data(ks[:n_ok][down], np.full(down.sum(), truth - 0.96 * lim))
         path.set_data(ks[:n_ok], np.cumsum(vals) / ks[:n_ok])
