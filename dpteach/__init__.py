@@ -59,7 +59,8 @@ _EXPORTS = {
 
 _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",
                "attacks", "audit", "datasets", "plots", "panels", "exercises", "style",
-               "discrete", "notebook", "comparison", "definition", "exponential"}
+               "discrete", "notebook", "comparison", "definition", "exponential",
+               "assignments"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

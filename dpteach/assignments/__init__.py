@@ -1,0 +1,170 @@
+"""Graded tasks of the coursework (A1-A6), with the truth kept by the checker.
+
+Every auto-graded task of an assignment is a :class:`Task` in three parts, so that the
+same check serves a student working in the notebook and ``make grade`` grading a
+handed-in notebook without trusting it:
+
+* ``request(rng) -> (request, truth)``: the grader draws held-out inputs (hidden seeds,
+  fresh data, mechanisms whose labels the student never sees). ``request`` is what the
+  student's code is allowed to see; ``truth`` never leaves the grader;
+* ``collect(answers, request) -> data``: runs the student's code (``answers`` maps the
+  task's ``names`` to the student's objects) on the request and returns plain data
+  (numbers, strings, lists, dicts, numpy arrays, pandas DataFrames). This is the only
+  part that touches student code; ``make grade`` runs it in the student's kernel and
+  treats what comes back as untrusted data;
+* ``judge(data, request, truth) -> Feedback``: decides, from data alone, whether the
+  task is solved. It never calls student code.
+
+In a notebook, ``dp.assignments.check("A3", "Task 4", laplace_release=laplace_release)``
+runs all three in-process with fresh randomness. Each assignment's tasks live in
+``a1_anonymity.py`` ... ``a6_auditing.py`` as a list ``TASKS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["Task", "ASSIGNMENTS", "tasks", "check", "encode", "decode"]
+
+#: assignment -> module holding its TASKS
+ASSIGNMENTS = {
+    "A1": "a1_anonymity",
+    "A2": "a2_attacks",
+    "A3": "a3_laplace",
+    "A4": "a4_composition",
+    "A5": "a5_exponential",
+    "A6": "a6_auditing",
+}
+
+
+@dataclass(frozen=True)
+class Task:
+    """One auto-graded task: ``key`` as the notebook names it ("Task 3a"), its
+    ``points``, the student ``names`` it reads, and its request / collect / judge."""
+
+    key: str
+    points: int
+    names: tuple
+    request: Callable
+    collect: Callable
+    judge: Callable
+    title: str = ""
+    extra: dict = field(default_factory=dict, compare=False)
+
+
+def tasks(assignment: str) -> list:
+    """The auto-graded tasks of ``assignment`` ("A1" ... "A6"), in notebook order."""
+    key = str(assignment).strip().upper()
+    if key not in ASSIGNMENTS:
+        raise ValueError(f"assignment must be one of {sorted(ASSIGNMENTS)}, got {assignment!r}")
+    module = importlib.import_module(f".{ASSIGNMENTS[key]}", __name__)
+    return list(module.TASKS)
+
+
+def _task(assignment, key) -> Task:
+    for task in tasks(assignment):
+        if task.key.lower() == str(key).strip().lower():
+            return task
+    names = [t.key for t in tasks(assignment)]
+    raise ValueError(f"{assignment} has no task {key!r}; its tasks are {names}")
+
+
+def check(assignment, key, *args, rng=None, **answers):
+    """Check one task in the notebook: draw held-out inputs, run the student's code on
+    them, judge. Answers are given by name (``laplace_release=laplace_release``) or
+    positionally in the order of the task's ``names``. Returns a
+    :class:`~dpteach.exercises.Feedback` whose message starts with the task's key."""
+    task = _task(assignment, key)
+    if len(args) > len(task.names):
+        raise TypeError(f"{task.key} reads {len(task.names)} answer(s) {task.names}, "
+                        f"got {len(args)} positional")
+    answers = {**dict(zip(task.names, args)), **answers}
+    unknown = set(answers) - set(task.names)
+    if unknown:
+        raise TypeError(f"{task.key} reads {task.names}, not {sorted(unknown)}")
+    rng = np.random.default_rng(rng)
+    request, truth = task.request(rng)
+    data = task.collect(answers, request)
+    return task.judge(data, request, truth)
+
+
+# ------------------------------------------------------------------ safe transport
+# What collect returns crosses from the student's kernel to the grader as JSON: only
+# plain data, rebuilt by decode() without running anything.
+def encode(obj):
+    """``obj`` as JSON-ready plain data (numpy arrays and scalars, DataFrames, Series,
+    tuples, dicts with string keys, non-finite floats tagged)."""
+    import pandas as pd
+
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        return x if math.isfinite(x) else {"__float__": repr(x)}
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind not in "biuf":
+            return {"__ndarray__": encode(obj.tolist()), "dtype": "object"}
+        return {"__ndarray__": encode(obj.tolist()), "dtype": obj.dtype.str}
+    if isinstance(obj, pd.DataFrame):
+        return {"__dataframe__": {"columns": [str(c) for c in obj.columns],
+                                  "index": encode(list(obj.index)),
+                                  "data": encode(obj.astype(object).values.tolist())}}
+    if isinstance(obj, pd.Series):
+        return {"__series__": {"name": None if obj.name is None else str(obj.name),
+                               "index": encode(list(obj.index)),
+                               "data": encode(obj.astype(object).tolist())}}
+    if isinstance(obj, (list, tuple)):
+        return [encode(x) for x in obj]
+    if isinstance(obj, dict):
+        return {str(k): encode(v) for k, v in obj.items()}
+    return {"__repr__": repr(obj)[:200]}
+
+
+def decode(obj):
+    """The inverse of :func:`encode` (only data is rebuilt; nothing is executed)."""
+    import pandas as pd
+
+    if isinstance(obj, list):
+        return [decode(x) for x in obj]
+    if not isinstance(obj, dict):
+        return obj
+    if "__float__" in obj:
+        return float(obj["__float__"])
+    if "__ndarray__" in obj:
+        values = decode(obj["__ndarray__"])
+        dtype = obj.get("dtype", "object")
+        try:
+            return np.asarray(values, dtype=None if dtype == "object" else np.dtype(dtype))
+        except (TypeError, ValueError):
+            return np.asarray(values, dtype=object)
+    if "__dataframe__" in obj:
+        d = obj["__dataframe__"]
+        return pd.DataFrame(decode(d["data"]), columns=d["columns"], index=decode(d["index"]))
+    if "__series__" in obj:
+        d = obj["__series__"]
+        return pd.Series(decode(d["data"]), index=decode(d["index"]), name=d["name"])
+    if "__repr__" in obj:
+        return _Opaque(obj["__repr__"])
+    return {k: decode(v) for k, v in obj.items()}
+
+
+class _Opaque(str):
+    """An object that could not travel as data: only its repr arrived."""
+
+
+def dumps(obj) -> str:
+    return json.dumps(encode(obj), allow_nan=False)
+
+
+def loads(text: str):
+    return decode(json.loads(text))
