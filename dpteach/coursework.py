@@ -31,7 +31,8 @@ from pathlib import Path
 
 import nbformat
 
-__all__ = ["SOLUTION_TAG", "blank_source", "make_exercise", "generate", "stale", "grade", "main"]
+__all__ = ["SOLUTION_TAG", "assignment_of", "blank_source", "make_exercise", "generate", "stale",
+           "grade", "main"]
 
 #: the cell tag that marks an answer cell in a solution notebook
 SOLUTION_TAG = "solution"
@@ -40,6 +41,14 @@ WRITTEN_PROMPT = "✏️ *Your answer here: replace this cell with your explanat
 _NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 _KEEP_NB_METADATA = ("kernelspec", "language_info")
 _TASK_LINE = re.compile(r"#\s*Task\b")
+_ASSIGNMENT_NAME = re.compile(r"^(A[1-9]\d*)(?![0-9])", re.IGNORECASE)
+
+
+def assignment_of(name) -> str | None:
+    """The assignment ("A3") a file name starts with (``A3_sensitivity.ipynb``,
+    ``a3-alice.ipynb``), or None."""
+    match = _ASSIGNMENT_NAME.match(Path(str(name)).name)
+    return match.group(1).upper() if match else None
 
 
 def _assigned_names(body) -> list:
@@ -160,12 +169,16 @@ def _names_read_after(cells) -> list:
     return out
 
 
-def make_exercise(nb):
+def make_exercise(nb, assignment=None):
     """A blanked copy of a solution notebook (nbformat NotebookNode); the input is
-    untouched."""
+    untouched. ``assignment`` ("A3") is recorded as ``metadata["dpteach"]["assignment"]``
+    so that ``make grade`` knows which tasks to grade whatever the student renames the
+    file to."""
     out = copy.deepcopy(nb)
     out.metadata = nbformat.NotebookNode({k: out.metadata[k] for k in _KEEP_NB_METADATA
                                           if k in out.metadata})
+    if assignment is not None:
+        out.metadata["dpteach"] = nbformat.NotebookNode({"assignment": assignment})
     read_later = _names_read_after(out.cells)
     for i, cell in enumerate(out.cells):
         meta = nbformat.NotebookNode({"tags": _tags(cell)} if _tags(cell) else {})
@@ -202,7 +215,7 @@ def _expected(files, exe) -> dict:
         nb = nbformat.read(path, as_version=4)
         if not any(SOLUTION_TAG in _tags(c) for c in nb.cells):
             raise ValueError(f"{path.name} has no cell tagged {SOLUTION_TAG!r}")
-        out[exe / path.name] = _render(make_exercise(nb))
+        out[exe / path.name] = _render(make_exercise(nb, assignment_of(path.name)))
     return out
 
 
