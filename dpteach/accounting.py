@@ -6,6 +6,7 @@ Notebook 07 teaches this module; the Curator (notebooks 02 and 03) charges one.
 from __future__ import annotations
 
 import numbers
+import threading
 from fractions import Fraction
 
 import numpy as np
@@ -79,6 +80,9 @@ class PrivacyAccountant:
     a budget of 1.0 exactly and, once the budget is used up, even a spend of 5e-324 is
     refused. A refused spend raises :class:`BudgetExceededError` and changes nothing.
 
+    Thread-safe: the check against the budget and the charge happen under one lock, so
+    threads spending at the same time can never pass the budget together.
+
     >>> acc = PrivacyAccountant(1.0)
     >>> for _ in range(10): acc.spend(0.1)
     >>> acc.remaining
@@ -89,6 +93,7 @@ class PrivacyAccountant:
         self._budget = (_exact(check_epsilon(epsilon)), _exact(check_delta(delta)))
         self._spent = (Fraction(0), Fraction(0))
         self._history: list[tuple] = []
+        self._lock = threading.RLock()   # check-and-charge is one atomic step
 
     @property
     def budget(self):
@@ -98,22 +103,28 @@ class PrivacyAccountant:
     @property
     def spent(self):
         """(epsilon, delta) spent so far, as floats (the exact totals are kept inside)."""
-        return float(self._spent[0]), float(self._spent[1])
+        with self._lock:
+            spent = self._spent
+        return float(spent[0]), float(spent[1])
 
     @property
     def remaining(self):
         """(epsilon, delta) still available, as floats."""
-        return (float(self._budget[0] - self._spent[0]), float(self._budget[1] - self._spent[1]))
+        with self._lock:
+            spent = self._spent
+        return (float(self._budget[0] - spent[0]), float(self._budget[1] - spent[1]))
 
     @property
     def history(self):
-        """A list of (label, epsilon, delta), one entry per accepted spend."""
-        return list(self._history)
+        """A list of (label, epsilon, delta), one entry per accepted spend (a copy)."""
+        with self._lock:
+            return list(self._history)
 
     def can_spend(self, epsilon, delta=0.0) -> bool:
         """Would :meth:`spend` accept this charge? Spends nothing."""
         e, d = self._checked(epsilon, delta)
-        return self._fits(e, d)
+        with self._lock:
+            return self._fits(e, d)
 
     def _checked(self, epsilon, delta):
         e = _exact(check_real("epsilon", epsilon, low=0.0))
@@ -126,19 +137,21 @@ class PrivacyAccountant:
     def spend(self, epsilon, delta=0.0, label=None):
         """Charge (epsilon, delta), or raise BudgetExceededError and charge nothing."""
         e, d = self._checked(epsilon, delta)
-        if not self._fits(e, d):
-            rem = self.remaining
-            raise BudgetExceededError(
-                f"spending epsilon={float(e):g}, delta={float(d):g} would pass the budget "
-                f"(epsilon={float(self._budget[0]):g}, delta={float(self._budget[1]):g}); "
-                f"remaining: epsilon={rem[0]:g}, delta={rem[1]:g}")
-        self._spent = (self._spent[0] + e, self._spent[1] + d)
-        self._history.append((label, float(e), float(d)))
+        with self._lock:   # no other thread may charge between the check and the charge
+            if not self._fits(e, d):
+                rem = self.remaining
+                raise BudgetExceededError(
+                    f"spending epsilon={float(e):g}, delta={float(d):g} would pass the budget "
+                    f"(epsilon={float(self._budget[0]):g}, delta={float(self._budget[1]):g}); "
+                    f"remaining: epsilon={rem[0]:g}, delta={rem[1]:g}")
+            self._spent = (self._spent[0] + e, self._spent[1] + d)
+            self._history.append((label, float(e), float(d)))
 
     def __repr__(self):
-        s, b = self.spent, self.budget
+        with self._lock:
+            s, b, n = self.spent, self.budget, len(self._history)
         return (f"PrivacyAccountant(spent epsilon={s[0]:g} of {b[0]:g}, "
-                f"delta={s[1]:g} of {b[1]:g}, {len(self._history)} spends)")
+                f"delta={s[1]:g} of {b[1]:g}, {n} spends)")
 
 
 # ----------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ Taught in notebooks 02 and 03.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pandas as pd
 
@@ -34,41 +36,83 @@ class Curator:
     rng : numpy.random.Generator, int or None
         Source of the noise.
 
-    Every query takes its own ``epsilon`` (keyword) and charges it before any noise is
-    drawn; a query that would pass the budget raises
-    :class:`~dpteach.accounting.BudgetExceededError` and releases nothing. A query with
-    bad arguments (unknown column, ``lower >= upper``, ``epsilon <= 0``) raises
-    ValueError or TypeError and charges nothing.
+    Every query takes its own ``epsilon`` (keyword). A query that would pass the budget
+    raises :class:`~dpteach.accounting.BudgetExceededError` and releases nothing.
+
+    When a query is charged -- the rule that leaks nothing for free:
+
+    * Arguments that do not depend on the data (``epsilon``, a column name, ``lower`` and
+      ``upper``, ``categories``, whether ``where`` is callable) are checked first; a bad
+      one raises ValueError or TypeError and charges nothing, since refusing it tells the
+      analyst nothing about the table (the column names are public).
+    * Then the query's epsilon is charged, *before* any code looks at the private rows.
+    * Then ``where`` runs and the answer is computed. If ``where`` raises, returns a
+      malformed mask, or the selected column holds missing values, the query is refused
+      with an error **and the charge stands**: the refusal itself depends on the data, so
+      a free refusal would be a free answer to the question "does the data make this
+      fail?" (e.g. a ``where`` that returns a bad mask only when someone's income passes
+      a threshold).
 
     ``where`` arguments are callables ``where(table) -> boolean mask`` (one entry per
-    row), e.g. ``lambda t: t["Gender"] == "F"``; ``None`` selects every row. The callable
-    runs on a copy of the private table, so in this teaching model it is trusted code: a
-    real curator would accept queries in a restricted language instead.
+    row), e.g. ``lambda t: t["Gender"] == "F"``; ``None`` selects every row.
+
+    Queries are thread-safe: each one checks the budget, charges it, runs ``where`` and
+    draws its noise under one lock, so threads querying at the same time never pass the
+    budget together.
+
+    What this protects, and what it cannot (a Python object is not a security boundary):
+    it guards an analyst who uses only the public API -- ``count``, ``sum``, ``mean``,
+    ``histogram``, ``columns``, the read-only ``accountant`` property (assigning to it
+    raises AttributeError) and ``charges``, a tuple copy of every (epsilon, delta, label)
+    this curator charged. It cannot stop code in the same process from reading the
+    private attribute ``_table``, replacing ``_accountant`` or ``_charges``, patching the
+    class, or a ``where`` callable that saves the copy of the table it is given (it is
+    charged first, but the release is then no longer epsilon-DP) or that leaks through
+    timing. ``where`` is therefore trusted code in this teaching model; a real curator
+    runs in another process and accepts queries in a restricted language.
 
     >>> import dpteach as dp
     >>> cur = dp.Curator(dp.datasets.sickle_cell(), epsilon=1.0, rng=0)
     >>> noisy = cur.count(lambda t: t["Sickle cell trait"], epsilon=0.5)
     >>> cur.accountant.spent
     (0.5, 0.0)
+    >>> cur.charges
+    ((0.5, 0.0, 'count'),)
     """
 
     def __init__(self, table, epsilon, delta=0.0, *, rng=None):
         if not isinstance(table, pd.DataFrame):
             raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
         self._table = table.copy()
-        self.accountant = PrivacyAccountant(check_epsilon(epsilon), check_delta(delta))
+        self._accountant = PrivacyAccountant(check_epsilon(epsilon), check_delta(delta))
         self._rng = check_rng(rng)
+        self._charges: list[tuple] = []
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ public info
+    @property
+    def accountant(self) -> PrivacyAccountant:
+        """The :class:`~dpteach.accounting.PrivacyAccountant` charged by every query
+        (read-only: assigning another accountant raises AttributeError)."""
+        return self._accountant
+
+    @property
+    def charges(self) -> tuple:
+        """Every charge this curator made, in order, as a tuple of
+        ``(epsilon, delta, label)`` (a copy: changing it changes nothing). Charges made
+        directly on ``.accountant`` by other code are not listed here."""
+        with self._lock:
+            return tuple(self._charges)
+
     @property
     def columns(self) -> list:
         """The column names (public: the schema is not secret)."""
         return list(self._table.columns)
 
     def __repr__(self):
-        s, b = self.accountant.spent, self.accountant.budget
+        s, b = self._accountant.spent, self._accountant.budget
         return (f"Curator({len(self._table.columns)} columns, epsilon spent {s[0]:g} of {b[0]:g}, "
-                f"{len(self.accountant.history)} answers)")
+                f"{len(self.charges)} answers)")
 
     # ------------------------------------------------------------------ queries
     def count(self, where=None, *, epsilon):
@@ -78,9 +122,12 @@ class Curator:
         [DR14 Example 3.1; seed 004, "S(counting) = 1"]. Units: people. Costs epsilon.
         """
         eps = check_epsilon(epsilon)
-        mask = self._mask(where)
-        self.accountant.spend(eps, label="count")
-        return float(mask.sum() + self._rng.laplace(0.0, 1.0 / eps))
+        scale = _noise_scale(1.0, eps)
+        self._check_where(where)
+        with self._lock:
+            self._charge(eps, "count")
+            mask = self._mask(where, eps)
+            return float(mask.sum() + self._rng.laplace(0.0, scale))
 
     def sum(self, column, *, lower, upper, epsilon, where=None):
         """Noisy sum of ``column`` over the selected rows, each value clipped to
@@ -92,12 +139,16 @@ class Curator:
         """
         eps = check_epsilon(epsilon)
         lo, hi = self._bounds(lower, upper)
-        values = self._numeric(column)
-        mask = self._mask(where)
+        self._check_numeric(column)
         sens = max(abs(lo), abs(hi))
-        self.accountant.spend(eps, label=f"sum({column})")
-        total = float(np.clip(values[mask], lo, hi).sum())
-        return total + float(self._rng.laplace(0.0, sens / eps)) if sens > 0 else total
+        scale = _noise_scale(sens, eps)
+        self._check_where(where)
+        with self._lock:
+            self._charge(eps, f"sum({column})")
+            values = self._values(column, eps)
+            mask = self._mask(where, eps)
+            total = float(np.clip(values[mask], lo, hi).sum())
+            return total + float(self._rng.laplace(0.0, scale)) if sens > 0 else total
 
     def mean(self, column, *, lower, upper, epsilon, where=None):
         """Noisy mean of ``column`` (clipped to [lower, upper]) over the selected rows.
@@ -109,16 +160,21 @@ class Curator:
         """
         eps = check_epsilon(epsilon)
         lo, hi = self._bounds(lower, upper)
-        values = self._numeric(column)
-        mask = self._mask(where)
+        self._check_numeric(column)
         sens = max(abs(lo), abs(hi))
-        self.accountant.spend(eps, label=f"mean({column})")
         half = eps / 2.0
-        total = float(np.clip(values[mask], lo, hi).sum())
-        if sens > 0:
-            total += float(self._rng.laplace(0.0, sens / half))
-        count = float(mask.sum()) + float(self._rng.laplace(0.0, 1.0 / half))
-        return float(np.clip(total / max(count, 1.0), lo, hi))
+        sum_scale = _noise_scale(sens, half, "epsilon / 2")
+        count_scale = _noise_scale(1.0, half, "epsilon / 2")
+        self._check_where(where)
+        with self._lock:
+            self._charge(eps, f"mean({column})")
+            values = self._values(column, eps)
+            mask = self._mask(where, eps)
+            total = float(np.clip(values[mask], lo, hi).sum())
+            if sens > 0:
+                total += float(self._rng.laplace(0.0, sum_scale))
+            count = float(mask.sum()) + float(self._rng.laplace(0.0, count_scale))
+            return float(np.clip(total / max(count, 1.0), lo, hi))
 
     def histogram(self, column, categories, *, epsilon, where=None):
         """Noisy count per category of ``column``: a pandas Series indexed by category,
@@ -130,35 +186,56 @@ class Curator:
         ``categories`` are counted nowhere. Costs epsilon for the whole histogram.
         """
         eps = check_epsilon(epsilon)
-        col = self._column(column)
+        scale = _noise_scale(1.0, eps)
+        self._check_column(column)
         if isinstance(categories, (str, bytes)) or not hasattr(categories, "__iter__"):
             raise TypeError(f"categories must be a list of values, got {categories!r}")
         cats = list(categories)
         if not cats:
             raise ValueError("categories must not be empty")
-        if len(set(cats)) != len(cats):
+        try:
+            distinct = len(set(cats)) == len(cats)
+        except TypeError:
+            raise TypeError(f"categories must be hashable values, got {cats!r}") from None
+        if not distinct:
             raise ValueError(f"categories must be distinct, got {cats!r}")
-        mask = self._mask(where)
-        self.accountant.spend(eps, label=f"histogram({column})")
-        counts = col[mask].value_counts().reindex(cats, fill_value=0).to_numpy(float)
-        noisy = counts + self._rng.laplace(0.0, 1.0 / eps, size=len(cats))
-        return pd.Series(noisy, index=pd.Index(cats, name=column), name="noisy count")
+        self._check_where(where)
+        with self._lock:
+            self._charge(eps, f"histogram({column})")
+            mask = self._mask(where, eps)
+            col = self._table[column]
+            counts = col[mask].value_counts().reindex(cats, fill_value=0).to_numpy(float)
+            noisy = counts + self._rng.laplace(0.0, scale, size=len(cats))
+            return pd.Series(noisy, index=pd.Index(cats, name=column), name="noisy count")
 
     # ------------------------------------------------------------------ helpers
-    def _column(self, column):
-        if column not in self._table.columns:
-            raise ValueError(f"column must be one of {list(self._table.columns)}, got {column!r}")
-        return self._table[column]
+    def _charge(self, eps, label):
+        """Charge the accountant (raises BudgetExceededError, charging nothing, when it
+        would pass the budget) and record the charge. Called with the lock held."""
+        self._accountant.spend(eps, label=label)
+        self._charges.append((eps, 0.0, label))
 
-    def _numeric(self, column):
-        col = self._column(column)
-        if col.dtype.kind not in "iuf":
+    # checks that do not look at the private rows (run before the charge)
+    def _check_column(self, column):
+        try:
+            known = column in self._table.columns
+        except TypeError:   # an unhashable column name
+            known = False
+        if not known:
+            raise ValueError(f"column must be one of {list(self._table.columns)}, got {column!r}")
+
+    def _check_numeric(self, column):
+        self._check_column(column)
+        dtype = self._table[column].dtype
+        if dtype.kind not in "iuf":
             raise TypeError(f"column {column!r} must be numeric for a sum or mean, "
-                            f"got dtype {col.dtype}")
-        values = col.to_numpy(float)
-        if np.isnan(values).any():
-            raise ValueError(f"column {column!r} contains missing values")
-        return values
+                            f"got dtype {dtype}")
+
+    @staticmethod
+    def _check_where(where):
+        if where is not None and not callable(where):
+            raise TypeError("where must be a callable taking the table and returning a boolean "
+                            f"mask, or None; got {type(where).__name__}")
 
     @staticmethod
     def _bounds(lower, upper):
@@ -168,16 +245,39 @@ class Curator:
             raise ValueError(f"lower must be < upper, got lower={lo:g}, upper={hi:g}")
         return lo, hi
 
-    def _mask(self, where):
+    # steps that look at the private rows (run after the charge; a failure keeps it)
+    def _values(self, column, eps):
+        values = self._table[column].to_numpy(float)
+        if np.isnan(values).any():
+            raise ValueError(f"column {column!r} contains missing values; the query was "
+                             f"refused after looking at the data, so epsilon={eps:g} stays "
+                             "charged")
+        return values
+
+    def _mask(self, where, eps):
         n = len(self._table)
         if where is None:
             return np.ones(n, dtype=bool)
-        if not callable(where):
-            raise TypeError("where must be a callable taking the table and returning a boolean "
-                            f"mask, or None; got {type(where).__name__}")
-        mask = where(self._table.copy())
-        mask = mask.to_numpy() if isinstance(mask, pd.Series) else np.asarray(mask)
+        charged = (f"where ran on the private data, so epsilon={eps:g} stays charged "
+                   "(see the Curator docstring)")
+        try:
+            mask = where(self._table.copy())
+            mask = mask.to_numpy() if isinstance(mask, pd.Series) else np.asarray(mask)
+        except Exception as exc:
+            exc.add_note(charged)
+            raise
         if mask.shape != (n,) or mask.dtype.kind != "b":
             raise ValueError(f"where must return a boolean mask with one entry per row ({n}), "
-                             f"got dtype {mask.dtype} and shape {mask.shape}")
+                             f"got dtype {mask.dtype} and shape {mask.shape}; {charged}")
         return mask
+
+
+def _noise_scale(sensitivity, eps, name="epsilon"):
+    """sensitivity / eps, refused (before anything is charged) when it is not a finite
+    number: an epsilon such as 5e-324 would give infinite noise, or none at all."""
+    scale = sensitivity / eps if eps > 0 else float("inf")
+    if not np.isfinite(scale):
+        raise ValueError(f"epsilon is too small: the noise scale sensitivity / ({name}) = "
+                         f"{sensitivity:g} / {eps:g} is not a finite number; use a larger "
+                         "epsilon (or smaller bounds lower, upper)")
+    return scale

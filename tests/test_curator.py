@@ -161,8 +161,12 @@ def test_table_is_private_copy():
     (lambda c: c.count(adults, epsilon=True), TypeError, "epsilon"),
     (lambda c: c.count(adults, epsilon="1"), TypeError, "epsilon"),
     (lambda c: c.count("age > 3", epsilon=1), TypeError, "where"),
-    (lambda c: c.count(lambda t: t["age"], epsilon=1), ValueError, "boolean mask"),
-    (lambda c: c.count(lambda t: np.ones(3, bool), epsilon=1), ValueError, "one entry per row"),
+    (lambda c: c.count(None, epsilon=5e-324), ValueError, "epsilon"),
+    (lambda c: c.mean("age", lower=0, upper=1, epsilon=5e-324), ValueError, "epsilon"),
+    (lambda c: c.sum("age", lower=-1e308, upper=1e308, epsilon=0.5), ValueError, "epsilon"),
+    (lambda c: c.histogram("group", ["a"], epsilon=1e-320), ValueError, "epsilon"),
+    (lambda c: c.histogram("group", [["a"]], epsilon=1), TypeError, "categories"),
+    (lambda c: c.sum(["age"], lower=0, upper=1, epsilon=1), ValueError, "column"),
     (lambda c: c.sum("nope", lower=0, upper=1, epsilon=1), ValueError, "column"),
     (lambda c: c.sum("age", lower=5, upper=5, epsilon=1), ValueError, "lower must be < upper"),
     (lambda c: c.sum("age", lower=6, upper=5, epsilon=1), ValueError, "lower must be < upper"),
@@ -182,7 +186,25 @@ def test_bad_arguments_charge_nothing(call, exc, words):
     cur = dp.Curator(table(), epsilon=1.0, rng=0)
     with pytest.raises(exc, match=words):
         call(cur)
-    assert cur.accountant.spent == (0.0, 0.0)
+    assert cur.accountant.spent == (0.0, 0.0) and cur.charges == ()
+
+
+@pytest.mark.parametrize("call, exc, words", [
+    (lambda c: c.count(lambda t: t["age"], epsilon=0.25), ValueError, "boolean mask"),
+    (lambda c: c.count(lambda t: np.ones(3, bool), epsilon=0.25), ValueError, "one entry per row"),
+    (lambda c: c.count(lambda t: t["nope"] > 1, epsilon=0.25), KeyError, "nope"),
+    (lambda c: c.sum("age", lower=0, upper=1, epsilon=0.25, where=lambda t: 1 / 0),
+     ZeroDivisionError, "division"),
+    (lambda c: c.histogram("group", ["a"], epsilon=0.25, where=lambda t: None),
+     ValueError, "boolean mask"),
+])
+def test_a_where_that_fails_after_seeing_the_data_is_charged(call, exc, words):
+    # the failure depends on the data, so the refusal is itself an answer: it is paid for
+    cur = dp.Curator(table(), epsilon=1.0, rng=0)
+    with pytest.raises(exc, match=words) as info:
+        call(cur)
+    assert "stays charged" in "".join([str(info.value)] + getattr(info.value, "__notes__", []))
+    assert cur.accountant.spent == (0.25, 0.0) and len(cur.charges) == 1
 
 
 @pytest.mark.parametrize("args, kwargs, exc", [
