@@ -16,19 +16,28 @@ from ._base import Panel, checkbox, int_slider, log_slider, register
 __all__ = ["attacks_differencing", "attacks_averaging", "attacks_curator_budget"]
 
 _SEED = 2026
+_SEED_MAX = 20      # the seed sliders run over 0..20, as in the other panels
+
+
+def _stream(base, seed, size):
+    """Unit-scale Laplace noise for one slider seed (seed 0 is the stream drawn from
+    ``base``); the sliders only rescale and cut it, so a redraw costs microseconds."""
+    return np.random.default_rng(base + seed).laplace(size=size)
 
 
 @register("attacks_differencing")
-def attacks_differencing(epsilon=0.5, exact=False):
+def attacks_differencing(epsilon=0.5, exact=False, seed=0):
     """Seed 004's sickle-cell differencing: count(trait) - count(trait, not named X).
     Exact answers give X's bit outright; a curator's answers at ε each give the bit plus
     Lap(1/ε) - Lap(1/ε). The two curves are the attacker's result in the world where X
     has the trait and in the world where X has not; the closer they are, the less the
     attacker learns. On the log scale their vertical gap is the privacy loss. Only the
     first query depends on X (the second leaves X out), so the gap stays within ε; the
-    accountant still charges 2ε, because it cannot know that in advance."""
+    accountant still charges 2ε, because it cannot know that in advance. The ``seed``
+    slider redraws the two Laplace draws of the attack on the real table (the marker)."""
     controls = {"epsilon": log_slider("ε per query", epsilon, -1.5, 1.0),
-                "exact": checkbox("exact answers (no noise)", exact)}
+                "exact": checkbox("exact answers (no noise)", exact),
+                "seed": int_slider("seed", seed, 0, _SEED_MAX)}
     fig, ax = new_figure(1, 1, figsize=(7.2, 3.4))
     z = np.linspace(-8, 9, 401)
     line0 = density_line(ax, z, np.ones_like(z), color=PALETTE["blue"],
@@ -37,8 +46,6 @@ def attacks_differencing(epsilon=0.5, exact=False):
                          label="X has the trait (truth: 1)", linestyle="--")
     spike0 = vline(ax, 0.0, color=PALETTE["blue"], linestyle="-")
     spike1 = vline(ax, 1.0, color=PALETTE["vermillion"], linestyle="--")
-    rng = np.random.default_rng(_SEED)
-    draw = rng.laplace(size=2)
     (seen,) = ax.plot([0], [0], "v", color=PALETTE["black"], markersize=9,
                       label="one attack on the real table")
     label_axes(ax, "count(trait) − count(trait, not X)", "density (log scale)",
@@ -50,8 +57,9 @@ def attacks_differencing(epsilon=0.5, exact=False):
     ax.legend(loc="upper right", fontsize=8)
     txt = note(ax, "")
 
-    def update(epsilon, exact):
+    def update(epsilon, exact, seed):
         b = 1.0 / epsilon
+        draw = _stream(_SEED, seed, 2)       # the two queries' unit Laplace noise
         spike0.set_visible(exact)
         spike1.set_visible(exact)
         line0.set_visible(not exact)
@@ -84,18 +92,19 @@ _CURATOR_HALF_RANGE = 60.0      # fixed y-range: truth ± 60 (b = 1/ε up to abo
 
 
 @register("attacks_averaging")
-def attacks_averaging(k=50, scale=5.0):
+def attacks_averaging(k=50, scale=5.0, seed=0):
     """The averaging attack on a naive server that adds fresh Lap(b) noise to every
     answer of the same count (true answer 3). The attacker's running mean after k
     answers, with its ±2 standard-deviation band √2·b/√k: the band shrinks as 1/√k and
     the truth emerges, whatever b is. The y-axis stays put, so a larger b visibly
-    widens everything; it only delays the moment the band closes in on the truth."""
+    widens everything; it only delays the moment the band closes in on the truth. The
+    ``seed`` slider redraws the server's stream of noise (one stream per seed, scaled by b)."""
     controls = {"k": int_slider("answers k", k, 1, _K_MAX),
-                "scale": log_slider("noise scale b", scale, -0.5, 1.5)}
+                "scale": log_slider("noise scale b", scale, -0.5, 1.5),
+                "seed": int_slider("seed", seed, 0, _SEED_MAX)}
     fig, ax = new_figure(1, 1, figsize=(7.2, 3.4))
-    rng = np.random.default_rng(_SEED)
-    noise = rng.laplace(size=_K_MAX)                 # one fixed stream, scaled by b
     ks = np.arange(1, _K_MAX + 1)
+    noise = _stream(_SEED, 0, _K_MAX)
     run_mean = np.cumsum(noise) / ks
     truth = 3.0
     sd1 = averaging_error(1.0, ks)
@@ -116,8 +125,10 @@ def attacks_averaging(k=50, scale=5.0):
     ax.legend(loc="upper right", fontsize=8)
     txt = note(ax, "", loc="lower left")
 
-    def update(k, scale):
+    def update(k, scale, seed):
         b = scale
+        noise = _stream(_SEED, seed, _K_MAX)
+        run_mean = np.cumsum(noise) / ks
         path.set_ydata(truth + b * run_mean)
         dots.set_ydata(truth + b * noise[:40])
         set_band(bnd, ks, truth - 2 * b * sd1, truth + 2 * b * sd1)
@@ -133,19 +144,19 @@ def attacks_averaging(k=50, scale=5.0):
 
 
 @register("attacks_curator_budget")
-def attacks_curator_budget(epsilon=0.05, k=60, budget=1.0):
+def attacks_curator_budget(epsilon=0.05, k=60, budget=1.0, seed=0):
     """The same averaging attacker against a curator with a total budget (ε = 1 by
     default). Each answer costs the ε per query and the accountant refuses once the next
     answer would pass the budget, so at most budget/ε answers of noise scale 1/ε are
     released: their mean has standard deviation √2/√(ε·budget) ≥ √2/budget. Splitting
     the budget never beats one answer that spends all of it (composition). The y-axis is
-    fixed; answers beyond it are marked at its edge."""
+    fixed; answers beyond it are marked at its edge. The ``seed`` slider redraws the
+    curator's noise (one unit-scale stream per seed, scaled by 1/ε)."""
     controls = {"epsilon": log_slider("ε per query", epsilon, -2.5, 0.0),
-                "k": int_slider("questions asked k", k, 1, 200)}
+                "k": int_slider("questions asked k", k, 1, 200),
+                "seed": int_slider("seed", seed, 0, _SEED_MAX)}
     fig, (ax, axb) = new_figure(1, 2, figsize=(9.2, 3.4),
                                 gridspec_kw={"width_ratios": [2.6, 1]})
-    rng = np.random.default_rng(_SEED + 1)
-    noise = rng.laplace(size=200)
     ks = np.arange(1, 201)
     truth = 3.0
     (answered,) = ax.plot([], [], ".", color=PALETTE["blue"], markersize=5, label="answers")
@@ -169,7 +180,8 @@ def attacks_curator_budget(epsilon=0.05, k=60, budget=1.0):
     label_axes(axb, None, "privacy loss (nats)", "Budget")
     txt = note(axb, "", loc="upper left")
 
-    def update(epsilon, k):
+    def update(epsilon, k, seed):
+        noise = _stream(_SEED + 1, seed, 200)
         acc = PrivacyAccountant(budget)
         n_ok = 0
         for _ in range(k):

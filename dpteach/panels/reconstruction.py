@@ -1,7 +1,9 @@
 """Panels for notebook 03, reconstruction attacks: Dinur-Nissim's exhaustive attack and
 its 4E bound, LP and least-squares attacks on random subset queries, and the
 differentially private defence. Every sweep is computed once when the panel is built
-(small n), so a slider move only looks results up and redraws."""
+(small n) for the ``seed`` slider's current value and kept, so a slider move only
+looks results up and redraws; moving the seed computes the sweep for a new population,
+new queries and new noise once."""
 
 from __future__ import annotations
 
@@ -9,12 +11,13 @@ import numpy as np
 
 from ..attacks import reconstruction as rec
 from ..plots import PALETTE, density_line, hline, label_axes, new_figure, note
-from ._base import Panel, dropdown, float_slider, log_slider, register
+from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 
 __all__ = ["reconstruction_exhaustive", "reconstruction_random_queries",
            "reconstruction_dp_defence", "phase_transition_figure"]
 
 _SEED = 403
+_SEED_MAX = 20      # the seed sliders run over 0..20, as in the other panels
 _BITS_CMAP = "cividis"
 
 
@@ -35,23 +38,38 @@ def _exhaustive_sweep(n, grid, rng):
 
 
 @register("reconstruction_exhaustive")
-def reconstruction_exhaustive(noise_bound=1.0):
+def reconstruction_exhaustive(noise_bound=1.0, seed=0):
     """Dinur & Nissim's exhaustive attack on n = 10 people, all 2^10 subset sums answered
     with noise at most E. Every database consistent with all answers is within 4E of
     the truth; the panel lists them all and plots the worst one's distance against E,
-    for answers steered towards a decoy (the adversarial case, which meets the bound)
-    and for uniform noise. E < 1/2 pins the database down exactly."""
+    for answers steered towards a decoy (the adversarial case: the consistent-candidate
+    attack can end 2·floor(2E) bits off, the bound's own limit) and for uniform noise.
+    The dotted line is the lower bound the decoy proves for every attacker: a secret and
+    its decoy differ in 2·floor(2E) bits and share one answer vector, so whatever is
+    output is floor(2E) or more off in one of the two worlds (notebook 03). E < 1/2 pins
+    the database down exactly. The ``seed`` slider draws another secret, decoy and
+    uniform noise (about 6 ms)."""
     n = 10
     grid = np.round(np.arange(0.0, 3.01, 0.25), 2)
-    controls = {"noise_bound": float_slider("noise bound E", noise_bound, 0.0, 3.0, 0.25)}
-    worst_decoy, worst_unif, count = _exhaustive_sweep(n, grid, np.random.default_rng(_SEED))
+    controls = {"noise_bound": float_slider("noise bound E", noise_bound, 0.0, 3.0, 0.25),
+                "seed": int_slider("seed", seed, 0, _SEED_MAX)}
+    sweeps = {}
+
+    def sweep(seed):
+        if seed not in sweeps:
+            sweeps[seed] = _exhaustive_sweep(n, grid, np.random.default_rng(_SEED + seed))
+        return sweeps[seed]
+
+    worst_decoy, worst_unif, count = sweep(seed)
     fig, ax = new_figure(1, 1, figsize=(7.2, 3.4))
     ax.plot(grid, np.minimum(4 * grid, n), color=PALETTE["grey"], linestyle="--",
             label="Dinur–Nissim bound 4E")
-    ax.plot(grid, worst_decoy, "o-", color=PALETTE["vermillion"], markersize=4,
-            label="worst consistent database, decoy noise")
-    ax.plot(grid, worst_unif, "s-", color=PALETTE["blue"], markersize=4,
-            label="worst consistent database, uniform noise")
+    ax.plot(grid, np.minimum(np.floor(2 * grid + 1e-12), n // 2), color=PALETTE["black"],
+            linestyle=":", label="no attacker can promise less: ⌊2E⌋")
+    (l_decoy,) = ax.plot(grid, worst_decoy, "o-", color=PALETTE["vermillion"], markersize=4,
+                         label="worst consistent database, decoy noise")
+    (l_unif,) = ax.plot(grid, worst_unif, "s-", color=PALETTE["blue"], markersize=4,
+                        label="worst consistent database, uniform noise")
     (mark,) = ax.plot([0], [0], "o", markersize=13, markerfacecolor="none",
                       markeredgecolor=PALETTE["black"], markeredgewidth=1.5)
     ax.set_xlim(-0.1, 3.1)
@@ -61,14 +79,19 @@ def reconstruction_exhaustive(noise_bound=1.0):
     ax.legend(loc="upper left", fontsize=8)
     txt = note(ax, "", loc="lower right")
 
-    def update(noise_bound):
+    def update(noise_bound, seed):
+        worst_decoy, worst_unif, count = sweep(seed)
+        l_decoy.set_ydata(worst_decoy)
+        l_unif.set_ydata(worst_unif)
         i = int(np.argmin(np.abs(grid - noise_bound)))
         mark.set_data([grid[i]], [worst_decoy[i]])
         txt.set_text(f"E = {grid[i]:g}: {count[i]} consistent databases\n"
                      f"worst is {worst_decoy[i]} bits off; bound 4E = {4 * grid[i]:g}")
+        floor2e = min(int(np.floor(2 * grid[i] + 1e-12)), n // 2)
         return (f"With every answer within E = {grid[i]:g}, {count[i]} databases fit all "
                 f"{2 ** n} answers (decoy noise); the worst differs from the truth in "
-                f"{worst_decoy[i]} of {n} positions, within 4E = {4 * grid[i]:g}.")
+                f"{worst_decoy[i]} of {n} positions, within 4E = {4 * grid[i]:g}. No attacker "
+                f"can promise fewer than ⌊2E⌋ = {floor2e} wrong bits for every secret.")
 
     return Panel(controls, fig, update, name="reconstruction_exhaustive",
                  title="The exhaustive attack and its 4E guarantee")
@@ -78,42 +101,78 @@ _RATIOS = np.round(np.arange(0.0, 1.41, 0.2), 2)
 _MN = (1, 2, 4, 8)
 
 
+class _RandomQuerySweep:
+    """One population, one stream of m = 8n random queries and one Gaussian noise
+    vector (from ``rng``); the m/n = q setting uses the first q·n of them. Each m/n is
+    swept over every σ/√n once, when first asked for (16 solves, about 40 ms):
+    ``fraction(i)[method][j]`` and ``guess(i, method, j)``."""
+
+    def __init__(self, n, rng):
+        self.n = n
+        self.d = (rng.random(n) < 0.5).astype(np.int8)
+        self.base = rng.standard_normal(max(_MN) * n)
+        self.queries = rec.random_subset_queries(max(_MN) * n, n, rng=rng)
+        self.exact = rec.answer_queries(self.queries, self.d).astype(float)
+        self._done = {}
+
+    def _sweep(self, i):
+        if i not in self._done:
+            rows = _MN[i] * self.n
+            q = self.queries[:rows]
+            frac = {"lsq": np.zeros(len(_RATIOS)), "lp": np.zeros(len(_RATIOS))}
+            guesses = {}
+            for j, r in enumerate(_RATIOS):
+                a = self.exact[:rows] + r * np.sqrt(self.n) * self.base[:rows]
+                for method, fn in (("lsq", rec.reconstruct_lsq), ("lp", rec.reconstruct_lp)):
+                    g = fn(q, a)
+                    guesses[method, j] = g
+                    frac[method][j] = np.mean(g == self.d)
+            self._done[i] = frac, guesses
+        return self._done[i]
+
+    def fraction(self, i):
+        return self._sweep(i)[0]
+
+    def guess(self, i, method, j):
+        return self._sweep(i)[1][method, j]
+
+
 def _random_query_sweep(n, rng):
-    """fraction[method][m/n index, ratio index] and the guesses at each grid point."""
-    d = (rng.random(n) < 0.5).astype(np.int8)
-    out = {"lsq": np.zeros((len(_MN), len(_RATIOS))), "lp": np.zeros((len(_MN), len(_RATIOS)))}
-    guesses = {}
-    base = rng.standard_normal(max(_MN) * n)
-    queries = rec.random_subset_queries(max(_MN) * n, n, rng=rng)
-    exact = rec.answer_queries(queries, d).astype(float)
-    for i, mn in enumerate(_MN):
-        q = queries[: mn * n]
-        for j, r in enumerate(_RATIOS):
-            a = exact[: mn * n] + r * np.sqrt(n) * base[: mn * n]
-            for method, fn in (("lsq", rec.reconstruct_lsq), ("lp", rec.reconstruct_lp)):
-                g = fn(q, a)
-                guesses[method, i, j] = g
-                out[method][i, j] = np.mean(g == d)
-    return d, out, guesses
+    """fraction[method][m/n index, ratio index] and the guesses at each grid point
+    (every m/n at once; the panel computes them one m/n at a time)."""
+    sw = _RandomQuerySweep(n, rng)
+    out = {m: np.array([sw.fraction(i)[m] for i in range(len(_MN))]) for m in ("lsq", "lp")}
+    guesses = {(m, i, j): sw.guess(i, m, j) for m in ("lsq", "lp")
+               for i in range(len(_MN)) for j in range(len(_RATIOS))}
+    return sw.d, out, guesses
 
 
 @register("reconstruction_random_queries")
-def reconstruction_random_queries(ratio=0.4, queries_per_person=4, method="lp"):
+def reconstruction_random_queries(ratio=0.4, queries_per_person=4, method="lp", seed=0):
     """LP and least-squares reconstruction of n = 64 secret bits from m random subset
     sums with Gaussian noise σ = ratio·√n. Left: the fraction of bits recovered against
     σ/√n for both attacks at the chosen m/n. Right: the secret (top) and the attack's
     guess (bottom), wrong bits marked. Noise well below √n exposes nearly everyone;
-    more queries push the breaking point further out."""
+    more queries push the breaking point further out. The ``seed`` slider draws another
+    population, queries and noise (the m/n shown is swept again: about 40 ms)."""
     n = 64
     controls = {"ratio": float_slider("σ / √n", ratio, 0.0, 1.4, 0.2),
                 "queries_per_person": dropdown("queries m/n", list(_MN), queries_per_person),
                 "method": dropdown("attack", [("LP (L1)", "lp"), ("least squares", "lsq")],
-                                   method)}
-    d, frac, guesses = _random_query_sweep(n, np.random.default_rng(_SEED))
+                                   method),
+                "seed": int_slider("seed", seed, 0, _SEED_MAX)}
+    sweeps = {}
+
+    def sweep(seed):
+        if seed not in sweeps:
+            sweeps[seed] = _RandomQuerySweep(n, np.random.default_rng(_SEED + seed))
+        return sweeps[seed]
+
+    first = sweep(seed).fraction(_MN.index(queries_per_person))
     fig, (ax, axi) = new_figure(1, 2, figsize=(9.4, 3.4), gridspec_kw={"width_ratios": [1.6, 1]})
-    (l_lp,) = ax.plot(_RATIOS, frac["lp"][0], "o-", color=PALETTE["vermillion"], markersize=4,
+    (l_lp,) = ax.plot(_RATIOS, first["lp"], "o-", color=PALETTE["vermillion"], markersize=4,
                       label="LP (L1) decoding")
-    (l_ls,) = ax.plot(_RATIOS, frac["lsq"][0], "s-", color=PALETTE["blue"], markersize=4,
+    (l_ls,) = ax.plot(_RATIOS, first["lsq"], "s-", color=PALETTE["blue"], markersize=4,
                       label="least squares")
     hline(ax, 0.5, color=PALETTE["grey"], linestyle=":", label="coin flipping")
     (mark,) = ax.plot([0], [0], "o", markersize=12, markerfacecolor="none",
@@ -127,18 +186,21 @@ def reconstruction_random_queries(ratio=0.4, queries_per_person=4, method="lp"):
     axi.set_yticks([0, 1, 2], ["secret", "guess", "wrong"])
     label_axes(axi, "person", None, "Secret vs guess")
 
-    def update(ratio, queries_per_person, method):
+    def update(ratio, queries_per_person, method, seed):
+        sw = sweep(seed)
+        d = sw.d
         i = _MN.index(queries_per_person)
         j = int(np.argmin(np.abs(_RATIOS - ratio)))
-        l_lp.set_ydata(frac["lp"][i])
-        l_ls.set_ydata(frac["lsq"][i])
-        mark.set_data([_RATIOS[j]], [frac[method][i, j]])
-        g = guesses[method, i, j]
+        frac = sw.fraction(i)
+        l_lp.set_ydata(frac["lp"])
+        l_ls.set_ydata(frac["lsq"])
+        mark.set_data([_RATIOS[j]], [frac[method][j]])
+        g = sw.guess(i, method, j)
         img.set_data(np.vstack([d, g, (g != d).astype(float)]))
         name = "LP" if method == "lp" else "least squares"
         sigma = _RATIOS[j] * np.sqrt(n)
         return (f"m = {queries_per_person * n} queries, σ = {_RATIOS[j]:g}·√{n} = {sigma:.3g}: "
-                f"{name} recovers {frac[method][i, j]:.1%} of the {n} bits "
+                f"{name} recovers {frac[method][j]:.1%} of the {n} bits "
                 f"({int((g != d).sum())} wrong).")
 
     return Panel(controls, fig, update, name="reconstruction_random_queries",
@@ -150,38 +212,50 @@ _LOG_EPS = np.round(np.arange(-1.0, 3.51, 0.25), 2)
 
 def _dp_sweep(n, m, trials, prevalence, rng):
     """Fraction recovered by least squares when each of m counting queries is answered
-    with Lap(m/ε) (a total budget ε split evenly; each count has sensitivity 1)."""
+    with Lap(m/ε) (a total budget ε split evenly; each count has sensitivity 1).
+
+    The least-squares estimate is linear in the answers, so for answers exact + s·z
+    (z unit Laplace noise, s = m/ε) it is x_exact + s·x_z: two solves per population
+    serve every ε on the grid; bit i is guessed 1 when the estimate is >= 1/2, as in
+    :func:`dpteach.attacks.reconstruct_lsq`."""
     fr = np.zeros((len(_LOG_EPS), trials))
-    shown = []
+    scales = m / 10.0 ** _LOG_EPS
     for t in range(trials):
         d = (rng.random(n) < prevalence).astype(np.int8)
         q = rec.random_subset_queries(m, n, rng=rng)
         exact = rec.answer_queries(q, d).astype(float)
         z = rng.laplace(size=m)
-        for i, le in enumerate(_LOG_EPS):
-            g = rec.reconstruct_lsq(q, exact + (m / 10 ** le) * z)
-            fr[i, t] = np.mean(g == d)
-            if t == 0:
-                shown.append(g)
+        x = rec._lsq_gram(q, np.column_stack([exact, z]))   # reconstruct_lsq's normal equations
+        guesses = (x[:, 0] + scales[:, None] * x[:, 1] >= 0.5).astype(np.int8)
+        fr[:, t] = np.mean(guesses == d, axis=1)
         if t == 0:
-            d0 = d
+            d0, shown = d, list(guesses)
     return fr.mean(axis=1), d0, shown
 
 
 @register("reconstruction_dp_defence")
-def reconstruction_dp_defence(epsilon=1.0):
+def reconstruction_dp_defence(epsilon=1.0, seed=0):
     """The defence: the curator answers the m = 4n = 256 random subset queries about
     n = 64 people with Laplace noise under a total budget ε, i.e. Lap(m/ε) per answer
     (sensitivity 1 per count, budget split evenly). The least-squares attacker's success
     (averaged over 5 populations, 30% of them with secret bit 1) against the budget ε;
     the grey line is what anyone gets by guessing the majority value, 0, for everybody.
-    With a meaningful ε the attack is no better than that guess."""
+    With a meaningful ε the attack is no better than that guess. The ``seed`` slider
+    draws five other populations, their queries and noise."""
     n, m, trials, prev = 64, 256, 5, 0.3
-    controls = {"epsilon": log_slider("total budget ε", epsilon, -1.0, 3.5, 0.25)}
-    frac, d, shown = _dp_sweep(n, m, trials, prev, np.random.default_rng(_SEED))
+    controls = {"epsilon": log_slider("total budget ε", epsilon, -1.0, 3.5, 0.25),
+                "seed": int_slider("seed", seed, 0, _SEED_MAX)}
+    sweeps = {}
+
+    def sweep(seed):
+        if seed not in sweeps:
+            sweeps[seed] = _dp_sweep(n, m, trials, prev, np.random.default_rng(_SEED + seed))
+        return sweeps[seed]
+
+    frac, d, shown = sweep(seed)
     eps = 10.0 ** _LOG_EPS
     fig, (ax, axi) = new_figure(1, 2, figsize=(9.4, 3.4), gridspec_kw={"width_ratios": [1.6, 1]})
-    density_line(ax, eps, frac, color=PALETTE["blue"], label="least-squares attack")
+    curve = density_line(ax, eps, frac, color=PALETTE["blue"], label="least-squares attack")
     hline(ax, 1 - prev, color=PALETTE["grey"], label=f"majority guess ({1 - prev:.0%})")
     (mark,) = ax.plot([0], [0], "o", markersize=12, markerfacecolor="none",
                       markeredgecolor=PALETTE["black"], markeredgewidth=1.5)
@@ -195,7 +269,9 @@ def reconstruction_dp_defence(epsilon=1.0):
     axi.set_yticks([0, 1, 2], ["secret", "guess", "wrong"])
     label_axes(axi, "person", None, "Secret vs guess")
 
-    def update(epsilon):
+    def update(epsilon, seed):
+        frac, d, shown = sweep(seed)
+        curve.set_ydata(frac)
         i = int(np.argmin(np.abs(_LOG_EPS - np.log10(epsilon))))
         mark.set_data([eps[i]], [frac[i]])
         g = shown[i]
