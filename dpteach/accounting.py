@@ -63,8 +63,22 @@ def advanced_composition(epsilon, delta, k, delta_slack):
     delta = check_delta(delta)
     k = check_positive_int(k, "k")
     slack = check_delta(delta_slack, "delta_slack", required=True)
-    eps_total = epsilon * np.sqrt(2 * k * np.log(1 / slack)) + k * epsilon * np.expm1(epsilon)
-    return float(eps_total), float(k * delta + slack)
+    kf = _float_k(k)
+    with np.errstate(over="ignore", invalid="ignore"):
+        eps_total = epsilon * np.sqrt(2 * kf * np.log(1 / slack)) + kf * epsilon * np.expm1(epsilon)
+    if not np.isfinite(eps_total):
+        raise ValueError(f"the total epsilon overflows the float range for epsilon={epsilon:g} "
+                         f"and k={k}; use a smaller epsilon or k")
+    return float(eps_total), float(kf * delta + slack)
+
+
+def _float_k(k: int) -> float:
+    """k as a float, or a ValueError naming k when it is beyond the float range."""
+    try:
+        return float(k)
+    except OverflowError:
+        raise ValueError(f"k must be below 1.8e308 (the float range), got a number with "
+                         f"{len(str(k))} digits") from None
 
 
 def _exact(x: float) -> Fraction:
@@ -176,20 +190,38 @@ def advanced_composition_crossover(epsilon, delta_slack):
     """
     epsilon = check_epsilon(epsilon)
     slack = check_delta(delta_slack, "delta_slack", required=True)
+    if epsilon >= np.log(2.0):
+        return None
     gap = 2.0 - np.exp(epsilon)
     if gap <= 0:
         return None
-    k = max(1, int(np.floor(2 * np.log(1 / slack) / gap ** 2)) + 1)
+    bound = 2 * np.log(1 / slack) / gap ** 2
+    if not np.isfinite(bound) or bound > 1e300:
+        raise ValueError(f"epsilon={epsilon!r} is so close to ln 2 that the crossover k "
+                         "passes the float range; use a smaller epsilon")
+    k = max(1, int(np.floor(bound)) + 1)
 
     def wins(kk):
-        return advanced_composition(epsilon, 0.0, kk, slack)[0] < kk * epsilon
+        kf = float(kk)
+        return epsilon * np.sqrt(2 * kf * np.log(1 / slack)) + kf * epsilon * np.expm1(epsilon) \
+            < kf * epsilon
 
-    # the closed form can be off by one through rounding; settle it with the formula
-    while k > 1 and wins(k - 1):
-        k -= 1
-    while not wins(k):
-        k += 1
-    return int(k)
+    # the closed form can be off through rounding; settle it with the formula by a
+    # bisection for the smallest winning k (at most ~1000 steps, even for k near 1e300)
+    lo, hi = max(1, k - 2), k + 2
+    while lo > 1 and wins(lo):
+        lo = max(1, lo // 2)
+    while not wins(hi):
+        hi *= 2
+    if wins(lo):
+        return int(lo)
+    while hi - lo > 1:           # invariant: not wins(lo), wins(hi)
+        mid = (lo + hi) // 2
+        if wins(mid):
+            hi = mid
+        else:
+            lo = mid
+    return int(hi)
 
 
 def advanced_composition_epsilon(epsilon_total, k, delta_slack):
@@ -204,20 +236,47 @@ def advanced_composition_epsilon(epsilon_total, k, delta_slack):
     total = check_epsilon(epsilon_total, "epsilon_total")
     k = check_positive_int(k, "k")
     slack = check_delta(delta_slack, "delta_slack", required=True)
-    root_l = np.sqrt(2 * k * np.log(1 / slack))
+    kf = _float_k(k)
+    root_l = np.sqrt(2 * kf * np.log(1 / slack))
 
     def f(e):
-        return e * root_l + k * e * np.expm1(e) - total
+        with np.errstate(over="ignore", invalid="ignore"):
+            return e * root_l + kf * e * np.expm1(e) - total
 
-    hi = total / max(root_l, 1e-300)
-    while f(hi) < 0:
-        hi *= 2
-    return float(optimize.brentq(f, 0.0, hi, xtol=1e-300, rtol=1e-12))
+    if root_l > 0 and total / root_l < 1e-200:
+        # second term k e (e^e - 1) ~ k e^2 is negligible: the root is total / root_l
+        eps = total / root_l
+        if eps <= 0:
+            raise ValueError(f"epsilon_total={total!r} is too small for k={k}: the "
+                             "per-mechanism epsilon underflows to 0")
+        return float(eps)
+
+    # the root lies below total / root_l (first term alone) and below
+    # max(1, ln(1 + total/k)) (second term alone), so this bracket needs no search
+    hi = min(total / root_l if root_l > 0 else np.inf, max(1.0, np.log1p(total / kf)))
+    hi = max(hi, 5e-324)
+    for _ in range(64):          # float rounding: nudge the bracket up, a few steps at most
+        if f(hi) >= 0:
+            break
+        hi = hi * 2 if hi > 1e-300 else np.nextafter(hi, np.inf) * 2
+    else:  # pragma: no cover - the bound above makes this unreachable
+        raise ValueError(f"could not bracket the per-mechanism epsilon for "
+                         f"epsilon_total={total!r}, k={k}")
+    if f(hi) == 0:
+        return float(hi)
+    eps = float(optimize.brentq(f, 0.0, hi, xtol=5e-324, rtol=1e-12))
+    if eps <= 0:
+        raise ValueError(f"epsilon_total={total!r} is too small for k={k}: the "
+                         "per-mechanism epsilon underflows to 0")
+    return eps
+
+
+_MAX_SHARES = 1_000_000
 
 
 def split_budget(epsilon, weights):
     """Split ``epsilon`` across queries in proportion to ``weights`` (a sequence of
-    positive numbers, or an int k for k equal shares).
+    positive numbers, or an int k <= 10^6 for k equal shares).
 
     Returns a list of floats whose exact decimal sum never exceeds ``epsilon``, so that a
     :class:`PrivacyAccountant` with budget ``epsilon`` accepts every share: 1.0 / 3
@@ -228,8 +287,9 @@ def split_budget(epsilon, weights):
     Notebook 07.
     """
     eps = check_epsilon(epsilon)
-    if isinstance(weights, (numbers.Integral, np.integer)) and not isinstance(weights, (bool, np.bool_)):
-        w = [1.0] * check_positive_int(weights, "weights")
+    if np.ndim(weights) == 0 and not isinstance(weights, (str, bytes)):
+        # a single number is a count of equal shares: 3 (or 3.0), never 3.5 or True
+        w = [1.0] * check_positive_int(weights, "weights", maximum=_MAX_SHARES)
     else:
         w = [check_real(f"weights[{i}]", x, low=0.0, low_open=True)
              for i, x in enumerate(_as_list(weights, "weights"))]
@@ -285,7 +345,10 @@ def hockey_stick_divergence(p, q, epsilon) -> float:
     """
     a, b = _two_distributions(p, q)
     e = check_real("epsilon", epsilon, low=0.0)
-    return float(np.maximum(a - np.exp(e) * b, 0.0).sum())
+    with np.errstate(over="ignore"):
+        scale = np.exp(e)                      # inf for a huge epsilon: then only q_i = 0 counts
+    excess = np.where(b > 0, a - scale * np.where(b > 0, b, 1.0), a)
+    return float(np.maximum(excess, 0.0).sum())
 
 
 def smallest_delta(p, q, epsilon) -> float:

@@ -24,6 +24,7 @@ Notebook 05 teaches this module.
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 from dataclasses import dataclass
 from math import comb
@@ -42,6 +43,8 @@ UNDEFINED_ERRORS = (ArithmeticError, ValueError, IndexError)
 
 _NEIGHBOURS = ("add_remove", "substitute")
 _MAX_DATASETS = 2_000_000
+_MAX_DATASETS_LIMIT = 10 ** 9      # max_datasets itself: a brute force beyond this never ends
+_MAX_COUNT_DIGITS = 10_000
 
 
 @dataclass(frozen=True)
@@ -199,6 +202,39 @@ class _Space:
     def count(self, m):
         return self.u ** m if self.ordered else comb(self.u + m - 1, m)
 
+    def log_count_lower(self, m) -> float:
+        """A lower bound on ln(count(m)), in time independent of m's size:
+        m ln u for sequences, k ln((u + m - 1)/k) with k = min(m, u - 1) for multisets
+        (C(n, k) >= (n/k)^k)."""
+        if self.u == 1 or m == 0:
+            return 0.0
+        if self.ordered:
+            return m * math.log(self.u) if m < 10 ** 300 else math.inf
+        k = min(m, self.u - 1)
+        return k * (math.log(self.u + m - 1) - math.log(k))
+
+    def capped_count(self, m, cap):
+        """min(count(m), cap + 1), quickly even for m = 10**400."""
+        if self.u == 1 or m == 0:
+            return 1
+        if m > cap:                     # u >= 2: at least m + 1 datasets of m records
+            return cap + 1
+        if self.log_count_lower(m) > math.log(cap + 1) + 1:
+            return cap + 1
+        return min(self.count(m), cap + 1)
+
+    def capped_total(self, sizes, cap):
+        """min(sum of count(m) over the range ``sizes``, cap + 1), in at most about
+        sqrt(2 cap) steps (for u >= 2 the counts grow at least like m + 1)."""
+        if self.u == 1:
+            return min(len(sizes), cap + 1)
+        total = 0
+        for m in sizes:
+            total += self.capped_count(m, cap)
+            if total > cap:
+                return cap + 1
+        return total
+
     def enumerate(self, m):
         it = (itertools.product(range(self.u), repeat=m) if self.ordered
               else itertools.combinations_with_replacement(range(self.u), m))
@@ -246,10 +282,15 @@ class _Space:
 def count_datasets(universe_size, size, *, ordered=False) -> int:
     """How many datasets of exactly ``size`` records from a universe of ``universe_size``
     records: C(u + m - 1, m) multisets, or u^m sequences with ``ordered=True``. The
-    brute force of :func:`global_sensitivity` visits all sizes it needs. Notebook 05."""
+    brute force of :func:`global_sensitivity` visits all sizes it needs. Counts with
+    more than 10,000 digits are refused (ValueError). Notebook 05."""
     u = check_positive_int(universe_size, "universe_size")
     m = check_nonnegative_int(size, "size")
-    return _Space(u, _check_flag(ordered, "ordered")).count(m)
+    space = _Space(u, _check_flag(ordered, "ordered"))
+    if space.log_count_lower(m) > _MAX_COUNT_DIGITS * math.log(10):
+        raise ValueError(f"size={_short(m)} with universe_size={u} gives a count with more than "
+                         f"{_MAX_COUNT_DIGITS:,} digits; use a smaller size")
+    return space.count(m)
 
 
 def all_datasets(universe, size, *, ordered=False, max_datasets=_MAX_DATASETS):
@@ -259,10 +300,10 @@ def all_datasets(universe, size, *, ordered=False, max_datasets=_MAX_DATASETS):
     uni = _check_universe(universe)
     m = check_nonnegative_int(size, "size")
     space = _Space(uni.shape[0], _check_flag(ordered, "ordered"))
-    limit = check_positive_int(max_datasets, "max_datasets")
-    if space.count(m) > limit:
-        raise ValueError(f"size={m} gives {space.count(m):,} datasets, more than "
-                         f"max_datasets={limit:,}")
+    limit = check_positive_int(max_datasets, "max_datasets", maximum=_MAX_DATASETS_LIMIT)
+    if space.capped_count(m, limit) > limit:
+        raise ValueError(f"size={_short(m)} gives more than max_datasets={limit:,} datasets; use a "
+                         "smaller universe or size")
     return uni[space.enumerate(m)]
 
 
@@ -311,16 +352,17 @@ def global_sensitivity(query, universe, size, *, neighbours="add_remove", norm=1
     ordered = _check_flag(ordered, "ordered")
     batched = _check_flag(batched, "batched")
     details = _check_flag(details, "details")
-    max_datasets = check_positive_int(max_datasets, "max_datasets")
+    max_datasets = check_positive_int(max_datasets, "max_datasets",
+                                      maximum=_MAX_DATASETS_LIMIT)
     if neighbours == "add_remove" and min_size >= size:
         raise ValueError(f"min_size must be < size for add_remove neighbours, got "
-                         f"min_size={min_size}, size={size}")
+                         f"min_size={_short(min_size)}, size={_short(size)}")
     space = _Space(uni.shape[0], ordered)
-    sizes = range(min_size, size + 1) if neighbours == "add_remove" else (size - 1, size)
-    total = sum(space.count(m) for m in sizes)
+    sizes = range(min_size, size + 1) if neighbours == "add_remove" else range(size - 1, size + 1)
+    total = space.capped_total(sizes, max_datasets)
     if total > max_datasets:
-        raise ValueError(f"size={size} with {uni.shape[0]} records in the universe means "
-                         f"{total:,} datasets, more than max_datasets={max_datasets:,}; use a "
+        raise ValueError(f"size={_short(size)} with {uni.shape[0]} records in the universe means "
+                         f"more than max_datasets={max_datasets:,} datasets; use a "
                          "smaller universe or size")
 
     # answers on every dataset, indexed by rank

@@ -12,6 +12,7 @@ import pytest
 
 import dpteach as dp
 from dpteach.accounting import BudgetExceededError, PrivacyAccountant
+from dpteach.attacks import floating_point
 
 
 # ------------------------------------------------------------------- thread safety
@@ -192,3 +193,70 @@ def test_accountant_and_charges_cannot_be_replaced_through_the_public_api():
     # a charge made on the accountant directly is the accountant's, not the curator's
     cur.accountant.spend(0.25, label="outside")
     assert cur.charges == record and cur.accountant.spent == (0.5, 0.0)
+
+
+# ------------------------------------------------------------------- no hangs
+def within(call, limit=2.0):
+    """Run call() in a daemon thread; return (finished, seconds, result or exception)."""
+    import time
+
+    box = {}
+
+    def go():
+        t0 = time.perf_counter()
+        try:
+            box["value"] = call()
+        except Exception as exc:   # noqa: BLE001 - the caller inspects it
+            box["value"] = exc
+        box["seconds"] = time.perf_counter() - t0
+
+    th = threading.Thread(target=go, daemon=True)
+    th.start()
+    th.join(limit)
+    return "seconds" in box, box.get("seconds", limit), box.get("value")
+
+
+def _sum(d):
+    return float(np.sum(d))
+
+
+# each of these looped for ever (or for hours) before it was bounded
+ONCE_HUNG = {
+    "advanced_composition_epsilon(5e-324)":
+        lambda: dp.accounting.advanced_composition_epsilon(5e-324, 10, 1e-6),
+    "advanced_composition_crossover(ln 2 - ulp)":
+        lambda: dp.accounting.advanced_composition_crossover(0.6931471805599452, 1e-6),
+    "preimages(window=nan)": lambda: floating_point.preimages(
+        0.5, 0.0, 1.0, window=float("nan")),
+    "preimages(window=inf)": lambda: floating_point.preimages(
+        0.5, 0.0, 1.0, window=float("inf")),
+    "preimages(window=1e308)": lambda: floating_point.preimages(
+        0.5, 0.0, 1.0, window=1e308),
+    "global_sensitivity(size=10**400)": lambda: dp.sensitivity.global_sensitivity(
+        _sum, [0, 1], 10 ** 400),
+    "global_sensitivity(size=10**7)": lambda: dp.sensitivity.global_sensitivity(
+        _sum, [0, 1], 10 ** 7),
+    "global_sensitivity(substitute, ordered, size=10**400)": lambda: dp.sensitivity.global_sensitivity(
+        _sum, [0, 1, 2], 10 ** 400, neighbours="substitute", ordered=True),
+    "global_sensitivity(size=10**400, max_datasets=10**9)": lambda: dp.sensitivity.global_sensitivity(
+        _sum, [0, 1], 10 ** 400, max_datasets=10 ** 9),
+    "l1_sensitivity(size=10**400)": lambda: dp.sensitivity.l1_sensitivity(_sum, [0, 1], 10 ** 400),
+    "l2_sensitivity(size=10**400)": lambda: dp.sensitivity.l2_sensitivity(_sum, [0, 1], 10 ** 400),
+    "all_datasets(size=10**400)": lambda: dp.sensitivity.all_datasets([0, 1], 10 ** 400),
+    "count_datasets(ordered, size=10**400)": lambda: dp.sensitivity.count_datasets(
+        3, 10 ** 400, ordered=True),
+    "split_budget(1.0, 10**11)": lambda: dp.accounting.split_budget(1.0, 10 ** 11),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONCE_HUNG))
+def test_calls_that_once_hung_now_answer_or_refuse_within_a_second(name):
+    finished, seconds, value = within(ONCE_HUNG[name])
+    assert finished, f"{name} still running after 2 s"
+    assert seconds < 1.0, f"{name} took {seconds:.2f} s"
+    assert not isinstance(value, Exception) or isinstance(value, (ValueError, TypeError)), value
+
+
+def test_count_datasets_of_a_huge_size_is_exact_when_small_enough():
+    assert dp.sensitivity.count_datasets(2, 10 ** 400) == 10 ** 400 + 1   # multisets of 0/1
+    assert dp.accounting.advanced_composition_epsilon(1e-300, 10, 1e-6) > 0

@@ -34,12 +34,20 @@ import math
 
 import numpy as np
 
-from .._checks import check_real, check_rng, check_size, check_values, release_shape
+from .._checks import (check_nonnegative_int, check_real, check_rng, check_size, check_values,
+                       release_shape)
 
 __all__ = ["naive_laplace_mechanism", "floating_point_attack", "preimages"]
 
 _TWO52 = 2 ** 52
 _SAMPLERS = ("naive", "numpy")
+# the largest |noise| either sampler draws is scale * ln(2^53) < 37 scale; this keeps it finite
+_MAX_SCALE = 1e306
+_MAX_WINDOW = 10_000
+
+
+def _check_scale(scale):
+    return check_real("scale", scale, low=0.0, high=_MAX_SCALE, low_open=True)
 
 
 def naive_laplace_mechanism(value, scale, *, rng=None, size=None):
@@ -53,7 +61,11 @@ def naive_laplace_mechanism(value, scale, *, rng=None, size=None):
     -inf, as in the textbook formula.
     """
     value = check_values("value", value)
-    scale = check_real("scale", scale, low=0.0, low_open=True)
+    scale = _check_scale(scale)
+    if value.size and np.abs(value).max() > np.finfo(float).max - 37 * scale:
+        raise ValueError(f"value must stay within +-(1.79e308 - 37 * scale) so that value + "
+                         f"noise is finite, got a value of {np.abs(value).max():g} with "
+                         f"scale={scale:g}")
     size = check_size(size)
     rng = check_rng(rng)
     shape = release_shape(size, value.shape)
@@ -174,7 +186,7 @@ def floating_point_attack(outputs, candidates, scale, *, sampler="naive"):
     """
     out = check_values("outputs", outputs).ravel()
     cand = check_values("candidates", candidates).ravel()
-    scale = check_real("scale", scale, low=0.0, low_open=True)
+    scale = _check_scale(scale)
     if sampler not in _SAMPLERS:
         raise ValueError(f"sampler must be one of {_SAMPLERS}, got {sampler!r}")
     o_grid, c_grid = np.meshgrid(out, cand, indexing="ij")
@@ -186,7 +198,7 @@ def preimages(output, candidate, scale, *, sampler="naive", window=2):
     """The uniforms nearest to producing ``output`` from ``candidate``, and what they give.
 
     A pandas DataFrame, one row per uniform tried (the binary-search crossing point and
-    ``window`` neighbours each side, per branch): the integer index of the uniform
+    ``window`` neighbours each side, per branch; 0 <= window <= 10,000): the integer index of the uniform
     (naive: m with 1 - 2|u| = m/2^52; numpy: k with U = k/2^53), the branch, the
     output it produces (as a float and in hex) and whether it equals ``output`` exactly.
     For a step-by-step look at :func:`floating_point_attack`.
@@ -195,9 +207,10 @@ def preimages(output, candidate, scale, *, sampler="naive", window=2):
 
     o = check_real("output", output)
     c = check_real("candidate", candidate)
-    scale = check_real("scale", scale, low=0.0, low_open=True)
+    scale = _check_scale(scale)
     if sampler not in _SAMPLERS:
         raise ValueError(f"sampler must be one of {_SAMPLERS}, got {sampler!r}")
+    window = check_nonnegative_int(window, "window", maximum=_MAX_WINDOW)
     rows = []
     oa, ca = np.array([o]), np.array([c])
     if sampler == "naive":
