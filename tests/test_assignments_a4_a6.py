@@ -1,0 +1,256 @@
+"""Graded tasks of A4 (composition and curator), A5 (exponential mechanism) and
+A6 (auditing): for every task the model solution passes on many hidden draws, the blank
+stub is "not yet solved", copy-cheats and the classic slip fail, the judge never raises
+on garbage, and the data survives the JSON transport."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import special
+
+import dpteach as dp
+from dpteach import assignments
+from dpteach.assignments import a4_composition as a4
+
+SEEDS = range(20)
+GARBAGE = [None, {}, [], "x", 3, float("nan"), {"error": 5}, {"unsolved": "yes"},
+           {"totals": "x"}, {"pairs": [None]}, {"values": [float("nan")] * 4},
+           {"type": "dpteach.curator.Curator", "attacks": [{"answers": "x"}, 7]},
+           {"recovered": float("nan"), "answers": [[1, 2]], "epsilons": [1]},
+           {"probabilities": [[1, 2], "x"]}, {"fractions": [None, "a"]}, {"results": [[1]]},
+           {"outputs": {"x": [1, 2]}}, {"y": "nan"}, {"p": [float("inf")]}]
+
+
+def run(assignment, key, seed=0, transport=True, **answers):
+    """request -> collect -> (JSON) -> judge, as the grader does."""
+    task = assignments._task(assignment, key)
+    rng = np.random.default_rng(seed)
+    request, truth = task.request(rng)
+    if transport:
+        request = assignments.loads(assignments.dumps(request))
+    data = task.collect(answers, request)
+    if transport:
+        data = assignments.loads(assignments.dumps(data))
+    return task.judge(data, request, truth)
+
+
+def stub(*args, **kwargs):
+    """What the exercise generator leaves: a function whose body is `...`."""
+    return None
+
+
+def assert_garbage_safe(assignment, key):
+    task = assignments._task(assignment, key)
+    request, truth = task.request(np.random.default_rng(1))
+    for junk in GARBAGE:
+        fb = task.judge(junk, request, truth)
+        assert not fb.passed and fb.message.startswith(key), (junk, fb)
+
+
+# ================================================================== A4
+def averaging_attack(curator, where, k, epsilon):
+    answers = [curator.count(where, epsilon=epsilon) for _ in range(k)]
+    return int(round(np.mean(answers)))
+
+
+def basic_epsilon(epsilons):
+    return dp.basic_composition(list(epsilons))[0]
+
+
+def advanced_epsilon(epsilon, k, delta, delta_slack):
+    eps_total = epsilon * np.sqrt(2 * k * np.log(1 / delta_slack)) + k * epsilon * np.expm1(epsilon)
+    return eps_total, k * delta + delta_slack
+
+
+def defended_curator(table):
+    return dp.Curator(table, epsilon=1.0)
+
+
+def split_sd(total_epsilon, k):
+    return np.sqrt(2) * (k / total_epsilon) / np.sqrt(k)
+
+
+def best_k(total_epsilon, ks):
+    return min(ks, key=lambda k: split_sd(total_epsilon, k))
+
+
+A4_MODEL = {"Task 1": dict(averaging_attack=averaging_attack),
+            "Task 2": dict(basic_epsilon=basic_epsilon),
+            "Task 3": dict(advanced_epsilon=advanced_epsilon),
+            "Task 4": dict(defended_curator=defended_curator),
+            "Task 5a": dict(split_sd=split_sd), "Task 5b": dict(best_k=best_k)}
+
+
+def test_a4_tasks_and_points():
+    tasks = assignments.tasks("A4")
+    assert [t.key for t in tasks] == list(A4_MODEL)
+    assert sum(t.points for t in tasks) == 10
+
+
+@pytest.mark.parametrize("key", list(A4_MODEL))
+def test_a4_model_passes_on_many_seeds(key):
+    for seed in SEEDS:
+        fb = run("A4", key, seed, **A4_MODEL[key])
+        assert fb.passed and fb.message.startswith(key), (seed, fb)
+
+
+@pytest.mark.parametrize("key", list(A4_MODEL))
+def test_a4_stub_is_not_yet_solved(key):
+    for answers in ({name: stub for name in A4_MODEL[key]}, {name: None for name in A4_MODEL[key]}):
+        fb = run("A4", key, **answers)
+        assert not fb.passed and not fb.solved and "not yet solved" in fb.message, fb
+
+
+@pytest.mark.parametrize("key", list(A4_MODEL))
+def test_a4_judge_survives_garbage(key):
+    assert_garbage_safe("A4", key)
+
+
+def test_a4_task1_cheats_and_slips_fail():
+    patients = dp.datasets.synthetic_patients(500, rng=4)
+    notebook_count = int((patients["Condition"] == "Cancer").sum())
+    cheats = {
+        "the notebook's count": lambda c, w, k, e: notebook_count,
+        "one answer": lambda c, w, k, e: round(c.count(w, epsilon=e)),
+        "reads the table, asks nothing": lambda c, w, k, e: int(w(c._table).sum()),
+        "all the budget in one query": lambda c, w, k, e: round(c.count(w, epsilon=k * e)),
+        "half the queries": lambda c, w, k, e: round(np.mean([c.count(w, epsilon=e)
+                                                              for _ in range(k // 2)])),
+        "the median": lambda c, w, k, e: float(np.median([c.count(w, epsilon=e) for _ in range(k)])) + 3,
+        "one more query than allowed": lambda c, w, k, e: np.mean([c.count(w, epsilon=e)
+                                                                   for _ in range(k + 1)]),
+    }
+    for name, fn in cheats.items():
+        for seed in range(3):
+            fb = run("A4", "Task 1", seed, averaging_attack=fn)
+            assert not fb.passed and fb.solved, (name, fb)
+
+
+def test_a4_task1_an_error_is_reported():
+    fb = run("A4", "Task 1", averaging_attack=lambda c, w, k, e: 1 / 0)
+    assert not fb.passed and "ZeroDivisionError" in fb.message
+
+
+def test_a4_task2_cheats_and_slips_fail():
+    cheats = {"the notebook's accountant": lambda eps: 200.0,
+              "parallel composition": lambda eps: max(eps),
+              "k times the first": lambda eps: len(eps) * eps[0],
+              "advanced instead": lambda eps: dp.advanced_composition(eps[0], 0, len(eps), 1e-6)[0]}
+    for name, fn in cheats.items():
+        assert not run("A4", "Task 2", 0, basic_epsilon=fn).passed, name
+
+
+def test_a4_task3_cheats_and_slips_fail():
+    def log10(e, k, d, s):
+        return e * np.sqrt(2 * k * np.log10(1 / s)) + k * e * np.expm1(e), k * d + s
+
+    def first_term(e, k, d, s):
+        return e * np.sqrt(2 * k * np.log(1 / s)), k * d + s
+
+    def no_k_delta(e, k, d, s):
+        return advanced_epsilon(e, k, d, s)[0], s
+
+    notebook = dp.advanced_composition(0.5, 0.0, 400, 1e-6)
+    cheats = {"log10": log10, "first term only": first_term, "delta forgotten": no_k_delta,
+              "the notebook's value": lambda e, k, d, s: notebook,
+              "a number, not a pair": lambda e, k, d, s: advanced_epsilon(e, k, d, s)[0]}
+    for name, fn in cheats.items():
+        for seed in range(3):
+            fb = run("A4", "Task 3", seed, advanced_epsilon=fn)
+            assert not fb.passed and fb.solved, (name, fb)
+    assert "log10" in run("A4", "Task 3", 0, advanced_epsilon=log10).message
+
+
+def test_a4_task4_cheats_and_slips_fail():
+    from dpteach.accounting import PrivacyAccountant
+
+    def swapped(table):
+        c = dp.Curator(table, epsilon=1.0)
+        c.accountant = PrivacyAccountant(1e9)
+        return c
+
+    def private_swap(table):
+        c = dp.Curator(table, epsilon=1.0)
+        c._accountant = PrivacyAccountant(1e9)
+        return c
+
+    def spent_before(table):
+        c = dp.Curator(table, epsilon=1.0)
+        c.count(None, epsilon=0.01)
+        return c
+
+    class Lenient(PrivacyAccountant):
+        def spend(self, epsilon, delta=0.0, label=None):
+            return None
+
+    def lenient(table):
+        c = dp.Curator(table, epsilon=1.0)
+        c.accountant = Lenient(1.0)
+        return c
+
+    class MyCurator(dp.Curator):
+        pass
+
+    def patched_count(table):
+        c = dp.Curator(table, epsilon=1000)
+        calls = []
+
+        def count(where=None, *, epsilon):
+            calls.append(epsilon)
+            if len(calls) > 2:
+                raise dp.BudgetExceededError("no")
+            return 0.0
+        c.count = count
+        return c
+
+    class TwoAnswers(PrivacyAccountant):     # refuses after two answers whatever their epsilon
+        def spend(self, epsilon, delta=0.0, label=None):
+            if len(self.history) >= 2:
+                raise dp.BudgetExceededError("two answers only")
+            return super().spend(epsilon, delta, label)
+
+    def two_answers(table):
+        c = dp.Curator(table, epsilon=1000)
+        c.accountant = TwoAnswers(1000)
+        return c
+
+    patients = dp.datasets.synthetic_patients(500, rng=4)
+    cheats = {"generous": lambda t: dp.Curator(t, epsilon=1000),
+              "accountant swapped": swapped, "lenient accountant": lenient,
+              "private accountant swapped": private_swap, "spent before": spent_before,
+              "subclass": lambda t: MyCurator(t, epsilon=1.0),
+              "patched count": patched_count, "refuse after two": two_answers,
+              "budget 0.9": lambda t: dp.Curator(t, epsilon=0.9),
+              "budget 1.2": lambda t: dp.Curator(t, epsilon=1.2),
+              "the notebook's table": lambda t: dp.Curator(patients, epsilon=1.0),
+              "not a curator": lambda t: 2}
+    for seed in range(6):
+        for name, fn in cheats.items():
+            fb = run("A4", "Task 4", seed, defended_curator=fn)
+            assert fb.solved and fb.message.startswith("Task 4"), (name, fb)
+            assert not fb.passed, (name, seed, fb)
+
+
+def test_a4_task4_hidden_epsilon_tells_budgets_apart():
+    for eps in a4._T4_EPS:
+        counts = {budget: int(budget / eps + 1e-9) for budget in (0.9, 1.0, 1.2)}
+        assert counts[1.0] != 2 and counts[1.2] != counts[1.0], eps
+
+
+def test_a4_task5_cheats_and_slips_fail():
+    slips = {"one answer's sd": lambda e, k: np.sqrt(2) * k / e,
+             "eps per answer kept": lambda e, k: np.sqrt(2) / (e * np.sqrt(k)),
+             "the notebook's value": lambda e, k: np.sqrt(8)}
+    for name, fn in slips.items():
+        assert not run("A4", "Task 5a", 0, split_sd=fn).passed, name
+    for name, fn in {"the notebook's 1": lambda e, ks: 1,
+                     "the largest k": lambda e, ks: max(ks),
+                     "the first k": lambda e, ks: ks[0]}.items():
+        fails = sum(not run("A4", "Task 5b", s, best_k=fn).passed for s in range(5))
+        assert fails == 5, name
+
+
+def test_a4_checks_in_the_notebook_way():
+    fb = dp.assignments.check("A4", "Task 2", basic_epsilon=basic_epsilon)
+    assert fb.passed and repr(fb).startswith("✅ Task 2")
