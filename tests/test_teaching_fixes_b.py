@@ -74,3 +74,27 @@ def test_random_query_sweep_one_m_over_n_at_a_time_matches_the_full_sweep():
     for method in ("lp", "lsq"):
         np.testing.assert_array_equal(frac_i[method], full[method][2])
         np.testing.assert_array_equal(lazy.guess(2, method, 3), guesses[method, 2, 3])
+
+
+@pytest.mark.parametrize("e", [0.5, 1.0, 1.5, 2.0])
+def test_decoy_forces_every_attacker_floor_2e_off_not_4e(e):
+    """Notebook 03's lower bound: a secret and its decoy, 2*floor(2E) bits apart, share one
+    answer vector within E of both; the best of all 2^n guesses is floor(2E) off in the
+    worse world (so 4E is the consistent-candidate attack's worst case, not a limit on
+    every attacker)."""
+    n = 10
+    guesses = (np.arange(2 ** n)[:, None] >> np.arange(n)) & 1
+    k = int(np.floor(2 * e))
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        secret = np.zeros(n, dtype=np.int8)
+        secret[rng.permutation(n)[: n // 2]] = 1          # enough ones and zeros to swap
+        answers, decoy = rec.decoy_answers(secret, e, rng=rng)
+        assert np.max(np.abs(answers - rec.subset_sums(secret))) <= e
+        assert np.max(np.abs(answers - rec.subset_sums(decoy))) <= e
+        assert int((secret != decoy).sum()) == 2 * k
+        worse = np.maximum((guesses != secret).sum(axis=1), (guesses != decoy).sum(axis=1))
+        assert worse.min() == k
+        assert worse.min() != 2 * k                          # the wrong claim ("4E") fails
+        consistent = rec.consistent_candidates(answers, e)
+        assert (consistent != secret).sum(axis=1).max() == 2 * k   # the attack can end 4E off
