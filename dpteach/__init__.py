@@ -15,6 +15,7 @@ _EXPORTS = {
     # mechanisms (notebooks 04, 06, 08, 09)
     "laplace_scale": "mechanisms",
     "laplace_mechanism": "mechanisms",
+    "clamped_sum": "mechanisms",
     "gaussian_sigma": "mechanisms",
     "gaussian_delta": "mechanisms",
     "gaussian_mechanism": "mechanisms",

@@ -17,6 +17,7 @@ from ._checks import (check_bits, check_delta, check_epsilon, check_real, check_
 __all__ = [
     "laplace_scale",
     "laplace_mechanism",
+    "clamped_sum",
     "gaussian_sigma",
     "gaussian_delta",
     "gaussian_mechanism",
@@ -62,6 +63,27 @@ def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
     noise = rng.laplace(0.0, b, size=shape) if b > 0 else np.zeros(shape)
     out = value + noise
     return out.item() if out.ndim == 0 else out
+
+
+def clamped_sum(values, lower, upper, epsilon, *, rng=None, size=None):
+    """Noisy sum of values clamped to [lower, upper]: sum_i clip(x_i, lower, upper) + Lap(b),
+    b = max(|lower|, |upper|) / epsilon [DR14 3.3].
+
+    Adding or removing one person adds or removes one clamped value, which lies in
+    [lower, upper], so under add/remove neighbours the clamped sum has L1 sensitivity
+    max(|lower|, |upper|) (in the values' units); the release is epsilon-DP. Clamping
+    moves every value outside the range onto its nearer end, so the release estimates
+    the clamped sum, not the true one: that bias does not average away. ``values`` is
+    the records' values (all entries are summed); ``size`` draws that many independent
+    releases of the same data. The noise is :func:`laplace_mechanism`'s. Notebook 06.
+    """
+    values = check_values("values", values, allow_empty=True)
+    lo = check_real("lower", lower)
+    hi = check_real("upper", upper)
+    if lo >= hi:
+        raise ValueError(f"lower must be < upper, got lower={lo:g}, upper={hi:g}")
+    total = float(np.clip(values, lo, hi).sum())
+    return laplace_mechanism(total, max(abs(lo), abs(hi)), epsilon, rng=rng, size=size)
 
 
 
