@@ -254,3 +254,204 @@ def test_a4_task5_cheats_and_slips_fail():
 def test_a4_checks_in_the_notebook_way():
     fb = dp.assignments.check("A4", "Task 2", basic_epsilon=basic_epsilon)
     assert fb.passed and repr(fb).startswith("✅ Task 2")
+
+
+# ================================================================== A5
+from dpteach.assignments import a5_exponential as a5  # noqa: E402
+
+
+def exp_probabilities(scores, sensitivity, epsilon):
+    u = np.asarray(scores, dtype=float)
+    return special.softmax(epsilon * (u - u.max()) / (2 * sensitivity))
+
+
+def loss_without_half(k, sensitivity, epsilon):
+    u = np.zeros(k)
+    u[0] = sensitivity
+    u_prime = sensitivity - u
+    p = special.softmax(epsilon * u / sensitivity)
+    q = special.softmax(epsilon * u_prime / sensitivity)
+    return float(np.max(np.abs(np.log(p) - np.log(q))))
+
+
+def utility_threshold(scores, sensitivity, epsilon, t):
+    scores = np.asarray(scores, float)
+    return scores.max() - (2 * sensitivity / epsilon) * (np.log(scores.size) + t)
+
+
+def fraction_at_or_below(scores, sensitivity, epsilon, t, n, rng):
+    scores = np.asarray(scores, float)
+    threshold = utility_threshold(scores, sensitivity, epsilon, t)
+    picks = dp.exponential_mechanism(np.arange(scores.size), scores, sensitivity, epsilon,
+                                     rng=rng, size=n)
+    return float(np.mean(scores[picks] <= threshold))
+
+
+def p_best_price(valuations, prices, epsilon):
+    revenue = dp.datasets.posted_price_revenue(valuations, prices)
+    return float(exp_probabilities(revenue, np.max(prices), epsilon)[np.argmax(revenue)])
+
+
+A5_MODEL = {"Task 1": dict(exp_probabilities=exp_probabilities),
+            "Task 2": dict(loss_without_half=loss_without_half),
+            "Task 3a": dict(utility_threshold=utility_threshold),
+            "Task 3b": dict(fraction_at_or_below=fraction_at_or_below),
+            "Task 4": dict(p_best_price=p_best_price)}
+
+
+def test_a5_tasks_and_points():
+    tasks = assignments.tasks("A5")
+    assert [t.key for t in tasks] == list(A5_MODEL)
+    assert sum(t.points for t in tasks) == 10
+
+
+@pytest.mark.parametrize("key", list(A5_MODEL))
+def test_a5_model_passes_on_many_seeds(key):
+    for seed in SEEDS:
+        fb = run("A5", key, seed, **A5_MODEL[key])
+        assert fb.passed and fb.message.startswith(key), (seed, fb)
+
+
+@pytest.mark.parametrize("key", list(A5_MODEL))
+def test_a5_stub_is_not_yet_solved(key):
+    for answers in ({name: stub for name in A5_MODEL[key]}, {name: None for name in A5_MODEL[key]}):
+        fb = run("A5", key, **answers)
+        assert not fb.passed and not fb.solved and "not yet solved" in fb.message, fb
+
+
+@pytest.mark.parametrize("key", list(A5_MODEL))
+def test_a5_judge_survives_garbage(key):
+    assert_garbage_safe("A5", key)
+
+
+def test_without_half_formula_matches_brute_force_and_the_zoo():
+    for k in (2, 3, 10, 100, 1000):
+        for eps in (0.1, 1.0, 2.5):
+            for d in (0.5, 1.0, 4.0):
+                assert math.isclose(a5.without_half_loss(k, d, eps), loss_without_half(k, d, eps),
+                                    rel_tol=1e-9)
+    assert math.isclose(a5.without_half_loss(100, 1, 1.0),
+                        dp.audit.ZOO["exponential_without_half"].actual_epsilon, rel_tol=1e-12)
+    assert a5.without_half_loss(2, 1, 1.0) == pytest.approx(1.0)      # k = 2: exactly eps
+    assert a5.without_half_loss(10**6, 1, 1.0) < 2.0                  # below 2 eps
+
+
+def test_a5_task1_slips_fail():
+    def naive(scores, sensitivity, epsilon):                # overflows on large scores
+        with np.errstate(over="ignore", invalid="ignore"):
+            w = np.exp(epsilon * np.asarray(scores, float) / (2 * sensitivity))
+            return w / w.sum()
+
+    def no_half(scores, sensitivity, epsilon):
+        u = np.asarray(scores, float)
+        return special.softmax(epsilon * (u - u.max()) / sensitivity)
+
+    def quarter(scores, sensitivity, epsilon):              # private but too flat
+        u = np.asarray(scores, float)
+        return special.softmax(epsilon * (u - u.max()) / (4 * sensitivity))
+
+    def no_sensitivity(scores, sensitivity, epsilon):
+        u = np.asarray(scores, float)
+        return special.softmax(epsilon * (u - u.max()) / 2)
+
+    def unnormalised(scores, sensitivity, epsilon):
+        u = np.asarray(scores, float)
+        return np.exp(epsilon * (u - u.max()) / (2 * sensitivity))
+
+    def uniform(scores, sensitivity, epsilon):               # private, useless
+        return np.full(len(scores), 1 / len(scores))
+
+    reasons = {}
+    for name, fn in {"naive": naive, "no half": no_half, "quarter": quarter,
+                     "no sensitivity": no_sensitivity, "unnormalised": unnormalised,
+                     "uniform": uniform, "a list of None": lambda s, d, e: [None] * len(s),
+                     "the notebook's array": lambda s, d, e: np.ones(6) / 6}.items():
+        for seed in range(5):
+            fb = run("A5", "Task 1", seed, exp_probabilities=fn)
+            assert not fb.passed and fb.solved, (name, seed, fb)
+        reasons[name] = fb.details["reason"]
+    assert reasons["no half"] == "privacy" and reasons["quarter"] == "wrong"
+    assert reasons["unnormalised"] == "normalise"
+
+
+def test_a5_task2_cheats_and_slips_fail():
+    zoo = dp.audit.ZOO["exponential_without_half"].actual_epsilon
+    for name, fn in {"the zoo's number": lambda k, d, e: zoo,
+                     "with the half": lambda k, d, e: a5.without_half_loss(k, d, e / 2) ,
+                     "numerator only": lambda k, d, e: e,
+                     "2 epsilon": lambda k, d, e: 2 * e}.items():
+        for seed in range(5):
+            assert not run("A5", "Task 2", seed, loss_without_half=fn).passed, name
+
+
+def test_a5_task3a_slips_fail():
+    def log10(scores, d, e, t):
+        scores = np.asarray(scores, float)
+        return scores.max() - (2 * d / e) * (np.log10(scores.size) + t)
+    fb = run("A5", "Task 3a", 0, utility_threshold=log10)
+    assert not fb.passed and "log10" in fb.message
+    assert not run("A5", "Task 3a", 0, utility_threshold=lambda s, d, e, t: 75.0).passed
+
+
+def test_a5_task3b_cheats_and_slips_fail():
+    def exact(scores, d, e, t, n, rng):                        # no sampling at all
+        scores = np.asarray(scores, float)
+        p = dp.exponential_probabilities(scores, d, e)
+        return float(p[scores <= utility_threshold(scores, d, e, t)].sum())
+
+    def log10(scores, d, e, t, n, rng):
+        scores = np.asarray(scores, float)
+        thr = scores.max() - (2 * d / e) * (np.log10(scores.size) + t)
+        picks = dp.exponential_mechanism(np.arange(scores.size), scores, d, e, rng=rng, size=n)
+        return float(np.mean(scores[picks] <= thr))
+
+    def unit_sensitivity(scores, d, e, t, n, rng):
+        return fraction_at_or_below(scores, 1.0, e, t, n, rng) if d != 1.0 else \
+            fraction_at_or_below(scores, 2.0, e, t, n, rng)
+
+    def uniform_draws(scores, d, e, t, n, rng):                # not the mechanism
+        scores = np.asarray(scores, float)
+        picks = rng.integers(0, scores.size, n)
+        return float(np.mean(scores[picks] <= utility_threshold(scores, d, e, t)))
+
+    cheats = {"zero": lambda *a: 0.0, "the bound": lambda s, d, e, t, n, r: np.exp(-t),
+              "the bound, as a count": lambda s, d, e, t, n, r: round(np.exp(-t) * n) / n,
+              "exact probability": exact, "log10": log10, "Δ = 1": unit_sensitivity,
+              "uniform draws": uniform_draws, "one": lambda *a: 1.0}
+    for name, fn in cheats.items():
+        for seed in range(5):
+            fb = run("A5", "Task 3b", seed, fraction_at_or_below=fn)
+            assert not fb.passed and fb.solved, (name, seed, fb)
+
+
+def test_a5_task3b_test_is_two_sided_and_exact():
+    # a fraction a little too low (the count shifted by 10 standard deviations) fails too
+    task = assignments._task("A5", "Task 3b")
+    request, truth = task.request(np.random.default_rng(3))
+    n = a5._T3B_N
+    for sign in (+1, -1):
+        fr = [min(max(p + sign * 10 * math.sqrt(p * (1 - p) / n), 0), 1) for p in truth["p"]]
+        data = {"fractions": [round(f * n) / n for f in fr]}
+        assert not task.judge(data, request, truth).passed
+    data = {"fractions": [round(p * n) / n for p in truth["p"]]}
+    assert task.judge(data, request, truth).passed
+
+
+def test_a5_task4_cheats_and_slips_fail():
+    def unit(valuations, prices, epsilon):
+        revenue = dp.datasets.posted_price_revenue(valuations, prices)
+        return float(exp_probabilities(revenue, 1.0, epsilon)[np.argmax(revenue)])
+
+    def second_best(valuations, prices, epsilon):
+        revenue = dp.datasets.posted_price_revenue(valuations, prices)
+        p = exp_probabilities(revenue, np.max(prices), epsilon)
+        return float(np.sort(p)[-2])
+
+    valuations = dp.datasets.apple_buyers()["Valuation ($)"].to_numpy()
+    prices = np.array([1.00, 1.01, 4.01, 4.02])
+    notebook = p_best_price(valuations, prices, 1.0)
+    for name, fn in {"Δ = 1": unit, "second best": second_best,
+                     "the notebook's number": lambda v, p, e: notebook}.items():
+        for seed in range(5):
+            assert not run("A5", "Task 4", seed, p_best_price=fn).passed, name
+    assert "Δ = 1" in run("A5", "Task 4", 0, p_best_price=unit).message
