@@ -22,10 +22,11 @@ import pandas as pd
 
 from . import mechanisms
 from ._checks import (check_delta, check_epsilon, check_nonnegative_int, check_positive_int,
-                      check_sensitivity)
+                      check_real, check_scores, check_sensitivity)
 
 __all__ = ["MechanismCard", "MECHANISMS", "mechanism_table", "noise_std", "choose_mechanism",
-           "Recommendation", "count_release_errors"]
+           "Recommendation", "count_release_errors", "noisy_argmax_probabilities",
+           "classic_gaussian_epsilon_limit"]
 
 
 @dataclass(frozen=True)
@@ -248,3 +249,65 @@ def count_release_errors(epsilon, *, delta=1e-5, count=50, n_max=100) -> dict:
             "Gaussian": mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=True)
             * float(np.sqrt(2 / np.pi)),
             "Exponential": float(p @ distance)}
+
+
+def noisy_argmax_probabilities(scores, scale) -> np.ndarray:
+    """Exact chance that each candidate wins argmax_i (u_i + Lap(scale)), i.i.d. noise.
+
+    P(i wins) = integral over t of lap_pdf(t - u_i) * prod_{j != i} lap_cdf(t - u_j) dt
+    (ties have probability 0), computed by adaptive quadrature (scipy.integrate.quad,
+    breakpoints at the scores, the range cut 60 scales beyond them, where the mass left
+    out is below e^-60). ``scale`` is b in score units. This one distribution describes
+    both "release a Laplace-noised histogram, then take its largest bar" and report noisy
+    max with scale b (DR14 3.3): they are the same mechanism. Notebook 10.
+    """
+    from scipy import integrate
+
+    u = check_scores(scores)
+    if u.ndim != 1 or u.size < 1:
+        raise ValueError(f"scores must be a 1-D list of at least one number, got {scores!r}")
+    b = check_real("scale", scale, low=0.0, low_open=True)
+
+    def cdf(z):                                   # Laplace(0, b) distribution function
+        return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0) / b),
+                        1 - 0.5 * np.exp(-np.maximum(z, 0) / b))
+
+    lo, hi = u.min() - 60 * b, u.max() + 60 * b
+    points = sorted(set(u.tolist()))
+    out = np.empty(u.size)
+    for i in range(u.size):
+        others = np.delete(u, i)
+
+        def integrand(t, i=i, others=others):
+            return np.exp(-abs(t - u[i]) / b) / (2 * b) * np.prod(cdf(t - others))
+
+        out[i] = integrate.quad(integrand, lo, hi, points=points, limit=400,
+                                epsabs=1e-13, epsrel=1e-11)[0]
+    return out
+
+
+def classic_gaussian_epsilon_limit(delta) -> float:
+    """The epsilon up to which the classic Gaussian sigma still keeps its delta.
+
+    Carry sigma = sqrt(2 ln(1.25/delta)) * Delta_2 / epsilon [DR14 Theorem A.1, proved
+    only for epsilon < 1] past epsilon = 1 and measure the delta it really gives with the
+    exact formula of Balle & Wang (2018, Theorem 8), :func:`dpteach.gaussian_delta`.
+    sigma / Delta_2 depends on epsilon and delta only, so the answer does not depend on
+    Delta_2. The true delta divided by the target grows with epsilon; this returns the
+    epsilon where it reaches 1 (brentq on the log of the ratio, xtol 1e-10). Below it the
+    extrapolated formula happens to hold, above it the promise is broken. Notebook 08.
+    """
+    from scipy import optimize
+
+    delta = check_delta(delta, required=True)
+
+    def log_ratio(eps):
+        sigma = np.sqrt(2 * np.log(1.25 / delta)) / eps
+        return np.log(mechanisms.gaussian_delta(sigma, 1.0, eps)) - np.log(delta)
+
+    lo, hi = 0.5, 4.0
+    while log_ratio(lo) > 0:
+        lo /= 2
+    while log_ratio(hi) < 0:
+        hi *= 2
+    return float(optimize.brentq(log_ratio, lo, hi, xtol=1e-10, rtol=1e-14))

@@ -10,9 +10,11 @@ import numpy as np
 from scipy import special, stats
 
 from . import mechanisms
-from ._checks import check_bits, check_epsilon, check_probability, check_rng
+from ._checks import (check_bits, check_epsilon, check_probability, check_real, check_rng,
+                      check_sensitivity)
 
-__all__ = ["coin_flip_survey", "rr_standard_error", "posterior_bounds", "blip_distributions"]
+__all__ = ["coin_flip_survey", "rr_standard_error", "posterior_bounds", "blip_distributions",
+           "gaussian_loss_tail"]
 
 
 def coin_flip_survey(bits, *, rng=None):
@@ -106,3 +108,20 @@ def blip_distributions(epsilon, delta, *, gap=1.0, edges=None):
     p_x = np.concatenate([(1 - d) * cells(0.0), [0.0, d]])
     p_y = np.concatenate([(1 - d) * cells(float(gap)), [d, 0.0]])
     return edges, p_x, p_y
+
+
+def gaussian_loss_tail(sigma, l2_sensitivity, epsilon) -> float:
+    """Pr[privacy loss > epsilon] for the Gaussian mechanism, outputs drawn on x.
+
+    With f(x) = 0, f(x') = Delta and noise N(0, sigma^2), the loss of an output o is
+    ln p_x(o)/p_x'(o) = Delta (Delta - 2o) / (2 sigma^2); it passes epsilon exactly when
+    o < Delta/2 - epsilon sigma^2/Delta, which has probability
+    Phi(Delta/(2 sigma) - epsilon sigma/Delta) (the first term of Balle & Wang 2018,
+    Theorem 8). If this is <= delta the mechanism is (epsilon, delta)-DP (a sufficient
+    condition); the smallest delta, :func:`dpteach.gaussian_delta`, is smaller, because it
+    subtracts e^eps Pr_x'[loss > epsilon]. ``epsilon`` >= 0. Notebooks 04 and 08.
+    """
+    sigma = check_real("sigma", sigma, low=0.0, low_open=True)
+    d = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
+    e = check_real("epsilon", epsilon, low=0.0)
+    return float(special.ndtr(d / (2 * sigma) - e * sigma / d))
