@@ -64,9 +64,14 @@ demo: $(STAMP)
 exercises: $(STAMP)
 	$(PY) -m dpteach.coursework
 
-# Run handed-in notebooks and print every check's verdict: make grade FILES="a.ipynb b.ipynb"
+# Grade handed-in notebooks, each in a fresh kernel in its own folder; one CSV row per
+# notebook and task: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv [TIMEOUT=120]
+# [ASSIGNMENT=A3]. It runs the students' code: see notebooks/README.md for a container.
+REPORT  ?= grades.csv
+TIMEOUT ?= 120
 grade: $(STAMP)
-	$(PY) -m dpteach.coursework --grade $(FILES)
+	@test -n "$(FILES)" || { echo 'usage: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv'; exit 2; }
+	$(PY) -m dpteach.grading $(FILES) --report $(REPORT) --timeout $(TIMEOUT) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

@@ -16,8 +16,8 @@ holds (part of) an answer carries the cell tag ``solution``, once. This module w
 Run ``python -m dpteach.coursework`` (``make exercises``) after editing a solution;
 ``python -m dpteach.coursework --check`` exits with status 1 when the committed
 exercises differ from what would be generated (tests/test_coursework.py checks the
-same). ``python -m dpteach.coursework --grade A3_mine.ipynb ...`` runs handed-in
-notebooks from a clean kernel and prints, per notebook, every check's verdict.
+same). ``python -m dpteach.coursework --grade A3_mine.ipynb ... --report grades.csv``
+grades handed-in notebooks with :mod:`dpteach.grading` (``make grade``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ WRITTEN_PROMPT = "✏️ *Your answer here: replace this cell with your explanat
 _NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 _KEEP_NB_METADATA = ("kernelspec", "language_info")
 _TASK_LINE = re.compile(r"#\s*Task\b")
-_ASSIGNMENT_NAME = re.compile(r"^(A[1-9]\d*)(?![0-9])", re.IGNORECASE)
+_ASSIGNMENT_NAME = re.compile(r"^(A\d+)(?![0-9])", re.IGNORECASE)
 
 
 def assignment_of(name) -> str | None:
@@ -244,36 +244,15 @@ def stale(solutions_dir=None, exercises_dir=None) -> list:
     return sorted(bad)
 
 
-_MARKS = {"✅": "passed", "❌": "failed", "⏳": "not solved"}
+def grade(path, *, assignment=None, timeout=120.0):
+    """Grade one handed-in notebook with :mod:`dpteach.grading` (a fresh kernel in its
+    own folder; every task of its assignment collected there and judged here): a dict
+    task -> :class:`dpteach.grading.Row`, or ``{"(notebook)": row}`` when it cannot be
+    graded."""
+    from . import grading
 
-
-def grade(path, *, timeout=300):
-    """Run a (student's) notebook from a clean kernel in its own folder and collect the
-    verdict of every check it prints: a dict check name -> "passed", "failed" or
-    "not solved", plus "error" entries for cells that raised (the run goes on past
-    them). The name is the text between the mark and the first colon, e.g. "Task 4"."""
-    from nbclient import NotebookClient
-
-    path = Path(path)
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
-    verdicts = {}
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type != "code":
-            continue
-        for out in cell.outputs:
-            if out.output_type == "error":
-                verdicts[f"error in cell {i}"] = f"{out.ename}: {out.evalue}"
-                continue
-            data = out.get("data", {})
-            text = data.get("text/plain", "") if out.output_type != "stream" else ""
-            for line in str(text).splitlines():
-                line = line.strip()
-                if line[:1] in _MARKS and ":" in line:
-                    verdicts[line[1:].split(":", 1)[0].strip()] = _MARKS[line[0]]
-    return verdicts
+    return {row.task: row for row in grading.grade_notebook(path, assignment=assignment,
+                                                            timeout=timeout)}
 
 
 def main(argv=None) -> int:
@@ -288,16 +267,16 @@ def main(argv=None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if the exercises are out of date")
     parser.add_argument("--grade", nargs="+", metavar="NOTEBOOK",
-                        help="run these notebooks and print every check's verdict")
-    args = parser.parse_args(argv)
+                        help="grade these handed-in notebooks (see python -m dpteach.grading "
+                             "--help; --report, --timeout, --task-timeout and --assignment "
+                             "are passed on)")
+    args, rest = parser.parse_known_args(argv)
     if args.grade:
-        for path in args.grade:
-            verdicts = grade(path)
-            passed = sum(v == "passed" for v in verdicts.values())
-            print(f"{path}: {passed} of {len(verdicts)} checks passed")
-            for name, verdict in verdicts.items():
-                print(f"  {name}: {verdict}")
-        return 0
+        from . import grading
+
+        return grading.main(args.grade + rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.check:
         bad = stale(args.solutions, args.exercises)
         for name in bad:

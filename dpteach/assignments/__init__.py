@@ -58,13 +58,17 @@ class Task:
     extra: dict = field(default_factory=dict, compare=False)
 
 
+#: assignments outside the course: A0 is a three-task demo the grader's tests use
+_HIDDEN = {"A0": "_demo"}
+
+
 def tasks(assignment: str) -> list:
     """The auto-graded tasks of ``assignment`` ("A1" ... "A6"), in notebook order."""
     key = str(assignment).strip().upper()
-    if key not in ASSIGNMENTS:
+    module = ASSIGNMENTS.get(key) or _HIDDEN.get(key)
+    if module is None:
         raise ValueError(f"assignment must be one of {sorted(ASSIGNMENTS)}, got {assignment!r}")
-    module = importlib.import_module(f".{ASSIGNMENTS[key]}", __name__)
-    return list(module.TASKS)
+    return list(importlib.import_module(f".{module}", __name__).TASKS)
 
 
 def _task(assignment, key) -> Task:
