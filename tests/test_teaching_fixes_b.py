@@ -163,3 +163,21 @@ def test_clamped_sum_rejects_nan_values():
         dp.clamped_sum([1.0, np.nan], 0, 1, 1.0)
     with pytest.raises(TypeError, match="values"):
         dp.clamped_sum([True, False], 0, 1, 1.0)
+
+
+# ------------------------------------------------- one class numbering in notebook 01
+def test_salary_panel_numbers_classes_as_the_printed_report_does():
+    from dpteach import anonymity as an
+    from dpteach.panels.anonymity import salary_groupings
+
+    panel = panels.anonymity_emd_salary()
+    options = panel.controls["class_index"]._options_full
+    for grouping, table in salary_groupings().items():
+        report = an.class_report(table, ["ZIP Code", "Age"], "Salary", ordered=True)
+        panel.controls["grouping"].value = grouping
+        for label, index in options:
+            assert label == f"class {report.index[index]}"          # "class 0" is row 0
+            panel.controls["class_index"].value = index
+            members = sorted(int(s) for s in report["values"].iloc[index])
+            assert "{" + ", ".join(f"{s}K" for s in members) + "}" in panel.status.value
+    panel.close()

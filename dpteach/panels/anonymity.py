@@ -89,7 +89,8 @@ class _GlyphRaster:
 def anonymity_generalizer(zip_digits=3, age_width=10, suppress_nationality=True):
     """Generalise seed 004's 12-row hospital table live and watch k, l and t.
 
-    Rows are shaded by equivalence class (class number and size beside them); the bars show k (smallest class, of 12),
+    Rows are shaded by equivalence class (class number, from 0 as the printed reports
+    number them, and size beside them); the bars show k (smallest class, of 12),
     distinct l (fewest conditions in a class, of 3) and t (largest Earth Mover's
     Distance of a class's conditions from the whole table, equal ground distance).
     The seed's 4-anonymous table is ZIP 3 digits + seed ages + nationality suppressed.
@@ -168,7 +169,7 @@ def anonymity_generalizer(zip_digits=3, age_width=10, suppress_nationality=True)
         ink = np.zeros((12 * pitch, img_w))
         for i in range(12):
             cells = {"Zip Code": rows[i, 0], "Age": rows[i, 1], "Nationality": rows[i, 2],
-                     "class": str(ids[i] + 1), "size": str(sizes[ids[i]])}
+                     "class": str(ids[i]), "size": str(sizes[ids[i]])}   # from 0, as reports print
             for name, text in cells.items():
                 raster.paste(ink, text, cols[name] - img_x0, i * pitch)
         shade = np.repeat(colours[ids % len(colours)], pitch, axis=0)[:, None, :]
@@ -271,7 +272,9 @@ def anonymity_emd_salary(grouping="seed's 3-diverse table", class_index=0):
     is the EMD (0.375 for {3K, 4K, 5K}); the left plot shows the shares themselves."""
     groupings = salary_groupings()
     controls = {"grouping": dropdown("table", list(groupings), grouping),
-                "class_index": dropdown("class", [("class 1", 0), ("class 2", 1), ("class 3", 2)], class_index)}
+                # numbered from 0, as class_report and equivalence_classes print them
+                "class_index": dropdown("class", [("class 0", 0), ("class 1", 1), ("class 2", 2)],
+                                        class_index)}
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(9.4, 3.5))
     salaries = np.arange(3, 12)
     m = salaries.size
