@@ -181,3 +181,66 @@ def test_salary_panel_numbers_classes_as_the_printed_report_does():
             members = sorted(int(s) for s in report["values"].iloc[index])
             assert "{" + ", ".join(f"{s}K" for s in members) + "}" in panel.status.value
     panel.close()
+
+
+# ------------------------------------------- the guide's sentence about seed sliders is true
+def _guide_lists():
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "README.md").read_text()
+    start = text.index("- In notebooks 00–11, each panel whose picture shows a few random draws")
+    bullet = text[start:text.index("\n- ", start + 1) if "\n- " in text[start + 1:] else None]
+    bullet = bullet.split("\n\n")[0]
+    seeded_part, fixed_part = bullet.split("Seeded:")[1].split("Panels whose picture")
+    names = lambda part: set(re.findall(r"`([a-z_0-9]+)`", part))
+    return names(seeded_part), names(fixed_part)
+
+
+def _course_panels():
+    """The panels notebooks 00-11 display (the guide's sentence is about those)."""
+    import pathlib
+    import re
+
+    folder = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
+    used = set()
+    for nb in folder.glob("[01][0-9]_*.ipynb"):
+        if int(nb.name[:2]) <= 11:
+            used |= set(re.findall(r"dp\.panels\.([a-z_0-9]+)\(", nb.read_text()))
+    return used & set(panels.REGISTRY)
+
+
+def test_guide_names_exactly_the_panels_with_a_seed_slider():
+    seeded, fixed = _guide_lists()
+    course = _course_panels()
+    assert seeded and fixed and not seeded & fixed
+    assert (seeded | fixed) <= course
+    with_seed = set()
+    for name in sorted(course):
+        builder = panels.REGISTRY[name]
+        panel = builder()
+        control = panel.controls.get("seed")
+        if control is not None:
+            with_seed.add(name)
+            assert isinstance(control, widgets.IntSlider)
+            assert (control.min, control.max) == (0, 20), name
+        panel.close()
+    assert with_seed == seeded, "notebooks/README.md must list every panel with a seed slider"
+
+
+def test_guide_fixed_seed_panels_do_draw_at_random():
+    """The panels the guide calls fixed-seed simulate; the other unseeded panels do not
+    call a random generator at all (checked on their source)."""
+    import inspect
+
+    seeded, fixed = _guide_lists()
+    course = {n: panels.REGISTRY[n] for n in _course_panels()}
+    for name, builder in course.items():
+        source = inspect.getsource(inspect.getmodule(builder))
+        if name in fixed:
+            assert "default_rng(" in source, name
+    for module in {inspect.getmodule(b) for n, b in course.items() if n not in seeded | fixed}:
+        names_here = {n for n, b in course.items() if inspect.getmodule(b) is module}
+        if names_here & (seeded | fixed):
+            continue                  # shares a module with a listed panel: checked by hand
+        assert "default_rng(" not in inspect.getsource(module), module.__name__
