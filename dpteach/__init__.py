@@ -53,6 +53,14 @@ _EXPORTS = {
     # style
     "lecture_mode": "style",
     "PALETTE": "style",
+    # properties (notebook 12)
+    "group_privacy": "properties",
+    "parallel_composition": "properties",
+    # privacy as a hypothesis test (notebook 13)
+    "tradeoff_curve": "tradeoff",
+    "gaussian_tradeoff": "tradeoff",
+    "laplace_tradeoff": "tradeoff",
+    "privacy_loss_distribution": "tradeoff",
     # comparison (notebook 10)
     "mechanism_table": "comparison",
     "choose_mechanism": "comparison",
@@ -61,6 +69,7 @@ _EXPORTS = {
 _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",
                "attacks", "audit", "datasets", "plots", "panels", "exercises", "style",
                "discrete", "notebook", "comparison", "definition", "exponential",
+               "properties", "tradeoff",
                "assignments"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -1,0 +1,188 @@
+"""Panels for notebook 13, what epsilon means as a test.
+
+- ``loss_distribution``: the privacy loss L of Laplace, Gaussian and randomized response
+  as a distribution (stems for atoms, a curve for a density), with delta(eps') -- the
+  hockey-stick divergence -- against Pr[L > eps'].
+- ``tradeoff_attack``: a membership-inference attack on a released count; its measured
+  (alpha, beta) over thresholds against the region every (eps, delta)-DP mechanism
+  keeps an attacker in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.collections import LineCollection
+
+from .. import mechanisms, tradeoff
+from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
+from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
+
+__all__ = ["loss_distribution", "tradeoff_attack", "attack_thresholds", "advantage_bound"]
+
+_MECHS = [("Laplace, b = Δ/ε", "laplace"), ("Gaussian, analytic σ for (ε, δ)", "gaussian"),
+          ("randomized response", "randomized_response")]
+
+
+def _pld(mechanism, epsilon, delta):
+    if mechanism == "gaussian":
+        sigma = mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=True)
+        return tradeoff.privacy_loss_distribution("gaussian", sigma=sigma)
+    return tradeoff.privacy_loss_distribution(mechanism, epsilon=epsilon)
+
+
+@register("loss_distribution")
+def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
+    """The privacy loss distribution and delta(eps') against Pr[L > eps'], eps' = ratio * eps."""
+    controls = {"mechanism": dropdown("mechanism", _MECHS, mechanism),
+                "epsilon": log_slider("ε", epsilon, -1, 0.5),
+                "delta": log_slider("δ (Gaussian)", delta, -8, -2, 0.25, readout_format=".0e"),
+                "ratio": float_slider("ε′ / ε", ratio, 0.0, 2.5, 0.05)}
+    fig, (ax, ax2) = new_figure(1, 2, figsize=(9.6, 3.6))
+    x = np.linspace(-4, 4, 801)               # loss in units of eps
+    zero = 0 * x
+    shade = band(ax, x, zero, zero, color=PALETTE["vermillion"], alpha=0.35, label="L > ε′")
+    dens = density_line(ax, x, zero, color=PALETTE["blue"], label="density × ε")
+    stems = LineCollection([], colors=PALETTE["blue"], linewidths=3)
+    ax.add_collection(stems)
+    (tops,) = ax.plot([], [], "o", color=PALETTE["blue"], ms=6, label="atoms (probability)")
+    cut = vline(ax, 0.5, color=PALETTE["vermillion"], label="ε′")
+    vline(ax, 1.0)
+    vline(ax, -1.0)
+    ax.set_xlim(x[0], x[-1])
+    ax.set_ylim(0, 1.6)
+    label_axes(ax, "privacy loss L / ε", "probability / density × ε",
+               "Distribution of the privacy loss")
+    ax.legend(loc="upper left", fontsize=8)
+    r = np.linspace(0.0, 2.5, 126)
+    nan = np.full(r.size, np.nan)
+    l_delta = density_line(ax2, r, nan, color=PALETTE["blue"], label="δ(ε′) = E[(1 − e^(ε′−L))₊]")
+    l_tail = density_line(ax2, r, nan, color=PALETTE["orange"], linestyle="--", label="Pr[L > ε′]")
+    (dots,) = ax2.plot([ratio, ratio], [0.1, 0.1], "o", color=PALETTE["black"], zorder=5)
+    target = hline(ax2, delta, color=PALETTE["grey"])
+    ax2.set_yscale("log")
+    ax2.set_xlim(0, 2.5)
+    ax2.set_ylim(1e-8, 1.5)
+    label_axes(ax2, "ε′ / ε", "probability", "δ(ε′) is not Pr[L > ε′]")
+    ax2.legend(loc="lower left", fontsize=8)
+    txt = note(ax2, "", loc="upper right")
+
+    def update(mechanism, epsilon, delta, ratio):
+        pld = _pld(mechanism, epsilon, delta)
+        if mechanism == "gaussian":
+            # density of L/eps is eps * density of L at eps * x
+            g = tradeoff.privacy_loss_distribution("gaussian", sigma=pld.params["sigma"],
+                                                   grid=x * epsilon)
+            dens.set_ydata(epsilon * g.density)
+        elif mechanism == "laplace":
+            inside = np.abs(x) < 1
+            dens.set_ydata(np.where(inside, epsilon * 0.25 * np.exp(-(epsilon - x * epsilon) / 2),
+                                    np.nan))
+        else:
+            dens.set_ydata(np.full(x.size, np.nan))
+        ax_atoms = pld.atoms / epsilon
+        stems.set_segments([[(a, 0.0), (a, p)] for a, p in zip(ax_atoms, pld.atom_probs)])
+        tops.set_data(ax_atoms, pld.atom_probs)
+        y = dens.get_ydata()
+        set_band(shade, x, zero, np.where(x > ratio, np.nan_to_num(y), 0.0))
+        cut.set_xdata([ratio, ratio])
+        eps_grid = r * epsilon
+        d, t = pld.delta(eps_grid), pld.tail(eps_grid)
+        l_delta.set_ydata(np.where(d > 0, d, np.nan))
+        l_tail.set_ydata(np.where(t > 0, t, np.nan))
+        d0, t0 = float(pld.delta(ratio * epsilon)), float(pld.tail(ratio * epsilon))
+        dots.set_data([ratio, ratio], [max(d0, 1e-9), max(t0, 1e-9)])
+        target.set_ydata([delta, delta] if mechanism == "gaussian" else [np.nan, np.nan])
+        txt.set_text(f"ε′ = {ratio * epsilon:.3g}\nδ(ε′) = {d0:.3g}\nPr[L > ε′] = {t0:.3g}")
+        return (f"{mechanism}: at ε′ = {ratio * epsilon:.4g}, δ(ε′) = {d0:.4g} while "
+                f"Pr[L > ε′] = {t0:.4g}; E[L] = {pld.mean:.4g} nats")
+
+    return Panel(controls, fig, update, title="The privacy loss is a random variable",
+                 name="loss_distribution")
+
+
+# ------------------------------------------------------------------ the attack
+_RELEASES = [("no noise (exact count)", "none"), ("Laplace, b = 1/ε", "laplace"),
+             ("Laplace, Δ understated (b = 1/(4ε))", "understated"),
+             ("Gaussian, analytic σ for (ε, δ)", "gaussian")]
+COUNT = 40
+N_MAX = 20000
+
+
+def attack_thresholds(out, in_, n=31):
+    """Thresholds for the attack: quantiles of all releases, plus the midpoint between
+    the two true counts (the one test that separates exact counts)."""
+    both = np.concatenate([out, in_])
+    return np.unique(np.append(np.quantile(both, np.linspace(0.01, 0.99, n)), COUNT + 0.5))
+
+
+def advantage_bound(epsilon, delta):
+    """The largest 1 - alpha - beta that an (eps, delta)-DP mechanism allows:
+    (e^eps - 1 + 2 delta)/(e^eps + 1), where the region's two lines cross
+    [Kairouz, Oh & Viswanath 2015]."""
+    return (np.expm1(epsilon) + 2 * delta) / (np.exp(epsilon) + 1)
+
+
+@register("tradeoff_attack")
+def tradeoff_attack(epsilon=1.0, delta=1e-5, release="laplace", n_trials=4000, seed=0):
+    """Measured (alpha, beta) of a threshold attack on a released count against the
+    (eps, delta)-DP region beta >= f(alpha)."""
+    controls = {"epsilon": log_slider("ε", epsilon, -1, 0.5),
+                "delta": log_slider("δ", delta, -8, -1, 0.25, readout_format=".0e"),
+                "release": dropdown("release", _RELEASES, release),
+                "n_trials": int_slider("trials per table", n_trials, 500, N_MAX, 500),
+                "seed": int_slider("seed", seed, 0, 20)}
+    fig, ax = new_figure(1, 1, figsize=(5.6, 4.6))
+    a = np.linspace(0, 1, 401)
+    forbidden = band(ax, a, 0 * a, 0 * a, color=PALETTE["grey"], alpha=0.3,
+                     label="forbidden by (ε, δ)-DP")
+    curve = density_line(ax, a, 0 * a, color=PALETTE["black"], label="f(α) for (ε, δ)")
+    exact = density_line(ax, a, 0 * a, color=PALETTE["blue"], linestyle="--",
+                         label="this release: exact curve")
+    (points,) = ax.plot([], [], "o", color=PALETTE["vermillion"], ms=5,
+                        label="attack: measured (α, β)")
+    ax.plot([0, 1], [1, 0], ":", color=PALETTE["grey"], lw=1)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_aspect("equal")
+    label_axes(ax, "α: type I error (says 'in', target out)", "β: type II error (misses)",
+               "Membership inference on a count")
+    ax.legend(loc="upper right", fontsize=8)
+    txt = note(ax, "", loc="upper right")
+    txt.set_y(0.70)                         # under the legend: above the diagonal a test is worse than a guess
+    pools = {}
+
+    def update(epsilon, delta, release, n_trials, seed):
+        if seed not in pools:
+            g = np.random.default_rng(seed)
+            pools[seed] = (g.laplace(size=(2, N_MAX)), g.normal(size=(2, N_MAX)))
+        lap, gau = pools[seed]
+        if release == "none":
+            z = np.zeros((2, n_trials))
+            exact.set_ydata(np.full(a.size, np.nan))
+        elif release in ("laplace", "understated"):
+            b = (1.0 if release == "laplace" else 0.25) / epsilon
+            z = lap[:, :n_trials] * b
+            exact.set_ydata(tradeoff.laplace_tradeoff(a, 1.0 / b))
+        else:
+            sigma = mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=True)
+            z = gau[:, :n_trials] * sigma
+            exact.set_ydata(tradeoff.gaussian_tradeoff(a, 1.0 / sigma))
+        out, in_ = COUNT + z[0], COUNT + 1 + z[1]
+        alpha, beta = tradeoff.empirical_tradeoff(out, in_, attack_thresholds(out, in_))
+        points.set_data(alpha, beta)
+        f = tradeoff.tradeoff_curve(a, epsilon, delta)
+        curve.set_ydata(f)
+        set_band(forbidden, a, 0 * a, f)
+        # flagged only when the Clopper-Pearson box (level 1e-6) lies wholly below f
+        below = int(np.sum(tradeoff.outside_region(alpha, beta, n_trials, n_trials,
+                                                   epsilon, delta)))
+        adv = float(np.max(1 - alpha - beta))
+        bound = float(advantage_bound(epsilon, delta))
+        txt.set_text(f"{below} of {alpha.size} points surely below f\n"
+                     f"best 1 − α − β = {adv:.3f}\nDP allows ≤ {bound:.3f}")
+        return (f"{release}: {below} of {alpha.size} measured (α, β) points lie in the forbidden "
+                f"region beyond their Clopper-Pearson boxes (level 1e-6); the best attacker advantage 1 − α − β = {adv:.3f}, and (ε, δ)-DP allows "
+                f"at most (e^ε − 1 + 2δ)/(e^ε + 1) = {bound:.3f}")
+
+    return Panel(controls, fig, update, title="ε as a test: what an attacker can and cannot do",
+                 name="tradeoff_attack")

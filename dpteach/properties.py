@@ -1,0 +1,217 @@
+"""Three properties every differentially private mechanism has (notebook 12).
+
+- **Post-processing**: whatever is computed from a private release, without looking at
+  the data again, is private with the same (eps, delta) [DR14 Proposition 2.1].
+  :func:`postprocess_laplace` gives the exact output distribution of f(x + Lap(b)) for a
+  few functions f (rounding, clamping, thresholding) and :func:`max_log_ratio` the
+  largest log-ratio of two such distributions over all sets of outputs.
+- **Group privacy**: datasets that differ in k people are (k eps, k e^((k-1) eps) delta)
+  apart [DR14 Theorem 2.2 and its approximate form]: :func:`group_privacy`.
+- **Parallel composition**: mechanisms run on disjoint parts of the data cost the
+  largest eps, not the sum [McSherry 2009, Theorem 4]: :func:`parallel_composition`.
+
+[DR14] Dwork & Roth, The Algorithmic Foundations of Differential Privacy, 2014.
+[McSherry 2009] Privacy integrated queries, SIGMOD 2009.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
+                      check_sensitivity, check_values)
+
+__all__ = ["group_privacy", "parallel_composition", "postprocess_laplace", "max_log_ratio",
+           "OutputLaw", "POSTPROCESSINGS"]
+
+
+# ------------------------------------------------------------------ group privacy
+def group_privacy(epsilon, delta, k):
+    """(k eps, k e^((k-1) eps) delta): what an (eps, delta)-DP mechanism promises about
+    two datasets that differ in ``k`` people.
+
+    Chain k neighbouring steps x = x0, x1, ..., xk = x'. Each step multiplies a
+    probability by at most e^eps and adds at most delta; adding delta at step j and
+    multiplying by the e^eps of the k - j later steps gives delta (1 + e^eps + ... +
+    e^((k-1) eps)) <= k e^((k-1) eps) delta [DR14 Theorem 2.2 (pure, delta = 0) and its
+    approximate form]. Returns floats; a delta at or above 1 promises nothing (it may be
+    returned as is, or as inf when e^((k-1) eps) overflows). Notebook 12.
+    """
+    e = check_epsilon(epsilon)
+    d = check_delta(delta)
+    k = check_positive_int(k, "k")
+    if d == 0.0:
+        return float(k * e), 0.0
+    with np.errstate(over="ignore"):
+        grown = float(k * np.exp((k - 1) * e) * d)
+    return float(k * e), grown
+
+
+# ------------------------------------------------------------------ parallel composition
+def _as_list(values, name):
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of numbers, got a string")
+    out = list(np.atleast_1d(np.asarray(values, dtype=object)).ravel())
+    if not out:
+        raise ValueError(f"{name} must not be empty")
+    return out
+
+
+def parallel_composition(epsilons, deltas=None):
+    """(max eps_i, max delta_i): mechanisms M_i, each (eps_i, delta_i)-DP, run on
+    *disjoint* parts D_i of the data (each person in at most one part).
+
+    One person changes one part only, so only one M_i sees a difference; the others'
+    outputs have the same distribution on both datasets [McSherry 2009, Theorem 4]. A
+    histogram over disjoint bins, each bin released with Lap(1/eps), is therefore
+    eps-DP in total, not (number of bins) x eps. Compare :func:`dpteach.basic_composition`,
+    the sum, which holds when the parts overlap. Notebook 12.
+    """
+    eps = [check_epsilon(e, f"epsilons[{i}]") for i, e in enumerate(_as_list(epsilons, "epsilons"))]
+    if deltas is None:
+        dl = [0.0] * len(eps)
+    else:
+        dl = [check_delta(d, f"deltas[{i}]") for i, d in enumerate(_as_list(deltas, "deltas"))]
+        if len(dl) != len(eps):
+            raise ValueError(f"deltas has {len(dl)} entries but epsilons has {len(eps)}")
+    return float(max(eps)), float(max(dl))
+
+
+# ------------------------------------------------------------------ post-processing
+#: the functions f that :func:`postprocess_laplace` applies to a Laplace release
+POSTPROCESSINGS = ("identity", "round", "clamp", "threshold")
+
+
+@dataclass(frozen=True)
+class OutputLaw:
+    """The law of a released value: point masses plus a density.
+
+    ``atoms`` / ``atom_probs``: outputs taken with positive probability and those
+    probabilities. ``grid`` / ``density``: the density of the continuous part on a grid
+    (empty when there is none); ``support`` the interval it lives on.
+    """
+
+    atoms: np.ndarray
+    atom_probs: np.ndarray
+    grid: np.ndarray
+    density: np.ndarray
+    support: tuple
+
+    @property
+    def continuous_mass(self) -> float:
+        return float(1.0 - self.atom_probs.sum())
+
+
+def _law(value, scale, f, step, lower, upper, threshold, grid):
+    dist = stats.laplace(loc=value, scale=scale)
+    empty = np.zeros(0)
+    if f == "identity":
+        return OutputLaw(empty, empty, grid, dist.pdf(grid), (-np.inf, np.inf))
+    if f == "round":
+        # outputs k*step; Pr = F((k + 1/2) step) - F((k - 1/2) step), k over +-60 b around value
+        ks = np.arange(np.floor((value - 60 * scale) / step), np.ceil((value + 60 * scale) / step) + 1)
+        probs = dist.cdf((ks + 0.5) * step) - dist.cdf((ks - 0.5) * step)
+        return OutputLaw(ks * step, probs, empty, empty, (0.0, 0.0))
+    if f == "clamp":
+        inside = (grid > lower) & (grid < upper)
+        return OutputLaw(np.array([lower, upper]),
+                         np.array([dist.cdf(lower), dist.sf(upper)]),
+                         grid[inside], dist.pdf(grid[inside]), (lower, upper))
+    # threshold: report 1 when the release is above the threshold, else 0
+    return OutputLaw(np.array([0.0, 1.0]), np.array([dist.cdf(threshold), dist.sf(threshold)]),
+                     empty, empty, (0.0, 0.0))
+
+
+def postprocess_laplace(value, scale, f="identity", *, step=1.0, lower=0.0, upper=1.0,
+                        threshold=0.5, grid=None):
+    """The exact law of f(value + Lap(scale)) for a post-processing ``f``.
+
+    f is "identity" (the release itself: a density), "round" (to the nearest multiple
+    of ``step``: atoms k*step with probability F((k+1/2) step) - F((k-1/2) step), F the
+    Laplace CDF), "clamp" (to [lower, upper]: atoms F(lower) and 1 - F(upper) at the
+    ends, the Laplace density between) or "threshold" (1 when the release exceeds
+    ``threshold``, else 0: two atoms). ``grid`` (default 801 points over +-12 scales)
+    is where a density part is tabulated. Returns an :class:`OutputLaw`. Notebook 12.
+    """
+    value = check_real("value", value)
+    scale = check_real("scale", scale, low=0.0, low_open=True)
+    if not isinstance(f, str) or f not in POSTPROCESSINGS:
+        raise ValueError(f"f must be one of {POSTPROCESSINGS}, got {f!r}")
+    step = check_real("step", step, low=0.0, low_open=True)
+    lower = check_real("lower", lower)
+    upper = check_real("upper", upper)
+    if f == "clamp" and not lower < upper:
+        raise ValueError(f"lower must be below upper, got lower={lower}, upper={upper}")
+    threshold = check_real("threshold", threshold)
+    if grid is None:
+        grid = np.linspace(value - 12 * scale, value + 12 * scale, 801)
+    grid = check_values("grid", grid)
+    return _law(value, scale, f, step, lower, upper, threshold, grid)
+
+
+def _laplace_loss(r, v1, v2, b):
+    """ln p(r | v1)/p(r | v2) for Lap(b) densities centred at v1 and v2 (closed form)."""
+    gap = abs(v1 - v2)
+    return np.clip(np.abs(r - v2) - np.abs(r - v1), -gap, gap) / b
+
+
+def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, upper=1.0,
+                  threshold=0.5):
+    """sup over sets S of |ln Pr[f(M(x)) in S] / Pr[f(M(x')) in S]| for the Laplace
+    release M(x) = value1 + Lap(scale), M(x') = value2 + Lap(scale).
+
+    A ratio of sums never exceeds the largest ratio of its terms, so the supremum is
+    reached on single outputs: the largest |log-ratio| over the atoms and over the
+    density part. On the density part of "identity" and "clamp" the loss
+    (|r - v2| - |r - v1|)/scale is monotone in r, so its extremes sit at the ends of the
+    support. Post-processing can only shrink it: the result is <= |value1 - value2|/scale
+    for every f [DR14 Proposition 2.1] (up to float rounding, about 1e-14 relative, in
+    the log-probabilities of far cells). Notebook 12.
+    """
+    v1 = check_real("value1", value1)
+    v2 = check_real("value2", value2)
+    b = check_real("scale", scale, low=0.0, low_open=True)
+    if not isinstance(f, str) or f not in POSTPROCESSINGS:
+        raise ValueError(f"f must be one of {POSTPROCESSINGS}, got {f!r}")
+    step = check_real("step", step, low=0.0, low_open=True)
+    lower = check_real("lower", lower)
+    upper = check_real("upper", upper)
+    if f == "clamp" and not lower < upper:
+        raise ValueError(f"lower must be below upper, got lower={lower}, upper={upper}")
+    threshold = check_real("threshold", threshold)
+    if f == "identity":
+        return abs(v1 - v2) / b
+    worst = 0.0
+    if f == "clamp":
+        worst = float(np.max(np.abs(_laplace_loss(np.array([lower, upper]), v1, v2, b))))
+        p = np.array([stats.laplace.logcdf(lower, v1, b), stats.laplace.logsf(upper, v1, b)])
+        q = np.array([stats.laplace.logcdf(lower, v2, b), stats.laplace.logsf(upper, v2, b)])
+    elif f == "threshold":
+        p = np.array([stats.laplace.logcdf(threshold, v1, b), stats.laplace.logsf(threshold, v1, b)])
+        q = np.array([stats.laplace.logcdf(threshold, v2, b), stats.laplace.logsf(threshold, v2, b)])
+    else:  # round: log-probabilities of each cell, differences of CDFs in log space
+        lo, hi = min(v1, v2), max(v1, v2)
+        ks = np.arange(np.floor((lo - 60 * b) / step), np.ceil((hi + 60 * b) / step) + 1)
+        p = _log_cell(ks, step, v1, b)
+        q = _log_cell(ks, step, v2, b)
+    ratio = np.abs(p - q)
+    return float(max(worst, np.max(ratio[np.isfinite(ratio)], initial=0.0)))
+
+
+def _log_cell(ks, step, v, b):
+    """ln Pr[(k - 1/2) step < v + Lap(b) <= (k + 1/2) step], stable far in the tails."""
+    a, c = (ks - 0.5) * step, (ks + 0.5) * step
+    with np.errstate(divide="ignore"):   # np.where evaluates both branches
+        return _log_cell_both(a, c, v, b)
+
+
+def _log_cell_both(a, c, v, b):
+    # below v use the CDF, above it the survival function (both computed in log space)
+    left = stats.laplace.logcdf(c, v, b) + np.log1p(-np.exp(np.minimum(
+        stats.laplace.logcdf(a, v, b) - stats.laplace.logcdf(c, v, b), -1e-300)))
+    right = stats.laplace.logsf(a, v, b) + np.log1p(-np.exp(np.minimum(
+        stats.laplace.logsf(c, v, b) - stats.laplace.logsf(a, v, b), -1e-300)))
+    return np.where(c <= v, left, right)

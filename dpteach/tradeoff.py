@@ -1,0 +1,294 @@
+"""What epsilon means as a test: privacy loss distributions and trade-off curves
+(notebook 13).
+
+An attacker sees one output of M and must decide whether it came from x (the target is
+out) or x' (the target is in). Any decision rule has a type I error alpha (saying "in"
+when the target is out) and a type II error beta (saying "out" when it is in).
+
+- The **privacy loss** L = ln p_x(Y)/p_x'(Y), Y ~ M(x), is a random variable:
+  :func:`privacy_loss_distribution` gives its law for the Laplace, Gaussian and
+  randomized-response mechanisms, with the exact delta(eps) = E[(1 - e^(eps - L))_+]
+  (the hockey-stick divergence) and Pr[L > eps].
+- (eps, delta)-DP holds exactly when every test has beta >= f(alpha) with
+  f(alpha) = max(0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha))
+  [Kairouz, Oh & Viswanath 2015, Theorem 2.1; Dong, Roth & Su 2019, Proposition 2.5]:
+  :func:`tradeoff_curve`.
+- The Gaussian mechanism with mu = Delta/sigma has the trade-off curve
+  G_mu(alpha) = Phi(Phi^-1(1 - alpha) - mu) (mu-Gaussian DP, Dong, Roth & Su 2019,
+  Definition 2.7): :func:`gaussian_tradeoff`; the Laplace one is :func:`laplace_tradeoff`.
+- :func:`membership_attack` runs the test on a released count and
+  :func:`empirical_tradeoff` measures its (alpha, beta) over thresholds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special, stats
+
+from ._checks import (check_delta, check_epsilon, check_nonnegative_int, check_positive_int,
+                      check_real, check_rng, check_sensitivity, check_values)
+
+__all__ = ["tradeoff_curve", "gaussian_tradeoff", "laplace_tradeoff", "privacy_loss_distribution",
+           "LossDistribution", "membership_attack", "empirical_tradeoff", "outside_region",
+           "clopper_pearson", "MECHANISMS"]
+
+MECHANISMS = ("laplace", "gaussian", "randomized_response")
+
+
+def _alpha(alpha):
+    a = check_values("alpha", alpha)
+    if ((a < 0) | (a > 1)).any():
+        raise ValueError("alpha must lie in [0, 1] (a type I error probability)")
+    return a
+
+
+def _out(x):
+    return x.item() if np.ndim(x) == 0 else x
+
+
+# ------------------------------------------------------------------ trade-off curves
+def tradeoff_curve(alpha, epsilon, delta=0.0):
+    """The smallest type II error beta that an (eps, delta)-DP mechanism allows at type I
+    error alpha: beta = max(0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)).
+
+    Both error rates are probabilities (no units). A mechanism is (eps, delta)-DP exactly
+    when every test between neighbours x and x' stays on or above this curve
+    [Kairouz, Oh & Viswanath 2015, Theorem 2.1; Dong, Roth & Su 2019, Prop. 2.5].
+    Vectorised over ``alpha`` in [0, 1]. Notebook 13.
+    """
+    a = _alpha(alpha)
+    e = check_epsilon(epsilon)
+    d = check_delta(delta)
+    with np.errstate(over="ignore"):
+        grow = np.exp(e)
+    beta = np.maximum.reduce([np.zeros_like(a), 1 - d - grow * a, np.exp(-e) * (1 - d - a)])
+    return _out(beta)
+
+
+def gaussian_tradeoff(alpha, mu):
+    """G_mu(alpha) = Phi(Phi^-1(1 - alpha) - mu): the trade-off curve of telling N(0, 1)
+    from N(mu, 1), i.e. of the Gaussian mechanism with mu = Delta_2 / sigma.
+
+    A mechanism is mu-Gaussian DP when every test has beta >= G_mu(alpha) [Dong, Roth &
+    Su 2019, Definition 2.7]. Phi^-1(1 - alpha) is computed as norm.isf(alpha), exact in
+    the far tail. ``mu`` >= 0; vectorised over ``alpha``. Notebook 13.
+    """
+    a = _alpha(alpha)
+    mu = check_real("mu", mu, low=0.0)
+    return _out(stats.norm.cdf(stats.norm.isf(a) - mu))
+
+
+def laplace_tradeoff(alpha, epsilon):
+    """The exact trade-off curve of the Laplace mechanism with b = Delta/eps:
+    beta = F(F^-1(1 - alpha) - eps), F the CDF of Lap(0, 1).
+
+    The likelihood ratio of Lap(Delta, b) to Lap(0, b) rises with the output, so the
+    best tests reject above a threshold (Neyman-Pearson); in units of b the means are
+    eps apart [Dong, Roth & Su 2019, Section 2.3]. It lies on or above
+    :func:`tradeoff_curve` at (eps, 0): equal to it for alpha <= e^-eps/2 and for
+    alpha >= 1/2, strictly above in between (randomized response fills that gap).
+    Notebook 13.
+    """
+    a = _alpha(alpha)
+    e = check_epsilon(epsilon)
+    return _out(stats.laplace.cdf(stats.laplace.isf(a) - e))
+
+
+# ------------------------------------------------------------------ privacy loss distributions
+@dataclass(frozen=True)
+class LossDistribution:
+    """The law of the privacy loss L = ln p_x(Y)/p_x'(Y), Y ~ M(x).
+
+    ``atoms``/``atom_probs``: loss values taken with positive probability. ``grid``/
+    ``density``: the density of the continuous part (empty when there is none).
+    ``mechanism`` and ``params`` say where it came from. Use :meth:`delta` for the
+    exact hockey-stick delta(eps) and :meth:`tail` for Pr[L > eps].
+    """
+
+    mechanism: str
+    params: dict
+    atoms: np.ndarray
+    atom_probs: np.ndarray
+    grid: np.ndarray
+    density: np.ndarray
+
+    @property
+    def mean(self) -> float:
+        """E[L], the KL divergence of M(x) from M(x') (nats)."""
+        m, p = self.mechanism, self.params
+        if m == "gaussian":
+            return p["mu"] ** 2 / 2
+        if m == "laplace":   # e^-eps - 1 + eps, integrated in closed form
+            return float(np.expm1(-p["epsilon"]) + p["epsilon"])
+        return float(np.dot(self.atoms, self.atom_probs))
+
+    def tail(self, epsilon):
+        """Pr[L > eps] (vectorised over eps >= 0)."""
+        e = _eps_array(epsilon)
+        m, p = self.mechanism, self.params
+        if m == "gaussian":
+            mu = p["mu"]
+            out = stats.norm.sf((e - mu ** 2 / 2) / mu)
+        elif m == "laplace":     # atom 1/2 at +eps0, density e^-((eps0 - l)/2)/4 on (-eps0, eps0)
+            e0 = p["epsilon"]
+            inside = 1 - 0.5 * np.exp(-(e0 - np.minimum(e, e0)) / 2)
+            out = np.where(e >= e0, 0.0, inside)
+        else:
+            out = np.array([self.atom_probs[self.atoms > x].sum() for x in e.ravel()]).reshape(e.shape)
+        return _out(out)
+
+    def delta(self, epsilon):
+        """delta(eps) = E[(1 - e^(eps - L))_+] = sup_S Pr[M(x) in S] - e^eps Pr[M(x') in S],
+        the hockey-stick divergence: the smallest delta for which the pair is (eps, delta)-
+        indistinguishable in this direction [Balle & Wang 2018, Theorem 5]. Always
+        <= Pr[L > eps]. Vectorised over eps >= 0.
+        """
+        e = _eps_array(epsilon)
+        m, p = self.mechanism, self.params
+        if m == "gaussian":
+            mu = p["mu"]
+            out = special.ndtr(mu / 2 - e / mu) - np.exp(e + special.log_ndtr(-mu / 2 - e / mu))
+        elif m == "laplace":
+            e0 = p["epsilon"]
+            out = np.where(e >= e0, 0.0, -np.expm1(-(e0 - np.minimum(e, e0)) / 2))
+        else:
+            out = np.array([np.sum(self.atom_probs * np.maximum(0.0, -np.expm1(x - self.atoms)))
+                            for x in e.ravel()]).reshape(e.shape)
+        return _out(np.maximum(out, 0.0))
+
+
+def _eps_array(epsilon):
+    e = check_values("epsilon", epsilon)
+    if (e < 0).any():
+        raise ValueError("epsilon must be >= 0")
+    return e
+
+
+def privacy_loss_distribution(mechanism, *, epsilon=None, sigma=None, sensitivity=1.0,
+                              grid=None):
+    """The distribution of the privacy loss L = ln p_x(Y)/p_x'(Y), Y ~ M(x), for
+    neighbours whose answers differ by ``sensitivity``.
+
+    - "laplace" (``epsilon``; b = Delta/eps): L lies in [-eps, eps]; atom 1/2 at +eps
+      (outputs on x's far side), atom e^-eps/2 at -eps, and density e^-((eps - l)/2)/4
+      on (-eps, eps) [loss (|y - Delta| - |y|)/b of y ~ Lap(0, b), changed variables].
+    - "gaussian" (``sigma``; mu = Delta/sigma): L ~ Normal(mu^2/2, mu^2), unbounded
+      [Dong, Roth & Su 2019, Section 2.3; Balle & Wang 2018, Lemma 3].
+    - "randomized_response" (``epsilon``; truth kept with p = e^eps/(1 + e^eps)):
+      L = +eps with probability p, -eps with probability 1 - p.
+
+    The loss is in nats. ``grid`` is where a density is tabulated (default: 601 points
+    over the support, or mean +- 6 sd for the Gaussian). Returns a
+    :class:`LossDistribution`; students plot ``.atoms``/``.atom_probs`` as stems and
+    ``.grid``/``.density`` as a curve. Notebook 13.
+    """
+    if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
+        raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
+    delta_f = check_sensitivity(sensitivity, positive=True)
+    if grid is not None:
+        grid = check_values("grid", grid)
+    empty = np.zeros(0)
+    if mechanism == "gaussian":
+        if sigma is None:
+            raise ValueError("the Gaussian privacy loss needs sigma (the noise standard deviation)")
+        s = check_real("sigma", sigma, low=0.0, low_open=True)
+        mu = delta_f / s
+        if grid is None:
+            grid = np.linspace(mu ** 2 / 2 - 6 * mu, mu ** 2 / 2 + 6 * mu, 601)
+        return LossDistribution("gaussian", {"mu": mu, "sigma": s, "sensitivity": delta_f},
+                                empty, empty, grid, stats.norm.pdf(grid, mu ** 2 / 2, mu))
+    if epsilon is None:
+        raise ValueError(f"the {mechanism} privacy loss needs epsilon")
+    e = check_epsilon(epsilon)
+    if mechanism == "laplace":
+        if grid is None:
+            grid = np.linspace(-e, e, 601)[1:-1]
+        inside = (grid > -e) & (grid < e)
+        dens = np.where(inside, 0.25 * np.exp(-(e - np.clip(grid, -e, e)) / 2), 0.0)
+        return LossDistribution("laplace", {"epsilon": e, "scale": delta_f / e, "sensitivity": delta_f},
+                                np.array([-e, e]), np.array([0.5 * np.exp(-e), 0.5]), grid, dens)
+    keep = special.expit(e)            # e^eps / (1 + e^eps)
+    return LossDistribution("randomized_response", {"epsilon": e, "keep": float(keep)},
+                            np.array([-e, e]), np.array([1 - keep, keep]), empty, empty)
+
+
+# ------------------------------------------------------------------ the attack
+def membership_attack(epsilon=None, *, n_trials=2000, count=40, noise="laplace",
+                      sensitivity_used=1.0, delta=1e-5, rng=None):
+    """Released counts with and without a target, for a membership-inference test.
+
+    A table without the target has ``count`` people with the property; adding the target
+    (who has it) makes count + 1. The attacker knows everyone else (the strongest
+    attacker DP allows for) and sees one release. ``noise``: "none" (the exact count),
+    "laplace" (count + Lap(sensitivity_used/eps); sensitivity_used < 1 understates it)
+    or "gaussian" (analytic sigma for (eps, delta), Balle & Wang 2018). Returns
+    (out, in): ``n_trials`` releases on each table. Notebook 13.
+    """
+    n_trials = check_positive_int(n_trials, "n_trials", maximum=10**8)
+    count = check_nonnegative_int(count, "count")
+    if not isinstance(noise, str) or noise not in ("none", "laplace", "gaussian"):
+        raise ValueError(f"noise must be 'none', 'laplace' or 'gaussian', got {noise!r}")
+    rng = check_rng(rng)
+    if noise == "none":
+        base = np.zeros(n_trials)
+        return base + count, base + count + 1
+    e = check_epsilon(epsilon)
+    if noise == "laplace":
+        b = check_sensitivity(sensitivity_used, "sensitivity_used", positive=True) / e
+        z = rng.laplace(0.0, b, size=(2, n_trials))
+    else:
+        from .mechanisms import gaussian_sigma
+        s = gaussian_sigma(1.0, e, check_delta(delta, required=True), analytic=True)
+        z = rng.normal(0.0, s, size=(2, n_trials))
+    return count + z[0], count + 1 + z[1]
+
+
+def empirical_tradeoff(out, in_, thresholds):
+    """Measured (alpha, beta) of the tests "say in when the release exceeds t", one per
+    threshold t: alpha = fraction of ``out`` releases above t (false alarms), beta =
+    fraction of ``in_`` releases at or below t (misses). Returns two arrays. Notebook 13.
+    """
+    a = np.sort(check_values("out", out).ravel())
+    b = np.sort(check_values("in_", in_).ravel())
+    t = check_values("thresholds", thresholds)
+    alpha = 1.0 - np.searchsorted(a, t, side="right") / a.size
+    beta = np.searchsorted(b, t, side="right") / b.size
+    return alpha, beta
+
+
+def clopper_pearson(successes, n, level=1e-6):
+    """Exact (Clopper-Pearson) two-sided interval for a binomial proportion, vectorised:
+    [Beta(level/2; k, n-k+1), Beta(1-level/2; k+1, n-k)] quantiles, 0 and 1 at the ends.
+    The same interval as scipy's binomtest(...).proportion_ci(method="exact") at
+    confidence 1 - level. Returns (low, high)."""
+    k = check_values("successes", successes)
+    n = check_positive_int(n, "n")
+    level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    if ((k < 0) | (k > n) | (k != np.round(k))).any():
+        raise ValueError(f"successes must be whole numbers in [0, n = {n}]")
+    with np.errstate(invalid="ignore"):
+        low = np.where(k > 0, stats.beta.ppf(level / 2, k, n - k + 1), 0.0)
+        high = np.where(k < n, stats.beta.ppf(1 - level / 2, k + 1, n - k), 1.0)
+    return _out(low), _out(high)
+
+
+def outside_region(alpha, beta, n_out, n_in, epsilon, delta=0.0, *, level=1e-6):
+    """Which measured (alpha, beta) points lie in the forbidden region beyond doubt.
+
+    ``alpha`` was measured on ``n_out`` releases without the target, ``beta`` on
+    ``n_in`` with it. A point is flagged when even the most favourable corner of its
+    Clopper-Pearson box (:func:`clopper_pearson` at ``level`` on each side), the
+    largest beta with the largest alpha, stays below :func:`tradeoff_curve` (which
+    falls as alpha grows, so the largest alpha asks the least). Since the two intervals each fail with probability at
+    most ``level``, a correct (eps, delta)-DP mechanism has each point flagged with
+    probability at most 2 * level. Returns a boolean array. Notebook 13.
+    """
+    a = _alpha(alpha)
+    b = check_values("beta", beta)
+    n_out = check_positive_int(n_out, "n_out")
+    n_in = check_positive_int(n_in, "n_in")
+    _, a_high = clopper_pearson(np.round(a * n_out), n_out, level)
+    _, b_high = clopper_pearson(np.round(b * n_in), n_in, level)
+    return np.asarray(b_high < tradeoff_curve(np.asarray(a_high), epsilon, delta))
