@@ -22,16 +22,29 @@ GARBAGE = [None, {}, [], "x", 3, float("nan"), {"error": 5}, {"unsolved": "yes"}
            {"outputs": {"x": [1, 2]}}, {"y": "nan"}, {"p": [float("inf")]}]
 
 
-def run(assignment, key, seed=0, transport=True, **answers):
-    """request -> collect -> (JSON) -> judge, as the grader does."""
+_REQUESTS = {}
+
+
+def _request(assignment, key, seed, transport):
+    """The task's request and truth for this seed (drawn once per test session)."""
+    cache_key = (assignment, key, seed, transport)
+    if cache_key not in _REQUESTS:
+        task = assignments._task(assignment, key)
+        request, truth = task.request(np.random.default_rng(seed))
+        if transport:
+            request = assignments.loads(assignments.dumps(request))
+        _REQUESTS[cache_key] = (request, truth)
+    return _REQUESTS[cache_key]
+
+
+def run(assignment, key, seed=0, transport=None, **answers):
+    """request -> collect -> (JSON) -> judge, as the grader does. The JSON round trip of
+    the request is made for the first three seeds (it is the same code every time)."""
     task = assignments._task(assignment, key)
-    rng = np.random.default_rng(seed)
-    request, truth = task.request(rng)
-    if transport:
-        request = assignments.loads(assignments.dumps(request))
+    transport = seed < 3 if transport is None else transport
+    request, truth = _request(assignment, key, seed, transport)
     data = task.collect(answers, request)
-    if transport:
-        data = assignments.loads(assignments.dumps(data))
+    data = assignments.loads(assignments.dumps(data))
     return task.judge(data, request, truth)
 
 
@@ -455,3 +468,214 @@ def test_a5_task4_cheats_and_slips_fail():
         for seed in range(5):
             assert not run("A5", "Task 4", seed, p_best_price=fn).passed, name
     assert "Δ = 1" in run("A5", "Task 4", 0, p_best_price=unit).message
+
+
+# ================================================================== A6
+from dpteach.assignments import a6_auditing as a6  # noqa: E402
+
+
+def epsilon_lower_bound_from_samples(samples_x, samples_y, alpha):
+    def replay(data, size, rng):
+        return np.asarray(data)[:size]
+    return dp.audit.audit(replay, samples_x, samples_y, n=len(samples_x), alpha=alpha).epsilon_lb
+
+
+def audit_verdict(samples_x, samples_y, claimed_epsilon, alpha):
+    lb = epsilon_lower_bound_from_samples(samples_x, samples_y, alpha)
+    return lb, lb > claimed_epsilon
+
+
+def worst_neighbour(values, lower, upper):
+    return list(values) + [lower if abs(lower) > abs(upper) else upper]
+
+
+def clipped_sum_release(values, lower, upper, epsilon, rng):
+    total = float(np.sum(np.clip(values, lower, upper)))
+    return total + rng.laplace(0.0, max(abs(lower), abs(upper)) / epsilon)
+
+
+def understated_release(values, lower, upper, epsilon, rng):
+    total = float(np.sum(np.clip(values, lower, upper)))
+    return total + rng.laplace(0.0, 1.0 / epsilon)
+
+
+A6_MODEL = {"Task 1": dict(epsilon_lower_bound_from_samples=epsilon_lower_bound_from_samples),
+            "Task 2": dict(audit_verdict=audit_verdict),
+            "Task 3a": dict(worst_neighbour=worst_neighbour),
+            "Task 3b": dict(clipped_sum_release=clipped_sum_release),
+            "Task 4": dict(understated_release=understated_release)}
+#: the slow tasks run on fewer seeds in the cheat tests
+FEW = range(3)
+
+
+def test_a6_tasks_and_points():
+    tasks = assignments.tasks("A6")
+    assert [t.key for t in tasks] == list(A6_MODEL)
+    assert sum(t.points for t in tasks) == 10
+
+
+@pytest.mark.parametrize("key", list(A6_MODEL))
+def test_a6_model_passes_on_many_seeds(key):
+    for seed in SEEDS:
+        fb = run("A6", key, seed, **A6_MODEL[key])
+        assert fb.passed and fb.message.startswith(key), (seed, fb)
+
+
+@pytest.mark.parametrize("key", list(A6_MODEL))
+def test_a6_stub_is_not_yet_solved(key):
+    for answers in ({name: stub for name in A6_MODEL[key]}, {name: None for name in A6_MODEL[key]}):
+        fb = run("A6", key, **answers)
+        assert not fb.passed and not fb.solved and "not yet solved" in fb.message, fb
+
+
+@pytest.mark.parametrize("key", list(A6_MODEL))
+def test_a6_judge_survives_garbage(key):
+    assert_garbage_safe("A6", key)
+
+
+def test_a6_request_hides_the_labels():
+    for key in ("Task 1", "Task 2"):
+        request, truth = assignments._task("A6", key).request(np.random.default_rng(0))
+        text = assignments.dumps(request)
+        for kind in a6.CORRECT + a6.BROKEN:
+            assert kind not in text
+        assert all(set(c) == {"samples_x", "samples_y", "claimed_epsilon", "alpha"}
+                   for c in request["cases"])
+        kinds = {c["kind"] for c in truth["cases"]}
+        assert kinds & set(a6.BROKEN)
+        assert key == "Task 1" or kinds & set(a6.CORRECT)
+
+
+def test_a6_pool_truth_is_right():
+    """Every correct mechanism's reference bound stays below its claim and every broken
+    one is refuted with the pool's sample size (so Task 2 can demand it), on every draw;
+    the upper bounds U are the exact losses where finite."""
+    rng = np.random.default_rng(7)
+    for kind in a6.CORRECT + a6.BROKEN:
+        for _ in range(3):
+            x, y, claim, upper, private, _text = a6._mechanism(kind, rng, a6.N_SAMPLES)
+            ref = a6.reference_bound(x, y, a6.CASE_ALPHA)
+            assert ref <= upper
+            if private:
+                assert upper <= claim * (1 + 1e-12) and ref <= claim, kind
+            else:
+                assert upper > claim and ref > a6.REFUTABLE * claim, (kind, ref, claim)
+    assert math.isclose(a6._exp_loss(100, 1.0), dp.audit.ZOO["exponential_without_half"].actual_epsilon)
+    assert math.isclose(a6._exp_loss(100, 0.5), dp.audit.ZOO["exponential"].actual_epsilon)
+
+
+def _plug_in(samples_x, samples_y, alpha):
+    """The winner's curse: the best ratio of counts over many events, on all the samples."""
+    x, y = np.asarray(samples_x), np.asarray(samples_y)
+    if x.ndim > 1:
+        x, y = x @ (2 ** np.arange(x.shape[1])), y @ (2 ** np.arange(y.shape[1]))
+    best = 0.0
+    for t in np.unique(np.quantile(np.concatenate([x, y]), np.linspace(0.001, 0.999, 60))):
+        for a, b in ((x, y), (y, x)):
+            for ev in (lambda s: s >= t, lambda s: s <= t):
+                pa, pb = np.mean(ev(a)), np.mean(ev(b))
+                if pa > 0:
+                    best = max(best, math.inf if pb == 0 else math.log(pa / pb))
+    return best
+
+
+def test_a6_task1_cheats_and_slips_fail():
+    cheats = {"plug-in estimate": _plug_in, "zero": lambda x, y, a: 0.0,
+              "infinity": lambda x, y, a: math.inf,
+              "alpha ignored (0.5)": lambda x, y, a: epsilon_lower_bound_from_samples(x, y, 0.5) * 1.3,
+              "the zoo's 4": lambda x, y, a: 4.0, "negative": lambda x, y, a: -1.0,
+              "a string": lambda x, y, a: "REFUTED"}
+    for name, fn in cheats.items():
+        fails = [not run("A6", "Task 1", s, epsilon_lower_bound_from_samples=fn).passed for s in FEW]
+        assert all(fails), (name, fails)
+
+
+def test_a6_task1_plug_in_fails_for_validity():
+    fb = run("A6", "Task 1", 0, epsilon_lower_bound_from_samples=_plug_in)
+    assert fb.details["reason"] == "invalid" and "not a valid lower bound" in fb.message
+
+
+def test_a6_task2_cheats_and_slips_fail():
+    def plug_in(x, y, claim, alpha):
+        lb = _plug_in(x, y, alpha)
+        return lb, lb > claim
+
+    def always(x, y, claim, alpha):
+        return epsilon_lower_bound_from_samples(x, y, alpha), True
+
+    def lenient(x, y, claim, alpha):
+        lb = epsilon_lower_bound_from_samples(x, y, alpha)
+        return lb, lb > 0.8 * claim
+
+    cheats = {"plug-in": plug_in, "refute everything": always, "refute nothing":
+              lambda x, y, c, a: (0.0, False), "refute near the claim": lenient,
+              "refuted as a string": lambda x, y, c, a: (0.0, "no"),
+              "one number": lambda x, y, c, a: 0.0}
+    for name, fn in cheats.items():
+        fails = [not run("A6", "Task 2", s, audit_verdict=fn).passed for s in FEW]
+        assert all(fails), (name, fails)
+
+
+def test_a6_task3a_slips_fail():
+    slips = {"a small record": lambda v, lo, hi: list(v) + [0.5],
+             "always the upper bound": lambda v, lo, hi: list(v) + [hi],
+             "unchanged": lambda v, lo, hi: list(v),
+             "two records": lambda v, lo, hi: list(v) + [hi, lo],
+             "a changed record": lambda v, lo, hi: [hi] + list(v)[1:],
+             "remove the first": lambda v, lo, hi: list(v)[1:]}
+    for name, fn in slips.items():
+        fails = [not run("A6", "Task 3a", s, worst_neighbour=fn).passed for s in SEEDS]
+        assert all(fails), (name, fails)
+    # removing a record that clips to the far bound is worst-case too
+    def remove_far(values, lo, hi):
+        far = lo if abs(lo) > abs(hi) else hi
+        v = list(values)
+        for i, x in enumerate(v):
+            if (far > 0 and x >= far) or (far < 0 and x <= far):
+                return v[:i] + v[i + 1:]
+        return v + [far]
+    assert all(run("A6", "Task 3a", s, worst_neighbour=remove_far).passed for s in SEEDS)
+
+
+def _release(scale, clip=True, noise="laplace"):
+    def release(values, lower, upper, epsilon, rng):
+        v = np.clip(values, lower, upper) if clip else np.asarray(values, float)
+        b = scale(lower, upper, epsilon)
+        if noise == "gauss":
+            return float(np.sum(v)) + rng.normal(0.0, math.sqrt(2) * b)
+        return float(np.sum(v)) + rng.laplace(0.0, b)
+    return release
+
+
+def test_a6_task3b_slips_fail():
+    sens = lambda lo, hi, e: max(abs(lo), abs(hi))             # noqa: E731
+    slips = {"understated (Lap(1/ε))": _release(lambda lo, hi, e: 1 / e),
+             "ε/2 in the scale": _release(lambda lo, hi, e: sens(lo, hi, e) / (2 * e)),
+             "twice the noise": _release(lambda lo, hi, e: 2 * sens(lo, hi, e) / e),
+             "no clipping": _release(lambda lo, hi, e: sens(lo, hi, e) / e, clip=False),
+             "Gaussian noise, same variance": _release(lambda lo, hi, e: sens(lo, hi, e) / e,
+                                                       noise="gauss"),
+             "no noise": lambda v, lo, hi, e, rng: float(np.sum(np.clip(v, lo, hi))),
+             "an array": lambda v, lo, hi, e, rng: np.zeros(3)}
+    for name, fn in slips.items():
+        fails = [not run("A6", "Task 3b", s, clipped_sum_release=fn).passed for s in FEW]
+        assert all(fails), (name, fails)
+    width = _release(lambda lo, hi, e: (hi - lo) / e)          # right only when lower = 0
+    for s in range(8):
+        request, _ = _request("A6", "Task 3b", s, False)
+        if request["lower"] < 0:
+            assert not run("A6", "Task 3b", s, clipped_sum_release=width).passed
+
+
+def test_a6_task4_slips_fail():
+    sens = lambda lo, hi, e: max(abs(lo), abs(hi))             # noqa: E731
+    slips = {"the correct mechanism": clipped_sum_release,
+             "no noise": lambda v, lo, hi, e, rng: float(np.sum(np.clip(v, lo, hi))),
+             "Lap(1/(2ε))": _release(lambda lo, hi, e: 1 / (2 * e)),
+             "Gaussian": _release(lambda lo, hi, e: 1 / e, noise="gauss"),
+             "no clipping": _release(lambda lo, hi, e: 1 / e, clip=False),
+             "Lap(Δ/ε) with Δ = upper − lower": _release(lambda lo, hi, e: (hi - lo) / e)}
+    for name, fn in slips.items():
+        fails = [not run("A6", "Task 4", s, understated_release=fn).passed for s in FEW]
+        assert all(fails), (name, fails)
+    assert sens(0, 1, 1) == 1
