@@ -7,9 +7,11 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8888
 NB     ?= 06
 STAMP  := $(VENV)/.installed
+NBG_VENV  := .venv-nbgrader
+NBG_STAMP := $(NBG_VENV)/.installed
 
 .PHONY: lab test setup test-unit test-panels test-notebooks test-browser exercises demo \
-        grade bench chromium clean
+        grade nbgrader nbgrader-setup test-nbgrader bench chromium clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,7 +38,7 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-test: $(STAMP) chromium
+test: $(STAMP) $(NBG_STAMP) chromium
 	$(PY) -m pytest tests -q -ra
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		-q -p no:cacheprovider notebooks/*.ipynb
@@ -73,8 +75,27 @@ grade: $(STAMP)
 	@test -n "$(FILES)" || { echo 'usage: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv'; exit 2; }
 	$(PY) -m dpteach.grading $(FILES) --report $(REPORT) --timeout $(TIMEOUT) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
 
+# The coursework as an nbgrader course (source/A1 ... A6 and nbgrader_config.py), written
+# from notebooks/solutions like `make exercises`: make nbgrader NBGRADER_DIR=course
+NBGRADER_DIR ?= nbgrader-course
+nbgrader: $(STAMP)
+	$(PY) -m dpteach._nbgrader $(NBGRADER_DIR)
+
+# nbgrader itself (for tests/test_nbgrader.py) lives in its own venv: it pins its own
+# Jupyter stack, which must not move the kit's JupyterLab and Voila.
+$(NBG_STAMP): pyproject.toml
+	@test -x $(NBG_VENV)/bin/python || $(PYTHON) -m venv $(NBG_VENV)
+	$(NBG_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(NBG_VENV)/bin/python -m pip install --quiet "nbgrader>=0.9" -e .
+	@touch $(NBG_STAMP)
+
+nbgrader-setup: $(NBG_STAMP)
+
+test-nbgrader: $(STAMP) $(NBG_STAMP)
+	$(PY) -m pytest tests/test_nbgrader.py -q
+
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) test-artifacts .pytest_cache
+	rm -rf $(VENV) $(NBG_VENV) test-artifacts .pytest_cache
