@@ -1,0 +1,209 @@
+"""Clipping, private means and private quantiles: statistics with no bounded sensitivity.
+
+A sum of raw values has unbounded sensitivity: one person with an enormous value moves
+it arbitrarily far. Clipping every value into [lower, upper] bounds the sensitivity,
+at the price of a bias when values fall outside the range. This module releases
+
+- the noisy clamped sum and the noisy count, each with half the budget
+  (:func:`noisy_sum_and_count`), and the mean as their ratio (:func:`clipped_mean`);
+- the bias and the noise of that mean (:func:`clipped_mean_error`), so the clipping
+  bound can be chosen by the bias-variance trade-off;
+- a private quantile by the exponential mechanism (Smith 2011), which can choose the
+  clipping bound itself (:func:`private_quantile`, :func:`quantile_interval_probabilities`).
+
+Sources: Dwork & Roth 2014 (Sections 3.3, 3.4) [DR14]; A. Smith, "Privacy-preserving
+statistical estimation with optimal convergence rates", STOC 2011, Section 3 (the
+quantile mechanism). Taught in notebook 14; notebook 06 section 6 introduces the ratio.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ._checks import (check_epsilon, check_probability, check_real, check_rng, check_size,
+                      check_values)
+from .mechanisms import clamped_sum, exponential_mechanism, exponential_probabilities, laplace_mechanism
+
+__all__ = [
+    "clip_range",
+    "clipped_mean_noise_scales",
+    "noisy_sum_and_count",
+    "clipped_mean",
+    "clipped_mean_error",
+    "ClippedMeanError",
+    "quantile_interval_probabilities",
+    "private_quantile",
+]
+
+
+def clip_range(lower, upper):
+    """Check a clipping range: finite reals with lower < upper. Returns (lower, upper)."""
+    lo = check_real("lower", lower)
+    hi = check_real("upper", upper)
+    if lo >= hi:
+        raise ValueError(f"lower must be < upper, got lower={lo:g}, upper={hi:g}")
+    return lo, hi
+
+
+def clipped_mean_noise_scales(lower, upper, epsilon):
+    """Laplace scales (b_sum, b_count) used by :func:`clipped_mean` at total budget epsilon.
+
+    The budget is split in two equal halves (basic composition, [DR14 Thm 3.14]):
+    the clamped sum, whose add/remove sensitivity is D = max(|lower|, |upper|), gets
+    epsilon/2, so b_sum = 2 D / epsilon (in the values' units); the count (sensitivity 1)
+    gets epsilon/2, so b_count = 2 / epsilon (in people). Each Laplace noise Lap(b) has
+    variance 2 b^2: Var(sum noise) = 8 D^2 / epsilon^2, Var(count noise) = 8 / epsilon^2.
+    Notebook 14.
+    """
+    lo, hi = clip_range(lower, upper)
+    epsilon = check_epsilon(epsilon)
+    return 2.0 * max(abs(lo), abs(hi)) / epsilon, 2.0 / epsilon
+
+
+def noisy_sum_and_count(values, lower, upper, epsilon, *, rng=None, size=None):
+    """(noisy clamped sum, noisy count), each released with epsilon/2: epsilon-DP in total.
+
+    sum~   = sum_i clip(x_i, lower, upper) + Lap(2 D / epsilon),  D = max(|lower|, |upper|)
+    count~ = n + Lap(2 / epsilon)
+
+    The sum is :func:`dpteach.clamped_sum` at epsilon/2, the count
+    :func:`dpteach.laplace_mechanism` at epsilon/2; the two noises are independent. Under
+    add/remove neighbours each part is (epsilon/2)-DP, so the pair is epsilon-DP (basic
+    composition, [DR14 Thm 3.14]). ``size`` draws that many independent pairs. Notebook 14.
+    """
+    values = check_values("values", values, allow_empty=True)
+    lo, hi = clip_range(lower, upper)
+    epsilon = check_epsilon(epsilon)
+    size = check_size(size)
+    rng = check_rng(rng)
+    noisy_sum = clamped_sum(values, lo, hi, epsilon / 2, rng=rng, size=size)
+    noisy_count = laplace_mechanism(float(values.size), 1.0, epsilon / 2, rng=rng, size=size)
+    return noisy_sum, noisy_count
+
+
+def clipped_mean(values, lower, upper, epsilon, *, rng=None, size=None):
+    """An epsilon-DP mean: the noisy clamped sum over the noisy count, kept in [lower, upper].
+
+    estimate = clip( sum~ / max(count~, 1), lower, upper )
+
+    with sum~ and count~ from :func:`noisy_sum_and_count`: the budget is split in two
+    equal halves, the sum gets Lap(2 D / epsilon) (D = max(|lower|, |upper|), variance
+    8 D^2 / epsilon^2) and the count Lap(2 / epsilon) (variance 8 / epsilon^2); see
+    :func:`clipped_mean_noise_scales`. Flooring the count at 1 (a noisy count of an empty
+    or tiny dataset can be 0 or negative) and clipping the ratio into [lower, upper] are
+    post-processing: they cost no privacy [DR14 Prop. 2.1].
+
+    Error (see :func:`clipped_mean_error`): the bias is that of clipping,
+    mean(clip(x)) - mean(x), plus the ratio's small-n bias (about 8/(epsilon^2 n^2) of the
+    mean); the noise has standard deviation about sqrt(8 D^2 + 8 m^2) / (epsilon n), with
+    m the clamped mean (first-order expansion of the ratio). ``values`` may be empty (the
+    result is then noise clipped into the range). ``size`` draws that many independent
+    releases. Notebook 14.
+    """
+    noisy_sum, noisy_count = noisy_sum_and_count(values, lower, upper, epsilon, rng=rng, size=size)
+    lo, hi = float(lower), float(upper)
+    out = np.clip(np.asarray(noisy_sum) / np.maximum(np.asarray(noisy_count), 1.0), lo, hi)
+    return out.item() if out.ndim == 0 else out
+
+
+ClippedMeanError = namedtuple("ClippedMeanError", ["bias", "noise_sd", "rmse", "clamped_mean"])
+ClippedMeanError.__doc__ = """Predicted error of :func:`clipped_mean` (values' units):
+bias = mean(clip(x)) - mean(x), noise_sd (first-order), rmse = sqrt(bias^2 + noise_sd^2),
+clamped_mean = mean(clip(x))."""
+
+
+def clipped_mean_error(values, lower, upper, epsilon):
+    """The bias and noise of :func:`clipped_mean`, to first order in 1/n.
+
+    bias     = mean(clip(x, lower, upper)) - mean(x)         (clipping; does not average away)
+    noise_sd = sqrt(Var(sum noise) + m^2 Var(count noise)) / n
+             = sqrt(8 D^2 + 8 m^2) / (epsilon n),   m = mean(clip(x)), D = max(|lower|, |upper|)
+    rmse     = sqrt(bias^2 + noise_sd^2)
+
+    The noise line is the delta method for (S + e_s)/(n + e_c) ~ S/n + e_s/n - S e_c/n^2.
+    It ignores the ratio's own bias (relative size about 8/(epsilon^2 n^2)) and the floor
+    and clip of :func:`clipped_mean`, so it is accurate once n is a few dozen (notebook
+    14 compares it with simulation). Values may be arrays broadcast against lower/upper:
+    ``values`` is 1-D, ``lower``/``upper`` scalars here. Notebook 14.
+    """
+    values = check_values("values", values)
+    if values.size == 0:
+        raise ValueError("values must not be empty: the error of a mean of no values is undefined")
+    lo, hi = clip_range(lower, upper)
+    b_sum, b_count = clipped_mean_noise_scales(lo, hi, epsilon)
+    x = values.ravel()
+    n = x.size
+    m = float(np.clip(x, lo, hi).mean())
+    bias = m - float(x.mean())
+    noise_sd = float(np.sqrt(2 * b_sum ** 2 + m ** 2 * 2 * b_count ** 2) / n)
+    return ClippedMeanError(bias, noise_sd, float(np.hypot(bias, noise_sd)), m)
+
+
+# ------------------------------------------------------------------ private quantile
+def _quantile_scores(values, q, lower, upper):
+    """Edges z_0 = lower <= z_1 <= ... <= z_n <= z_{n+1} = upper (the clipped values,
+    sorted), interval lengths z_{i+1} - z_i and scores -|i - q n|, i = 0..n."""
+    x = np.sort(np.clip(values.ravel(), lower, upper))
+    n = x.size
+    edges = np.concatenate([[lower], x, [upper]])
+    lengths = np.diff(edges)
+    scores = -np.abs(np.arange(n + 1) - q * n)
+    return edges, lengths, scores
+
+
+def quantile_interval_probabilities(values, q, lower, upper, epsilon):
+    """Exact probabilities with which :func:`private_quantile` picks each interval.
+
+    Sort the values clipped to [lower, upper] and add the two ends:
+    lower = z_0 <= z_1 <= ... <= z_n <= z_{n+1} = upper. Interval i = [z_i, z_{i+1}]
+    (i = 0..n) has exactly i values below it, so its score is u_i = -|i - q n|, and
+    adding or removing one person moves every u_i by at most 1 (sensitivity 1). The
+    exponential mechanism over the points of [lower, upper] (base measure: length)
+    picks interval i with probability
+
+        P(i) = (z_{i+1} - z_i) exp(epsilon u_i / 2) / sum_j (z_{j+1} - z_j) exp(epsilon u_j / 2)
+
+    (Smith 2011, Section 3; [DR14 Def. 3.4]). Computed with
+    :func:`dpteach.exponential_probabilities` on the scores u_i + (2/epsilon) ln(length_i),
+    which is the same formula; empty intervals get probability 0.
+    Returns (edges, probabilities): n + 2 edges and n + 1 probabilities. Notebook 14.
+    """
+    values = check_values("values", values, allow_empty=True)
+    q = check_probability(q, "q")
+    lo, hi = clip_range(lower, upper)
+    epsilon = check_epsilon(epsilon)
+    edges, lengths, scores = _quantile_scores(values, q, lo, hi)
+    probs = np.zeros(lengths.size)
+    pos = lengths > 0
+    probs[pos] = exponential_probabilities(scores[pos] + (2.0 / epsilon) * np.log(lengths[pos]),
+                                           1.0, epsilon)
+    return edges, probs
+
+
+def private_quantile(values, q, lower, upper, epsilon, *, rng=None, size=None):
+    """An epsilon-DP estimate of the q-quantile of values in [lower, upper] (Smith 2011).
+
+    Picks interval i of the sorted, clipped values with probability
+    P(i) proportional to (z_{i+1} - z_i) exp(-epsilon |i - q n| / 2)
+    (see :func:`quantile_interval_probabilities`: the exponential mechanism with score
+    -|rank - q n| of sensitivity 1), through :func:`dpteach.exponential_mechanism`, then a
+    point uniformly inside it. The result is always in [lower, upper], in the values'
+    units. ``q`` in [0, 1] (0.5 is the median). ``size`` draws that many independent
+    releases. Used in notebook 14 to choose a clipping bound privately.
+    """
+    values = check_values("values", values, allow_empty=True)
+    q = check_probability(q, "q")
+    lo, hi = clip_range(lower, upper)
+    epsilon = check_epsilon(epsilon)
+    size = check_size(size)
+    rng = check_rng(rng)
+    edges, lengths, scores = _quantile_scores(values, q, lo, hi)
+    pos = np.flatnonzero(lengths > 0)
+    idx = exponential_mechanism(pos, scores[pos] + (2.0 / epsilon) * np.log(lengths[pos]), 1.0,
+                                epsilon, rng=rng, size=size)
+    idx = np.asarray(idx)
+    out = edges[idx] + rng.random(idx.shape) * lengths[idx]
+    out = np.minimum(out, hi)
+    return out.item() if out.ndim == 0 else out
