@@ -132,6 +132,8 @@ def check_true(condition, *, name="answer", ok="", fail="", hint=""):
     """A yes/no check whose messages the caller writes; ``condition=None`` is unsolved."""
     if _unsolved(condition):
         return _not_solved(name)
+    if not isinstance(condition, (bool, np.bool_)):   # bool(nan) is True: never guess
+        return _fail(name, f"expected True or False, found {condition!r}.", "type")
     if bool(condition):
         return Feedback(True, f"{name}: {ok or 'correct.'}")
     return Feedback(False, f"{name}: {fail or 'not yet right.'} {hint}".strip())
@@ -598,8 +600,11 @@ def _judge(data, request, name):
     p_one = np.minimum(width / (2 * b_lo), 1.0)
     k_max = _atom_threshold(n, p_one, a_i)
     exact = (z == 0).sum(axis=1)
-    lam = float(np.sum(n * p_one))
-    n_exact = int(exact.sum())
+    # exact answers are counted where float64 resolves the noise finely (|v| small next
+    # to b): there even two exact answers among all runs are beyond chance
+    fine = p_one <= 1e-9
+    lam = float(np.sum(n * p_one[fine]))
+    n_exact = int(exact[fine].sum())
     log_p_exact = n_exact * math.log(max(lam, 1e-300)) - special.gammaln(n_exact + 1)
     atoms = np.flatnonzero(mult >= k_max)
     has_atoms = bool(atoms.size) or (n_exact >= 1 and log_p_exact < math.log(a_i))
@@ -699,9 +704,10 @@ def _judge(data, request, name):
 
     # --- 3. atoms
     if has_atoms:
-        c = int(atoms[np.argmax(mult[atoms])]) if atoms.size else int(np.argmax(exact))
+        c = (int(atoms[np.argmax(mult[atoms])]) if atoms.size
+             else int(np.argmax(np.where(fine, exact, -1))))
         return _atoms_feedback(name, c, zs[c], eq[c], exact, n, b[cell_point[c]], where,
-                               n_exact, n_points * m * n)
+                               n_exact, n * int(fine.sum()), not atoms.size)
 
     # --- 4. a cut-off tail (truncation, resampling, clipping)
     if cut_off:
@@ -838,15 +844,16 @@ def _atom_threshold(n, p_one, a_i):
     return k
 
 
-def _atoms_feedback(name, c, zc, eqc, exact, n, bb, where, n_exact, total):
+def _atoms_feedback(name, c, zc, eqc, exact, n, bb, where, n_exact, total, only_exact):
     """What the repeated values look like: the exact answer, a clip, or discrete noise."""
     distinct = int(zc.size - eqc.sum())
-    if n_exact and exact[c] >= max(2, 0.5 * (zc.size - distinct)):
+    if only_exact or (exact[c] >= max(2, 0.5 * (zc.size - distinct))):
         return _fail(name, f"on {where(c)} your function returned the exact value in "
-                           f"{int(exact[c]):,} of {n:,} runs ({n_exact:,} of {total:,} runs over "
-                           "all probe inputs). Continuous noise is never exactly 0; an exact "
-                           "answer, even rarely, is a release with no privacy at all. Hint: "
-                           "add fresh Laplace noise on every call (no special cases).", "atoms",
+                           f"{int(exact[c]):,} of {n:,} runs ({n_exact:,} of {total:,} runs on "
+                           "the inputs where float64 resolves the noise finely). Continuous "
+                           "noise is never exactly 0; an exact answer, even rarely, is a "
+                           "release with no privacy at all. Hint: add fresh Laplace noise on "
+                           "every call (no special cases).", "atoms",
                      kind="exact", count=int(exact[c]))
     lo_n = int(np.argmax(~eqc)) if (~eqc).any() else eqc.size
     hi_n = int(np.argmax(~eqc[::-1])) if (~eqc).any() else eqc.size
@@ -883,7 +890,8 @@ def _ks_laplace(sorted_rows):
     """Per row, the Kolmogorov-Smirnov distance of sorted samples from Laplace(0, 1)."""
     nn = sorted_rows.shape[1]
     x = sorted_rows
-    cdf = np.where(x < 0, 0.5 * np.exp(np.minimum(x, 0)), 1 - 0.5 * np.exp(-np.maximum(x, 0)))
+    half = 0.5 * np.exp(-np.abs(x))
+    cdf = np.where(x < 0, half, 1 - half)
     i = np.arange(1, nn + 1)
     return np.maximum(np.max(i / nn - cdf, axis=1), np.max(cdf - (i - 1) / nn, axis=1))
 
@@ -1099,8 +1107,11 @@ def check_k_anonymous(table, quasi_identifiers, k, *, original=None, sensitive=N
     """
     import pandas as pd
 
+    from ._checks import check_nonnegative_int, check_positive_int
     from .anonymity import equivalence_classes, k_anonymity
 
+    k = check_positive_int(k, "k")
+    max_suppressed = check_nonnegative_int(max_suppressed, "max_suppressed")
     if _unsolved(table):
         return _not_solved(name)
     if not isinstance(table, pd.DataFrame):
@@ -1316,6 +1327,7 @@ def check_fraction_at_most(found, bound, n, *, name="fraction", alpha=ALPHA):
 
     bound = check_probability(bound, "bound")
     n = check_positive_int(n, "n")
+    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
     if _unsolved(found):
         return _not_solved(name)
     try:

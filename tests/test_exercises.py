@@ -470,7 +470,8 @@ def test_mechanism_judge_is_robust_to_malformed_data():
 def test_mechanism_parts_cross_a_json_boundary():
     from dpteach.assignments import decode, encode
 
-    request = ex.mechanism_request(np.random.default_rng(5), sensitivity=2, epsilon=1.0)
+    request = ex.mechanism_request(np.random.default_rng(5), sensitivity=2, epsilon=1.0,
+                                   **FAST)
     data = ex.mechanism_collect(correct, decode(json.loads(json.dumps(encode(request)))))
     wire = decode(json.loads(json.dumps(encode(data))))
     a, b = ex.mechanism_judge(data, request), ex.mechanism_judge(wire, request)
