@@ -113,7 +113,7 @@ def _law(value, scale, f, step, lower, upper, threshold, grid):
     if f == "round":
         # outputs k*step; Pr = F((k + 1/2) step) - F((k - 1/2) step), k over +-60 b around value
         ks = np.arange(np.floor((value - 60 * scale) / step), np.ceil((value + 60 * scale) / step) + 1)
-        probs = dist.cdf((ks + 0.5) * step) - dist.cdf((ks - 0.5) * step)
+        probs = np.exp(_log_cell(ks, step, value, scale))   # accurate in both tails
         return OutputLaw(ks * step, probs, empty, empty, (0.0, 0.0))
     if f == "clamp":
         inside = (grid > lower) & (grid < upper)
