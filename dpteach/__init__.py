@@ -64,13 +64,18 @@ _EXPORTS = {
     # comparison (notebook 10)
     "mechanism_table": "comparison",
     "choose_mechanism": "comparison",
+    # clipping and private quantiles (notebook 14)
+    "clipped_mean": "clipping",
+    "private_quantile": "clipping",
+    # the sparse vector technique (notebook 15)
+    "above_threshold": "sparse_vector",
 }
 
 _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",
                "attacks", "audit", "datasets", "plots", "panels", "exercises", "style",
                "discrete", "notebook", "comparison", "definition", "exponential",
                "properties", "tradeoff",
-               "assignments"}
+               "assignments", "clipping", "sparse_vector"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

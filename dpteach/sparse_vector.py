@@ -1,0 +1,225 @@
+"""The sparse vector technique: AboveThreshold, its exact output distribution, and the
+broken variants that look almost the same.
+
+AboveThreshold (Dwork & Roth 2014, Algorithm 1 in Section 3.6 [DR14]) answers a stream
+of sensitivity-Delta queries with "below" until the first one whose noisy answer clears a
+noisy threshold, reports that one, and stops:
+
+    T^ = T + rho,           rho ~ Lap(2 Delta / epsilon)     (drawn once)
+    for i = 1, 2, ...:      nu_i ~ Lap(4 Delta / epsilon)
+                            if a_i + nu_i >= T^: report i and stop
+
+It is epsilon-DP however many queries come out "below" (DR14 Theorem 3.23): the proof
+shifts the single threshold noise by Delta to keep every "below" answer below, which
+costs epsilon/2 once, and the reported query's noise by 2 Delta, which costs epsilon/2.
+Lyu, Su & Li, "Understanding the sparse vector technique for differential privacy"
+(PVLDB 10(6), 2017) collect variants published as private that are not: no noise on the
+answers, fresh threshold noise per query, no stop after the first report (see
+:data:`VARIANTS`). Taught in notebook 15.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import integrate, stats
+
+from ._checks import (check_epsilon, check_positive_int, check_real, check_rng, check_sensitivity,
+                      check_values)
+
+__all__ = [
+    "above_threshold",
+    "above_threshold_draws",
+    "above_threshold_probabilities",
+    "above_threshold_scales",
+    "privacy_loss_between",
+    "VARIANTS",
+    "variant_mechanism",
+    "variant_probabilities",
+]
+
+
+def _check_answers(query_answers):
+    a = check_values("query_answers", query_answers)
+    if a.ndim != 1:
+        raise ValueError(f"query_answers must be one-dimensional, got shape {a.shape}")
+    return a
+
+
+def _check_common(query_answers, threshold, epsilon, sensitivity):
+    a = _check_answers(query_answers)
+    t = check_real("threshold", threshold)
+    epsilon = check_epsilon(epsilon)
+    d = check_sensitivity(sensitivity, positive=True)
+    return a, t, epsilon, d
+
+
+def above_threshold_scales(epsilon, sensitivity=1.0):
+    """(b_threshold, b_query) = (2 Delta / epsilon, 4 Delta / epsilon) [DR14 Algorithm 1],
+    in the queries' units. Half the budget goes to the threshold, half to the one query
+    that is reported (whose noise must cover a shift of 2 Delta). Notebook 15."""
+    epsilon = check_epsilon(epsilon)
+    d = check_sensitivity(sensitivity, positive=True)
+    return 2.0 * d / epsilon, 4.0 * d / epsilon
+
+
+def above_threshold(query_answers, threshold, epsilon, *, sensitivity=1.0, rng=None):
+    """AboveThreshold [DR14 Algorithm 1]: index of the first query reported above, or None.
+
+    T^ = threshold + Lap(2 Delta / epsilon) once; then, query by query,
+    a_i + Lap(4 Delta / epsilon) >= T^ reports index i (counting from 0) and stops;
+    None means every query came out below. epsilon-DP for any number of queries when
+    each answer a_i has sensitivity Delta (``sensitivity``) [DR14 Theorem 3.23].
+    ``query_answers`` are the true answers a_1, a_2, ... in order (in a real analysis
+    the queries may be chosen adaptively; here they are given up front). Only the index
+    is released, never a noisy value. Notebook 15.
+    """
+    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
+    rng = check_rng(rng)
+    b_threshold, b_query = 2.0 * d / epsilon, 4.0 * d / epsilon
+    noisy_threshold = t + rng.laplace(0.0, b_threshold)
+    for i, answer in enumerate(a):
+        if answer + rng.laplace(0.0, b_query) >= noisy_threshold:
+            return i
+    return None
+
+
+def above_threshold_draws(query_answers, threshold, epsilon, *, size, sensitivity=1.0, rng=None):
+    """``size`` independent runs of :func:`above_threshold`, vectorised.
+
+    Returns an int array of reported indices, with ``len(query_answers)`` standing for
+    "none reported" (None in :func:`above_threshold`). Same distribution; the noise of
+    queries after the stop is drawn but never used. Notebook 15.
+    """
+    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
+    size = check_positive_int(size, "size")
+    rng = check_rng(rng)
+    return _draw(a, t, 2.0 * d / epsilon, 4.0 * d / epsilon, size, rng)
+
+
+def _draw(a, t, b_threshold, b_query, size, rng, *, fresh=False, stop=True):
+    k = a.size
+    chunk = max(1, 2_000_000 // max(k, 1))
+    parts = []
+    for start in range(0, size, chunk):
+        m = min(chunk, size - start)
+        rho = rng.laplace(0.0, b_threshold, size=(m, k) if fresh else (m, 1))
+        nu = rng.laplace(0.0, b_query, size=(m, k)) if b_query > 0 else 0.0
+        above = a[None, :] + nu >= t + rho
+        if not stop:
+            parts.append(above)
+        else:
+            parts.append(np.where(above.any(axis=1), above.argmax(axis=1), k))
+    return np.concatenate(parts)
+
+
+def above_threshold_probabilities(query_answers, threshold, epsilon, *, sensitivity=1.0):
+    """Exact Pr[AboveThreshold reports query i], i = 0..k-1, and Pr[none] last (length k+1).
+
+    Given the threshold noise rho, the queries are independent, so with
+    F_j(r) = Pr[a_j + nu_j < T + r] (a Laplace CDF, scale 4 Delta / epsilon):
+
+        Pr[report i] = integral f_rho(r) * prod_{j<i} F_j(r) * (1 - F_i(r)) dr
+        Pr[none]     = integral f_rho(r) * prod_j F_j(r) dr
+
+    with f_rho the Lap(2 Delta / epsilon) density. The integral over r is computed by
+    adaptive quadrature (scipy.integrate.quad_vec) over +-60 threshold scales around the
+    kinks (r = 0 and r = a_j - T); the mass left outside is below e^-60. Notebook 15.
+    """
+    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
+    return _probabilities(a, t, 2.0 * d / epsilon, 4.0 * d / epsilon)
+
+
+def _probabilities(a, t, b_threshold, b_query, *, fresh=False):
+    k = a.size
+    kinks = np.unique(np.concatenate([[0.0], a - t]))
+    lo, hi = kinks[0] - 60 * max(b_threshold, b_query), kinks[-1] + 60 * max(b_threshold, b_query)
+    rho = stats.laplace(scale=b_threshold)
+
+    if fresh:
+        # each query has its own threshold noise: q_j = Pr[a_j + nu_j >= T + rho_j]
+        def above(r):
+            return rho.pdf(r) * stats.laplace.sf(t + r - a, scale=b_query)
+        q = integrate.quad_vec(above, lo, hi, points=kinks, epsabs=1e-14, epsrel=1e-12)[0]
+        below_before = np.concatenate([[1.0], np.cumprod(1.0 - q)])
+        return np.append(below_before[:-1] * q, below_before[-1])
+
+    def integrand(r):
+        below = stats.laplace.cdf(t + r - a, scale=b_query)       # F_j(r), j = 0..k-1
+        before = np.concatenate([[1.0], np.cumprod(below)])        # prod_{j<i} F_j(r)
+        out = np.empty(k + 1)
+        out[:k] = before[:k] * (1.0 - below)
+        out[k] = before[k]
+        return rho.pdf(r) * out
+
+    return integrate.quad_vec(integrand, lo, hi, points=kinks, epsabs=1e-14, epsrel=1e-12)[0]
+
+
+def privacy_loss_between(p, q):
+    """max over outcomes of |ln p(o) / q(o)| for two output distributions on the same
+    outcomes (inf when one is 0 where the other is not; outcomes impossible under both
+    are skipped). The exact epsilon of a mechanism on one pair of neighbours. Notebook 15."""
+    p = check_values("p", p)
+    q = check_values("q", q)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    both = (p > 0) | (q > 0)
+    with np.errstate(divide="ignore"):
+        return float(np.max(np.abs(np.log(p[both]) - np.log(q[both]))))
+
+
+# ------------------------------------------------------------------ the variants
+#: name -> (description, truly private, source). Each is a mechanism(data, size, rng)
+#: for :func:`dpteach.audit.audit` through :func:`variant_mechanism`.
+VARIANTS = {
+    "above_threshold": (
+        "AboveThreshold: rho ~ Lap(2Δ/ε) once, nu_i ~ Lap(4Δ/ε), report the first index "
+        "above and stop.", True, "Dwork & Roth 2014, Algorithm 1; Lyu, Su & Li 2017, Alg. 1-2"),
+    "no_query_noise": (
+        "No noise on the answers (nu_i = 0), only on the threshold; report the first index "
+        "above and stop.", False, "Lyu, Su & Li 2017, Algorithm 5 (Stoddard et al. 2014)"),
+    "fresh_threshold_noise": (
+        "A new threshold noise rho_i ~ Lap(2Δ/ε) for every query, nu_i ~ Lap(4Δ/ε); report "
+        "the first index above and stop.", False, "Lyu, Su & Li 2017, Section 3"),
+    "no_stop": (
+        "AboveThreshold's noises, but it answers every query above/below instead of "
+        "stopping at the first above.", False, "Lyu, Su & Li 2017, Algorithm 6 (Chen et al. 2015)"),
+}
+
+
+def variant_mechanism(name, threshold, epsilon, *, sensitivity=1.0):
+    """``mechanism(query_answers, size, rng)`` for :func:`dpteach.audit.audit`, one per
+    entry of :data:`VARIANTS`, each claiming epsilon-DP. The stopping variants return
+    reported indices (k for none); ``no_stop`` returns rows of k above/below bits."""
+    if name not in VARIANTS:
+        raise ValueError(f"name must be one of {sorted(VARIANTS)}, got {name!r}")
+    t = check_real("threshold", threshold)
+    epsilon = check_epsilon(epsilon)
+    d = check_sensitivity(sensitivity, positive=True)
+    b_threshold = 2.0 * d / epsilon
+    b_query = 0.0 if name == "no_query_noise" else 4.0 * d / epsilon
+
+    def mechanism(data, size, rng):
+        a = _check_answers(data)
+        return _draw(a, t, b_threshold, b_query, size, rng,
+                     fresh=name == "fresh_threshold_noise", stop=name != "no_stop")
+
+    mechanism.__name__ = f"sparse_vector_{name}"
+    return mechanism
+
+
+def variant_probabilities(name, query_answers, threshold, epsilon, *, sensitivity=1.0):
+    """Exact distribution of a stopping variant's reported index (length k+1, "none" last):
+    ``above_threshold`` and ``fresh_threshold_noise`` by quadrature, ``no_query_noise``
+    from the threshold noise's CDF. Notebook 15 compares their exact privacy loss."""
+    if name not in VARIANTS or name == "no_stop":
+        raise ValueError(f"name must be a stopping variant, one of "
+                         f"{sorted(set(VARIANTS) - {'no_stop'})}, got {name!r}")
+    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
+    b_threshold, b_query = 2.0 * d / epsilon, 4.0 * d / epsilon
+    if name == "no_query_noise":
+        # report i iff a_i >= T + rho > max_{j<i} a_j: rho in (max_{j<i} a_j - T, a_i - T]
+        prev = np.concatenate([[-np.inf], np.maximum.accumulate(a)])
+        cdf = stats.laplace.cdf
+        p = np.maximum(cdf(a - t, scale=b_threshold) - cdf(prev[:-1] - t, scale=b_threshold), 0.0)
+        return np.append(p, 1.0 - cdf(prev[-1] - t, scale=b_threshold))
+    return _probabilities(a, t, b_threshold, b_query, fresh=name == "fresh_threshold_noise")

@@ -1,0 +1,131 @@
+"""AboveThreshold and its broken variants (dpteach.sparse_vector, notebook 15).
+
+Statistical tests run at alpha = 1e-6 and each is paired with a wrong twin it rejects."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpteach as dp
+from dpteach import audit, sparse_vector as sv
+from conftest import ALPHA, chisq_pvalue
+
+ANSWERS = np.array([3.0, 1.0, 5.0, 2.0, 8.0, 0.0, 9.0])
+T, EPS = 6.0, 1.0
+
+
+def _sum_sf(t, b1, b2):
+    """Pr[L1 + L2 >= t] for independent Lap(b1), Lap(b2), b1 != b2, t >= 0 (closed form)."""
+    return (b1 ** 2 * np.exp(-t / b1) - b2 ** 2 * np.exp(-t / b2)) / (2 * (b1 ** 2 - b2 ** 2))
+
+
+def test_scales():
+    assert sv.above_threshold_scales(0.5, 2.0) == (pytest.approx(8.0), pytest.approx(16.0))
+
+
+@pytest.mark.parametrize("gap", [0.0, 1.5, 7.0])
+def test_one_query_closed_form(gap):
+    # one query: reported iff nu - rho >= T - a, and nu - rho is a sum of two Laplaces
+    eps, d = 0.7, 1.0
+    b_t, b_q = 2 * d / eps, 4 * d / eps
+    p = sv.above_threshold_probabilities([T - gap], T, eps, sensitivity=d)
+    assert p[0] == pytest.approx(_sum_sf(gap, b_q, b_t), rel=1e-9)
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    if gap > 0:   # the wrong twin: query noise at 2 Delta/eps
+        assert abs(p[0] - _sum_sf(gap, 2 * d / eps + 1e-9, b_t)) > 1e-3
+
+
+def test_exact_probabilities_match_both_samplers(rng):
+    p = sv.above_threshold_probabilities(ANSWERS, T, EPS)
+    assert p.shape == (ANSWERS.size + 1,) and p.sum() == pytest.approx(1.0, abs=1e-10)
+    draws = sv.above_threshold_draws(ANSWERS, T, EPS, size=300_000, rng=rng)
+    counts = np.bincount(draws, minlength=p.size)
+    assert chisq_pvalue(counts, p) > ALPHA
+    # the one-at-a-time algorithm a student reads
+    loop = [dp.above_threshold(ANSWERS, T, EPS, rng=rng) for _ in range(20_000)]
+    loop_counts = np.bincount([ANSWERS.size if i is None else i for i in loop], minlength=p.size)
+    assert chisq_pvalue(loop_counts, p) > ALPHA
+    # wrong twins: half the budget, or fresh threshold noise per query
+    for twin in (sv.above_threshold_probabilities(ANSWERS, T, EPS / 2),
+                 sv.variant_probabilities("fresh_threshold_noise", ANSWERS, T, EPS)):
+        assert chisq_pvalue(counts, twin) < ALPHA
+    assert chisq_pvalue(loop_counts, sv.above_threshold_probabilities(ANSWERS, T, EPS / 2)) < ALPHA
+
+
+def test_returns_index_or_none():
+    assert dp.above_threshold([0.0, 0.0], 1e6, 1.0, rng=0) is None
+    i = dp.above_threshold([0.0, 1e6, 0.0], 0.0, 1.0, rng=0)
+    assert isinstance(i, int) and i in (0, 1)
+    assert dp.above_threshold([-1e6, 1e6], 0.0, 1.0, rng=0) == 1
+
+
+@pytest.mark.parametrize("name", ["no_query_noise", "fresh_threshold_noise"])
+def test_variant_probabilities_match_their_samplers(rng, name):
+    p = sv.variant_probabilities(name, ANSWERS, T, EPS)
+    counts = np.bincount(sv.variant_mechanism(name, T, EPS)(ANSWERS, 300_000, rng), minlength=p.size)
+    assert chisq_pvalue(counts, p) > ALPHA
+    assert chisq_pvalue(counts, sv.above_threshold_probabilities(ANSWERS, T, EPS)) < ALPHA
+
+
+def test_exact_loss_stays_within_epsilon_however_many_queries():
+    for k in (1, 10, 50):
+        for x, y in [(np.zeros(k), np.ones(k)), (np.r_[np.ones(k), 0.0], np.r_[np.zeros(k), 1.0])]:
+            for t in (0.5, 3.0, 8.0):
+                loss = sv.privacy_loss_between(sv.above_threshold_probabilities(x, t, EPS),
+                                               sv.above_threshold_probabilities(y, t, EPS))
+                assert loss <= EPS * (1 + 1e-9), (k, t, loss)
+    # the broken variant's loss grows with the number of below-threshold queries
+    fresh = [sv.privacy_loss_between(sv.variant_probabilities("fresh_threshold_noise", np.zeros(k), 3.0, EPS),
+                                     sv.variant_probabilities("fresh_threshold_noise", np.ones(k), 3.0, EPS))
+             for k in (1, 10, 50)]
+    assert fresh[0] <= EPS and fresh[1] < fresh[2] and fresh[2] > 3 * EPS
+    assert sv.privacy_loss_between([0.5, 0.5], [1.0, 0.0]) == np.inf
+
+
+# ------------------------------------------------------------------ audits
+ZEROS, ONES = np.zeros(30), np.ones(30)
+HALVES_X, HALVES_Y = np.r_[np.ones(4), np.zeros(4)], np.r_[np.zeros(4), np.ones(4)]
+
+
+@pytest.mark.parametrize("x, y, t", [(ZEROS, ONES, 4.0), (np.array([1.0, 0.0]), np.array([0.0, 1.0]), 0.5),
+                                     (HALVES_X, HALVES_Y, 0.5)])
+def test_audit_does_not_refute_above_threshold(x, y, t):
+    res = audit.audit(sv.variant_mechanism("above_threshold", t, EPS), x, y, n=1_000_000, alpha=ALPHA,
+                      rng=np.random.default_rng(5), claimed_epsilon=EPS)
+    assert not res.refuted, res.summary()
+
+
+@pytest.mark.parametrize("name, x, y, t", [
+    ("no_query_noise", np.array([1.0, 0.0]), np.array([0.0, 1.0]), 0.5),
+    ("fresh_threshold_noise", ZEROS, ONES, 4.0),
+    ("no_stop", HALVES_X, HALVES_Y, 0.5),
+])
+def test_audit_refutes_the_broken_variants(name, x, y, t):
+    res = audit.audit(sv.variant_mechanism(name, t, EPS), x, y, n=1_000_000, alpha=ALPHA,
+                      rng=np.random.default_rng(6), claimed_epsilon=EPS)
+    assert res.refuted, res.summary()
+    assert not sv.VARIANTS[name][1] and sv.VARIANTS["above_threshold"][1]
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("call, exc, word", [
+    (lambda: dp.above_threshold(ANSWERS, T, float("nan")), ValueError, "epsilon"),
+    (lambda: dp.above_threshold(ANSWERS, T, 0), ValueError, "epsilon"),
+    (lambda: dp.above_threshold(ANSWERS, T, True), TypeError, "epsilon"),
+    (lambda: dp.above_threshold(ANSWERS, float("inf"), 1.0), ValueError, "threshold"),
+    (lambda: dp.above_threshold(ANSWERS, "6", 1.0), TypeError, "threshold"),
+    (lambda: dp.above_threshold(ANSWERS, T, 1.0, sensitivity=-1), ValueError, "sensitivity"),
+    (lambda: dp.above_threshold(ANSWERS, T, 1.0, sensitivity=0), ValueError, "sensitivity"),
+    (lambda: dp.above_threshold([1.0, float("nan")], T, 1.0), ValueError, "query_answers"),
+    (lambda: dp.above_threshold([[1.0, 2.0]], T, 1.0), ValueError, "query_answers"),
+    (lambda: dp.above_threshold([], T, 1.0), ValueError, "query_answers"),
+    (lambda: dp.above_threshold("abc", T, 1.0), TypeError, "query_answers"),
+    (lambda: dp.above_threshold(ANSWERS, T, 1.0, rng="x"), TypeError, "rng"),
+    (lambda: sv.above_threshold_draws(ANSWERS, T, 1.0, size=0), ValueError, "size"),
+    (lambda: sv.variant_mechanism("nope", T, 1.0), ValueError, "name"),
+    (lambda: sv.variant_probabilities("no_stop", ANSWERS, T, 1.0), ValueError, "name"),
+    (lambda: sv.privacy_loss_between([0.5, 0.5], [1.0]), ValueError, "shape"),
+])
+def test_bad_input(call, exc, word):
+    with pytest.raises(exc, match=word):
+        call()
