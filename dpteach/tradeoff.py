@@ -159,6 +159,23 @@ class LossDistribution:
         return _out(np.maximum(out, 0.0))
 
 
+    def epsilon(self, delta):
+        """The smallest eps >= 0 with delta(eps) <= ``delta``: the mechanism is
+        (eps, delta)-DP in this direction exactly from there on. delta(eps) falls as eps
+        grows, so the root is bracketed by doubling and found by brentq (xtol 1e-12)."""
+        from scipy.optimize import brentq
+
+        d = check_delta(delta)
+        if float(self.delta(0.0)) <= d:
+            return 0.0
+        hi = 1.0
+        while float(self.delta(hi)) > d:
+            hi *= 2.0
+            if hi > 1e6:                         # pragma: no cover - delta(eps) -> 0
+                raise ValueError(f"no epsilon reaches delta = {d}")
+        return float(brentq(lambda e: float(self.delta(e)) - d, 0.0, hi, xtol=1e-12, rtol=1e-12))
+
+
 def _eps_array(epsilon):
     e = check_values("epsilon", epsilon)
     if (e < 0).any():

@@ -437,3 +437,24 @@ def test_loss_distribution_needs_its_parameter():
         dp.privacy_loss_distribution("gaussian")
     with pytest.raises(ValueError, match="epsilon"):
         dp.privacy_loss_distribution("randomized_response")
+
+
+def test_epsilon_for_a_delta_inverts_the_privacy_profile():
+    lap = dp.privacy_loss_distribution("laplace", epsilon=1.0)
+    for d in [1e-6, 1e-3, 0.1]:
+        assert lap.epsilon(d) == pytest.approx(1.0 + 2 * np.log1p(-d), rel=1e-9)
+        assert float(lap.delta(lap.epsilon(d))) == pytest.approx(d, rel=1e-8)
+    for eps, d in [(0.5, 1e-5), (1.0, 1e-6), (3.0, 1e-3)]:
+        sigma = mechanisms.gaussian_sigma(1.0, eps, d, analytic=True)
+        g = dp.privacy_loss_distribution("gaussian", sigma=sigma)
+        assert g.epsilon(d) == pytest.approx(eps, rel=1e-7)
+        # twin: the eps at which Pr[L > eps] = d is larger (the tail overstates delta)
+        from scipy.optimize import brentq
+        tail_eps = brentq(lambda e: float(g.tail(e)) - d, 0.0, 100.0)
+        assert tail_eps > eps * 1.01
+    rr = dp.privacy_loss_distribution("randomized_response", epsilon=2.0)
+    keep = rr.atom_probs[1]
+    assert rr.epsilon(0.01) == pytest.approx(2.0 + np.log1p(-0.01 / keep), rel=1e-9)
+    assert rr.epsilon(0.9) == 0.0 or float(rr.delta(0.0)) > 0.9
+    with pytest.raises(ValueError, match="delta"):
+        lap.epsilon(1.5)

@@ -35,7 +35,8 @@ def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
     """The privacy loss distribution and delta(eps') against Pr[L > eps'], eps' = ratio * eps."""
     controls = {"mechanism": dropdown("mechanism", _MECHS, mechanism),
                 "epsilon": log_slider("ε", epsilon, -1, 0.5),
-                "delta": log_slider("δ (Gaussian)", delta, -8, -2, 0.25, readout_format=".0e"),
+                "delta": log_slider("δ (target; sets the Gaussian σ)", delta, -8, -2, 0.25,
+                                    readout_format=".0e"),
                 "ratio": float_slider("ε′ / ε", ratio, 0.0, 2.5, 0.05)}
     fig, (ax, ax2) = new_figure(1, 2, figsize=(9.6, 3.6))
     x = np.linspace(-4, 4, 801)               # loss in units of eps
@@ -58,7 +59,9 @@ def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
     l_delta = density_line(ax2, r, nan, color=PALETTE["blue"], label="δ(ε′) = E[(1 − e^(ε′−L))₊]")
     l_tail = density_line(ax2, r, nan, color=PALETTE["orange"], linestyle="--", label="Pr[L > ε′]")
     (dots,) = ax2.plot([ratio, ratio], [0.1, 0.1], "o", color=PALETTE["black"], zorder=5)
-    target = hline(ax2, delta, color=PALETTE["grey"])
+    target = hline(ax2, delta, color=PALETTE["grey"], label="δ target")
+    (cross,) = ax2.plot([1.0], [delta], "D", color=PALETTE["green"], ms=6, zorder=6,
+                        label="ε(δ): δ(ε′) meets the target")
     ax2.set_yscale("log")
     ax2.set_xlim(0, 2.5)
     ax2.set_ylim(1e-8, 1.5)
@@ -91,10 +94,14 @@ def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
         l_tail.set_ydata(np.where(t > 0, t, np.nan))
         d0, t0 = float(pld.delta(ratio * epsilon)), float(pld.tail(ratio * epsilon))
         dots.set_data([ratio, ratio], [max(d0, 1e-9), max(t0, 1e-9)])
-        target.set_ydata([delta, delta] if mechanism == "gaussian" else [np.nan, np.nan])
-        txt.set_text(f"ε′ = {ratio * epsilon:.3g}\nδ(ε′) = {d0:.3g}\nPr[L > ε′] = {t0:.3g}")
+        target.set_ydata([delta, delta])
+        e_delta = pld.epsilon(delta)
+        cross.set_data([e_delta / epsilon], [delta])
+        txt.set_text(f"ε′ = {ratio * epsilon:.3g}\nδ(ε′) = {d0:.3g}\nPr[L > ε′] = {t0:.3g}\n"
+                     f"ε(δ) = {e_delta:.3g}")
         return (f"{mechanism}: at ε′ = {ratio * epsilon:.4g}, δ(ε′) = {d0:.4g} while "
-                f"Pr[L > ε′] = {t0:.4g}; E[L] = {pld.mean:.4g} nats")
+                f"Pr[L > ε′] = {t0:.4g}; E[L] = {pld.mean:.4g} nats; it is "
+                f"(ε′, {delta:.0e})-DP from ε′ = {e_delta:.4g}")
 
     return Panel(controls, fig, update, title="The privacy loss is a random variable",
                  name="loss_distribution")
