@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "notebooks" / "solutions"
 NBGRADER_BIN = ROOT / ".venv-nbgrader" / "bin"
 BUDGET_SECONDS = 240
+#: the assignment on which a cheating hand-in shows what nbgrader's autograder cannot stop
+CHEAT_ASSIGNMENT = "A4"
 
 
 def _nbgrader_cells(nb):
@@ -145,8 +147,11 @@ with Gradebook("sqlite:///" + sys.argv[1]) as gb:
     for a in gb.assignments:
         for nb in a.notebooks:
             for cell in nb.grade_cells:
-                for student in ("solved", "blank"):
-                    g = gb.find_grade(cell.name, nb.name, a.name, student)
+                for student in ("solved", "blank", "cheat"):
+                    try:
+                        g = gb.find_grade(cell.name, nb.name, a.name, student)
+                    except Exception:
+                        continue
                     rows.append([student, a.name, cell.name, cell.cell_type,
                                  g.auto_score, g.max_score])
 print(json.dumps(rows))
@@ -169,6 +174,15 @@ def _hand_in(folder):
                             x for x in answers[meta["grade_id"]].splitlines()
                             if _nbgrader.BEGIN not in x and _nbgrader.END not in x)
             target = folder / "submitted" / student / release.parent.name / release.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, target)
+        if release.parent.name == CHEAT_ASSIGNMENT:
+            # the blank release plus one line that redefines the check
+            nb = nbformat.read(release, as_version=4)
+            first = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+            nb.cells.insert(first + 1, nbformat.v4.new_code_cell(
+                'dp.assignments.check = lambda *a, **k: dp.exercises.Feedback(True, "ok")'))
+            target = folder / "submitted" / "cheat" / release.parent.name / release.name
             target.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(nb, target)
 
@@ -212,6 +226,11 @@ def test_nbgrader_generates_and_autogrades_every_assignment(tmp_path):
     assert solved and len(solved) == len(blank)
     assert all(r[4] == r[5] for r in solved), [r for r in solved if r[4] != r[5]]
     assert all(r[4] == 0 for r in blank), [r for r in blank if r[4] != 0]
+    # nbgrader's tests run in the student's kernel: one redefined check fools them
+    # (notebooks/README.md says so; make grade scores the same trick 0, test_grading.py)
+    cheat = [r for r in auto if r[0] == "cheat"]
+    assert cheat and {r[1] for r in cheat} == {CHEAT_ASSIGNMENT}
+    assert all(r[4] == r[5] for r in cheat), cheat
     written_answers = [r for r in rows if r[3] == "markdown" and r[0] == "blank"]
     assert all(r[4] == 0 for r in written_answers)      # an untouched answer cell scores 0
     print(f"nbgrader: {len(solved)} auto-graded cells in {len(written)} assignments, "
