@@ -22,7 +22,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._checks import (check_epsilon, check_probability, check_real, check_rng, check_size,
+from ._checks import (check_epsilon, check_positive_int, check_probability, check_real, check_rng,
+                      check_size,
                       check_values)
 from .mechanisms import clamped_sum, exponential_mechanism, exponential_probabilities, laplace_mechanism
 
@@ -35,6 +36,7 @@ __all__ = [
     "ClippedMeanError",
     "quantile_interval_probabilities",
     "private_quantile",
+    "example_incomes",
 ]
 
 
@@ -207,3 +209,15 @@ def private_quantile(values, q, lower, upper, epsilon, *, rng=None, size=None):
     out = edges[idx] + rng.random(idx.shape) * lengths[idx]
     out = np.minimum(out, hi)
     return out.item() if out.ndim == 0 else out
+
+
+# ------------------------------------------------------------------ example data
+def example_incomes(n=500, *, seed=14):
+    """A seeded synthetic population of ``n`` annual incomes in thousand euros.
+
+    Log-normal with median 35 and log-sd 0.8 (so a long right tail: a few incomes are
+    ten times the median). Invented for notebook 14; not real data.
+    """
+    n = check_positive_int(n, "n")
+    rng = check_rng(seed)
+    return np.round(rng.lognormal(np.log(35.0), 0.8, size=n), 1)
