@@ -11,9 +11,11 @@ possible on one input and impossible on the other).
 * Task 1 (2 points) ``epsilon_lower_bound_from_samples(samples_x, samples_y, alpha)``: a
   (1 - alpha) lower bound on ε from real-valued outputs of three hidden mechanisms (a
   correct Laplace mechanism, the "scale ε instead of Δ/ε" slip, and one more broken
-  one). Judged for **validity** -- never above U (a valid bound exceeds U with
-  probability at most alpha; the check passes alpha = 1e-7 per case, so a valid method
-  fails at most once in a million) -- and for **power**: where
+  one). Judged for **validity** -- never above what the samples support (the best
+  event's Clopper-Pearson bound with the event chosen and counted on all the samples,
+  :func:`data_envelope`, with a small slack), and never above U (a valid bound exceeds U
+  with probability at most alpha; the check passes alpha = 1e-7 per case, so a valid
+  method fails at most once in a million) -- and for **power**: where
   :func:`dpteach.audit.audit` on the same samples (the reference, computed by the check)
   proves ε above 1.1 times the hidden claim, the student's bound must refute the claim.
 * Task 2 (3 points) ``audit_verdict(samples_x, samples_y, claimed_epsilon, alpha) ->
@@ -58,6 +60,9 @@ CASE_ALPHA = 1e-7
 #: many times the claim (a margin for valid methods other than dp.audit's; on the pool's
 #: broken mechanisms the reference reaches at least 1.29 times the claim at N_SAMPLES)
 REFUTABLE = 1.1
+#: a bound is "more than the samples support" above 1.02 x data_envelope + 0.05 (on 60
+#: draws of every pool mechanism, dp.audit's bound stayed below 1.02 x envelope + 0.0001)
+ENVELOPE_SLACK = (1.02, 0.05)
 
 
 def _replay(data, size, rng):
@@ -70,6 +75,62 @@ def reference_bound(samples_x, samples_y, alpha):
     from ..audit import audit
     x, y = np.asarray(samples_x), np.asarray(samples_y)
     return float(audit(_replay, x, y, n=min(len(x), len(y)), alpha=alpha).epsilon_lb)
+
+
+def _codes(x, y):
+    """x and y as 1-D arrays of comparable values (rows of 2-D outputs become codes)."""
+    x, y = np.asarray(x), np.asarray(y)
+    if x.ndim == 1:
+        return x, y
+    both = np.concatenate([x.reshape(len(x), -1), y.reshape(len(y), -1)])
+    _, inv = np.unique(both, axis=0, return_inverse=True)
+    inv = np.asarray(inv).ravel()
+    return inv[:len(x)], inv[len(x):]
+
+
+def data_envelope(samples_x, samples_y, alpha):
+    """The most the samples can support: the largest Clopper-Pearson lower bound
+    (:func:`dpteach.audit.epsilon_lower_bound` at ``alpha``) over every event of the
+    audit's families -- ``output >= t`` and ``output <= t`` at every observed t, and,
+    for at most 1000 distinct outputs, the sets of the outcomes with the largest ratio
+    of counts -- in both directions, with the event chosen AND counted on all the
+    samples. Choosing on the same samples only flatters the bound, so an honest (1 -
+    alpha) bound from these samples, which must spend some of them on the choice or pay
+    for it in alpha, stays below this number (up to sampling luck in the split)."""
+    from ..audit import epsilon_lower_bound
+    x, y = _codes(samples_x, samples_y)
+    n = min(len(x), len(y))
+    x, y = x[:n], y[:n]
+    best = 0.0
+    families = []
+    if x.dtype.kind in "iuf":
+        t = np.unique(np.concatenate([x, y]))
+        sx, sy = np.sort(x), np.sort(y)
+        ge_x, ge_y = n - np.searchsorted(sx, t, "left"), n - np.searchsorted(sy, t, "left")
+        le_x, le_y = np.searchsorted(sx, t, "right"), np.searchsorted(sy, t, "right")
+        families += [(ge_x, ge_y), (ge_y, ge_x), (le_x, le_y), (le_y, le_x)]
+    values, inv = np.unique(np.concatenate([x, y]), return_inverse=True)
+    if values.size <= 1000:
+        cx = np.bincount(inv[:n], minlength=values.size)
+        cy = np.bincount(inv[n:], minlength=values.size)
+        for a, b in ((cx, cy), (cy, cx)):
+            order = np.argsort(-(a + 0.5) / (b + 0.5), kind="stable")
+            families.append((np.cumsum(a[order]), np.cumsum(b[order])))
+    for a, b in families:
+        a, b = np.asarray(a, float), np.asarray(b, float)
+        if a.size > _ENVELOPE_EXACT:       # exact bounds for the most promising events only
+            with np.errstate(divide="ignore", invalid="ignore"):
+                proxy = np.where(a > 0, np.log(np.maximum(a, 1) / (b + 1))
+                                 - 5.5 * np.sqrt(1 / np.maximum(a, 1) + 1 / (b + 1)), -np.inf)
+            keep = np.argpartition(-proxy, _ENVELOPE_EXACT)[:_ENVELOPE_EXACT]
+            a, b = a[keep], b[keep]
+        best = max(best, float(np.max(epsilon_lower_bound(a, b, n, alpha=alpha))))
+    return best
+
+
+#: events per family whose Clopper-Pearson bound data_envelope computes exactly (chosen by
+#: a normal approximation of the same bound)
+_ENVELOPE_EXACT = 400
 
 
 # ------------------------------------------------------------------ the hidden pool
@@ -184,13 +245,24 @@ def _cases(kinds, rng, n=N_SAMPLES):
                         "alpha": CASE_ALPHA})
         truth.append({"kind": kind, "private": bool(private), "upper": float(upper),
                       "description": text,
-                      "reference": reference_bound(x, y, CASE_ALPHA)})
+                      "reference": reference_bound(x, y, CASE_ALPHA),
+                      "envelope": data_envelope(x, y, CASE_ALPHA)})
     return {"cases": request}, {"cases": truth}
 
 
 def _check_bound(key, i, lb, case, tr, n_cases):
     """Feedback for a bound above the truth or a broken mechanism left unrefuted."""
     claim, upper, ref = float(case["claimed_epsilon"]), tr["upper"], tr["reference"]
+    envelope = tr["envelope"]
+    if lb > ENVELOPE_SLACK[0] * envelope + ENVELOPE_SLACK[1]:
+        return fail(key, f"mechanism {i + 1} of {n_cases}: your bound ε ≥ {g(lb)} is more than "
+                         f"its samples can support: even the best event chosen AND counted on "
+                         f"all of them gives a Clopper–Pearson bound of only {g(envelope)} at "
+                         f"α = {g(case['alpha'])} ({tr['description']}). Finitely many samples "
+                         "never prove ε = ∞, and a ratio of counts is an estimate, not a bound. "
+                         "Hint: choose the event on part of the samples, count it on the rest, "
+                         "and use Clopper–Pearson limits (dp.audit.audit on the samples does "
+                         "all of this).", "unsupported", case=i)
     if lb > upper * (1 + 1e-9) + 1e-9:
         return fail(key, f"mechanism {i + 1} of {n_cases}: your bound ε ≥ {g(lb)} is above its "
                          f"true privacy loss on these neighbours, {g(upper)} ({tr['description']}"
