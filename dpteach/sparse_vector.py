@@ -35,6 +35,8 @@ __all__ = [
     "VARIANTS",
     "variant_mechanism",
     "variant_probabilities",
+    "accuracy_bound",
+    "example_answers",
 ]
 
 
@@ -223,3 +225,25 @@ def variant_probabilities(name, query_answers, threshold, epsilon, *, sensitivit
         p = np.maximum(cdf(a - t, scale=b_threshold) - cdf(prev[:-1] - t, scale=b_threshold), 0.0)
         return np.append(p, 1.0 - cdf(prev[-1] - t, scale=b_threshold))
     return _probabilities(a, t, b_threshold, b_query, fresh=name == "fresh_threshold_noise")
+
+
+def accuracy_bound(k, epsilon, beta):
+    """alpha = 8 (ln k + ln(2/beta)) / epsilon [DR14 Theorem 3.24], for sensitivity 1.
+
+    With probability at least 1 - beta, AboveThreshold on k queries reports a query with
+    answer >= T - alpha (if any) and every query it passes over has answer <= T + alpha
+    (DR14 Def. 3.9; natural logarithms; in the queries' units). Notebook 15.
+    """
+    k = check_positive_int(k, "k")
+    epsilon = check_epsilon(epsilon)
+    beta = check_real("beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
+    return 8.0 * (np.log(k) + np.log(2.0 / beta)) / epsilon
+
+
+def example_answers(k=60, *, seed=15):
+    """A seeded stream of k counting-query answers (people; sensitivity 1): mostly
+    between 20 and 60 with a slow upward drift, so that later queries clear a threshold
+    of 70 more often. Invented for notebook 15; not real data."""
+    k = check_positive_int(k, "k")
+    rng = check_rng(seed)
+    return np.round(np.clip(rng.normal(35, 12, size=k) + np.linspace(0, 25, k), 0, None))

@@ -129,3 +129,16 @@ def test_audit_refutes_the_broken_variants(name, x, y, t):
 def test_bad_input(call, exc, word):
     with pytest.raises(exc, match=word):
         call()
+
+
+def test_accuracy_bound_holds_in_simulation(rng):
+    a = sv.example_answers(60)
+    k, t, eps, beta = 40, 70.0, 0.5, 0.05
+    alpha = sv.accuracy_bound(k, eps, beta)
+    assert alpha == pytest.approx(8 * (np.log(k) + np.log(2 / beta)) / eps)
+    assert alpha != pytest.approx(8 * (np.log10(k) + np.log10(2 / beta)) / eps)    # base-10 twin
+    idx = sv.above_threshold_draws(a[:k], t, eps, size=20_000, rng=rng)
+    from dpteach.panels.sparse_vector import run_error
+    errors = np.array([run_error(a[:k], t, i) for i in range(k + 1)])[idx]
+    # Pr[error > alpha] <= beta: a one-sided binomial test at alpha 1e-6
+    assert stats.binomtest(int((errors > alpha).sum()), idx.size, beta, alternative="greater").pvalue > ALPHA

@@ -13,14 +13,6 @@ _K_MAX = 60
 _RUNS = 4000          # runs per seed for the distribution of the reported query
 
 
-def example_answers(k=_K_MAX, *, seed=15):
-    """A seeded stream of k counting-query answers (people; sensitivity 1): mostly
-    between 20 and 60, with a slow upward drift so that later queries clear a threshold
-    of 70 more often. Invented for notebook 15."""
-    rng = np.random.default_rng(seed)
-    return np.round(np.clip(rng.normal(35, 12, size=k) + np.linspace(0, 25, k), 0, None))
-
-
 def reported_counts(answers, threshold, epsilon, rho, nu):
     """Reported index (k = none) of every run, with unit Laplace noise rho (runs, 1) and
     nu (runs, k) scaled to AboveThreshold's 2/epsilon and 4/epsilon (sensitivity 1)."""
@@ -49,7 +41,7 @@ def sparse_vector_queries(threshold=70.0, epsilon=0.5, k=40, seed=0):
     how often each query is reported over 4,000 runs (the seed fixes their noise), with
     "none" at the right.
     """
-    answers_all = example_answers()
+    answers_all = sparse_vector.example_answers(_K_MAX)
     controls = {"threshold": float_slider("threshold T", threshold, 0.0, 100.0, 1.0,
                                           readout_format=".0f"),
                 "epsilon": log_slider("privacy ε", epsilon, -1, 1),
@@ -111,7 +103,7 @@ def sparse_vector_queries(threshold=70.0, epsilon=0.5, k=40, seed=0):
         first_true = np.flatnonzero(a >= threshold)
         errors = np.array([run_error(a, threshold, i) for i in range(k + 1)])[reported]
         beta = 0.05
-        bound = 8 * (np.log(k) + np.log(2 / beta)) / epsilon
+        bound = sparse_vector.accuracy_bound(k, epsilon, beta)
         truth = (f"first true answer ≥ T: query {first_true[0]}" if first_true.size
                  else "no true answer ≥ T")
         txt2.set_text(f"{truth}\n95% of runs: error ≤ {np.quantile(errors, 0.95):.1f} "
