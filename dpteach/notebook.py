@@ -32,6 +32,10 @@ COURSE = [
      "seed 002's comparison table and a decision guide"),
     ("11", "11_auditing_and_floating_point.ipynb", "Auditing and floating point",
      "empirical lower bounds on epsilon, broken mechanisms, Mironov's attack"),
+    ("12", "12_properties.ipynb", "Properties of differential privacy",
+     "post-processing, group privacy, parallel composition"),
+    ("13", "13_epsilon_as_a_test.ipynb", "What epsilon means as a test",
+     "privacy loss distributions, delta as a hockey stick, trade-off curves, membership inference"),
 ]
 
 

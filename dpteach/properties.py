@@ -24,7 +24,7 @@ from scipy import stats
 from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
                       check_sensitivity, check_values)
 
-__all__ = ["group_privacy", "parallel_composition", "postprocess_laplace", "max_log_ratio",
+__all__ = ["group_privacy", "gaussian_group_delta", "parallel_composition", "postprocess_laplace", "max_log_ratio",
            "OutputLaw", "POSTPROCESSINGS"]
 
 
@@ -48,6 +48,24 @@ def group_privacy(epsilon, delta, k):
     with np.errstate(over="ignore"):
         grown = float(k * np.exp((k - 1) * e) * d)
     return float(k * e), grown
+
+
+def gaussian_group_delta(epsilon, delta, k):
+    """The true delta at k eps, for datasets ``k`` people apart, of the Gaussian mechanism
+    calibrated to (eps, delta) with L2 sensitivity 1 (analytic sigma).
+
+    k people move a count by k, so the pair is a Gaussian with mean shift k:
+    delta_k = gaussian_delta(sigma, k, k eps) (Balle & Wang 2018, Theorem 8). It never
+    exceeds the group-privacy bound k e^((k-1) eps) delta of :func:`group_privacy`.
+    Notebook 12.
+    """
+    from .mechanisms import gaussian_delta, gaussian_sigma
+
+    e = check_epsilon(epsilon)
+    d = check_delta(delta, required=True)
+    k = check_positive_int(k, "k")
+    sigma = gaussian_sigma(1.0, e, d, analytic=True)
+    return float(gaussian_delta(sigma, float(k), k * e))
 
 
 # ------------------------------------------------------------------ parallel composition

@@ -104,9 +104,8 @@ def group_curves(epsilon, delta, ks):
     """For groups of k people: the Gaussian mechanism calibrated to (eps, delta) (analytic
     sigma, L2 sensitivity 1) has true delta at k eps equal to gaussian_delta(sigma, k, k
     eps); the group-privacy bound is k e^((k-1) eps) delta. Returns (true, bound)."""
-    sigma = mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=True)
     ks = np.asarray(ks, int)
-    true = np.array([mechanisms.gaussian_delta(sigma, float(k), k * epsilon) for k in ks])
+    true = np.array([properties.gaussian_group_delta(epsilon, delta, int(k)) for k in ks])
     bound = np.array([properties.group_privacy(epsilon, delta, int(k))[1] for k in ks])
     return true, bound
 
