@@ -36,6 +36,10 @@ COURSE = [
      "post-processing, group privacy, parallel composition"),
     ("13", "13_epsilon_as_a_test.ipynb", "What epsilon means as a test",
      "privacy loss distributions, delta as a hockey stick, trade-off curves, membership inference"),
+    ("14", "14_clipping_and_means.ipynb", "Clipping and unknown sensitivity",
+     "clamped sums, the noisy mean, the clipping bound's bias-variance trade-off, private quantiles"),
+    ("15", "15_sparse_vector.ipynb", "The sparse vector technique",
+     "AboveThreshold, why below-threshold answers are free, broken variants audited"),
 ]
 
 
