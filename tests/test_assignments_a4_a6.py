@@ -387,6 +387,18 @@ def test_a5_task1_slips_fail():
     assert reasons["unnormalised"] == "normalise"
 
 
+def test_a5_task1_calling_the_library_fails_and_is_undone():
+    original = dp.mechanisms.exponential_probabilities
+    fb = run("A5", "Task 1", 0, exp_probabilities=lambda s, d, e: dp.exponential_probabilities(s, d, e))
+    assert not fb.passed and fb.details["reason"] == "library"
+    fb = run("A5", "Task 1", 0,
+             exp_probabilities=lambda s, d, e: dp.mechanisms.exponential_probabilities(s, d, e))
+    assert not fb.passed and fb.details["reason"] == "library"
+    assert dp.mechanisms.exponential_probabilities is original
+    assert dp.exponential_probabilities is original
+    assert run("A5", "Task 1", 0, **A5_MODEL["Task 1"]).passed
+
+
 def test_a5_task2_cheats_and_slips_fail():
     zoo = dp.audit.ZOO["exponential_without_half"].actual_epsilon
     for name, fn in {"the zoo's number": lambda k, d, e: zoo,
@@ -708,3 +720,40 @@ def test_a6_task4_slips_fail():
         fails = [not run("A6", "Task 4", s, understated_release=fn).passed for s in FEW]
         assert all(fails), (name, fails)
     assert sens(0, 1, 1) == 1
+
+
+# ================================================================== all: hostile data
+def _mutations(data, path=()):
+    """(path, junk) replacements of every leaf and container of data (up to depth 3)."""
+    junk = [float("nan"), "x", None, -1, [], {}, [[1, 2], [3]], math.inf, True]
+    if isinstance(data, dict) and len(path) < 3:
+        for k, v in list(data.items())[:8]:
+            yield from ((path + (k,), j) for j in junk)
+            yield from _mutations(v, path + (k,))
+    elif isinstance(data, list) and len(path) < 3:
+        for i, v in enumerate(data[:3]):
+            yield from ((path + (i,), j) for j in junk)
+            yield from _mutations(v, path + (i,))
+
+
+def _replace(data, path, value):
+    import copy
+    out = copy.deepcopy(data)
+    node = out
+    for p in path[:-1]:
+        node = node[p]
+    node[path[-1]] = value
+    return out
+
+
+@pytest.mark.parametrize("assignment, key", [("A4", k) for k in A4_MODEL] + [("A5", k) for k in A5_MODEL]
+                         + [("A6", k) for k in A6_MODEL])
+def test_judge_never_raises_on_mutated_data(assignment, key):
+    model = {"A4": A4_MODEL, "A5": A5_MODEL, "A6": A6_MODEL}[assignment][key]
+    task = assignments._task(assignment, key)
+    request, truth = _request(assignment, key, 0, False)
+    data = assignments.loads(assignments.dumps(task.collect(model, request)))
+    assert task.judge(data, request, truth).passed
+    for path, junk in _mutations(data):
+        fb = task.judge(_replace(data, path, junk), request, truth)
+        assert isinstance(fb.passed, bool) and fb.message.startswith(key), (path, junk, fb)

@@ -7,7 +7,8 @@
   judge needs no sampling: it checks that each answer is a probability vector (sums to
   1 within 1e-9), computes the exact worst-case privacy loss max |ln P(r) - ln P'(r)|
   over those neighbours (must be ≤ ε [DR14 Theorem 3.10]) and compares with
-  :func:`dpteach.exponential_probabilities` (the ε/(2Δ) factor).
+  :func:`dpteach.exponential_probabilities` (the ε/(2Δ) factor). Calling that function
+  (which the task forbids) is noticed while the check runs and fails.
 * Task 2 (2 points) ``loss_without_half(k, sensitivity, epsilon)``: the privacy loss of
   P(r) ∝ exp(ε u(r)/Δ) on the pair u = (Δ, 0, ..., 0), u' = (0, Δ, ..., Δ), at hidden
   (k, Δ, ε). With a = e^ε, candidate 0's ratio a(1 + (k-1)a)/(a + k - 1) is the larger
@@ -85,10 +86,52 @@ def _t1_request(rng):
     return {"cases": cases}, None
 
 
+class _Watch:
+    """Replaces dp.exponential_probabilities while the student's Task 1 function runs,
+    so that the check can say whether it was called (the task forbids it). Both the
+    package attribute and the mechanisms module's are watched, and restored after."""
+
+    def __init__(self):
+        self.called = False
+
+    def __enter__(self):
+        import dpteach
+        from .. import mechanisms
+        self._saved = [(mod, mod.__dict__.get("exponential_probabilities", _MISSING))
+                       for mod in (dpteach, mechanisms)]
+        original = mechanisms.exponential_probabilities
+
+        def watched(*args, **kwargs):
+            self.called = True
+            return original(*args, **kwargs)
+        for mod, _ in self._saved:
+            mod.exponential_probabilities = watched
+        return self
+
+    def __exit__(self, *exc):
+        for mod, value in self._saved:
+            if value is _MISSING:
+                mod.__dict__.pop("exponential_probabilities", None)
+            else:
+                mod.exponential_probabilities = value
+        return False
+
+
+_MISSING = object()
+
+
 def _t1_collect(answers, req):
     fn = answers.get("exp_probabilities")
     if unsolved(fn):
         return dict(UNSOLVED)
+    with _Watch() as watch:
+        out = _t1_run(fn, req)
+    if isinstance(out, list):
+        return {"probabilities": out, "called_library": watch.called}
+    return out
+
+
+def _t1_run(fn, req):
     out = []
     for c in req["cases"]:
         d, eps = c["sensitivity"], c["epsilon"]
@@ -104,7 +147,7 @@ def _t1_collect(answers, req):
                                  f"returned {repr(p)[:120]}"}
             probs.append(arr)
         out.append(np.array(probs))
-    return {"probabilities": out}
+    return out
 
 
 def _t1_judge(data, req, truth):
@@ -119,6 +162,10 @@ def _t1_judge(data, req, truth):
                          "np.exp; subtract the largest score first (or use "
                          "scipy.special.softmax).", "type")
     from ..mechanisms import exponential_probabilities
+    if data.get("called_library") is True:
+        return fail(key, "your function calls dp.exponential_probabilities; the task is to "
+                         "write it yourself. Hint: scipy.special.softmax of ε·u/(2Δ).",
+                    "library")
     probs = data.get("probabilities")
     if not isinstance(probs, list) or len(probs) != len(req["cases"]):
         return fail(key, "the check's data is malformed.", "malformed")
