@@ -240,11 +240,12 @@ def mechanism_request(rng, *, sensitivity=None, epsilon=None, value=None, n=None
     * ``points``: (Δ, ε) pairs: the caller's (``sensitivity``, ``epsilon``) if given,
       then one with Δ in [2, 20], ε in [0.05, 0.5] (every classic wrong scale -- ε, 1/ε,
       Δ, Δε, ε/Δ, Δ/(2ε) -- is at least a factor 2 below Δ/ε there), one with Δ in
-      [0.2, 1], ε in [1, 4], and a third if the caller gave none (log-uniform draws);
+      [0.2, 1], ε in [1, 10], and a third if the caller gave none (log-uniform draws);
     * ``inputs`` (points x 12): six base values -- ``value`` (or a draw in [-100, 100]),
       0, a negative non-integer, a random integer, ±[1e4, 1e7] and ±[1e8, 1e10] (capped at
       4e9·b so that float64 resolves the noise) -- each followed by its neighbour
-      base ± Δ; ``pairs`` lists the neighbouring columns;
+      base ± Δ; ``pairs`` lists the neighbouring columns the audit compares (the
+      first value and its neighbour);
     * ``seed`` (the student's Generator), ``order_seed`` (calls are made in a random
       order), ``repro_seed``; ``n_min`` / ``n_max`` runs per input (``n_min`` is what the
       tail test needs, raised to ``n`` if given), ``seconds`` (target time of the calls),
@@ -261,7 +262,7 @@ def mechanism_request(rng, *, sensitivity=None, epsilon=None, value=None, n=None
     if sensitivity is not None or epsilon is not None:
         points.append((check_sensitivity(sensitivity, positive=True), check_epsilon(epsilon)))
     points.append((_loguniform(rng, 2, 20), _loguniform(rng, 0.05, 0.5)))
-    points.append((_loguniform(rng, 0.2, 1), _loguniform(rng, 1, 4)))
+    points.append((_loguniform(rng, 0.2, 1), _loguniform(rng, 1, 10)))
     if len(points) < 3:
         points.append((_loguniform(rng, 0.5, 5), _loguniform(rng, 0.2, 2)))
     first = None if value is None else check_real("value", value)
@@ -306,7 +307,9 @@ def mechanism_collect(student_fn, request):
     The number of runs adapts to the function's speed, measured on 200 warm-up calls:
     ``n_max`` per input if that fits in ``seconds``, else ``n_min`` (what the tail test
     needs); a function too slow for ``n_min`` runs within ``max_seconds`` is not run
-    further (``too_slow``). This is the only part of the check that calls student code.
+    further (``too_slow``; decided after the first 1,000 rounds, which already show an
+    input that never varies). This is the only part of the check that calls student
+    code.
     """
     import time
 
@@ -361,7 +364,7 @@ def mechanism_collect(student_fn, request):
     per_call = elapsed / idx.size
     data["seconds_per_call"] = per_call
     n_min, n_max = int(request["n_min"]), int(request["n_max"])
-    if 1.5 * per_call * n_cells * n_min > float(request["max_seconds"]):
+    if 1.5 * per_call * n_cells * min(_CHUNK, n_min) > float(request["max_seconds"]):
         data["too_slow"] = True
         data["seconds"] = time.perf_counter() - start
         return data
@@ -452,7 +455,7 @@ def mechanism_judge(data, request, *, name="mechanism"):
     Lap(b') with b' >= b = Δ/ε [DR14 Thm 3.6]. In the order the verdict reports them:
 
     1. **no noise**: every run on some input returned one value;
-    2. **privacy**: :func:`dpteach.audit.audit` on each neighbouring pair (v, v ± Δ)
+    2. **privacy**: :func:`dpteach.audit.audit` on the pair (v, v ± Δ) of each point
        gives a (1 - alpha_i) lower bound on ε; above the claimed ε refutes it;
     3. **too little noise**: for Lap(b'), |z| ~ Exponential(b'), so N·mean|z| ~
        Gamma(N, b'); one-sided test of b' >= Δ/ε per (Δ, ε) point;
@@ -476,7 +479,7 @@ def mechanism_judge(data, request, *, name="mechanism"):
        |z| / b̂ against Exponential(1) pooled (scipy.stats.kstwo p-values; estimating b̂
        from the same data makes the test conservative, as in Lilliefors' test).
 
-    Every test runs at alpha_i = alpha / K (Bonferroni, K about 290 tests), so a correct
+    Every test runs at alpha_i = alpha / K (Bonferroni, K = 274 tests), so a correct
     Lap(b') mechanism with b' >= Δ/ε fails with probability at most alpha = 1e-6 (the
     bias test relies on the normal approximation to a mean of >= 14,000 Laplace
     variables). A pass with b' significantly above Δ/ε says by how much (reason
@@ -922,12 +925,13 @@ def check_mechanism(student_fn, *, sensitivity, epsilon, value=10.0, n=None, alp
       classic wrong scale is at least a factor 2 off) and twelve inputs per point (six
       values from 0 to ±1e10, negative, non-integer, each with a neighbour at distance Δ);
     * :func:`mechanism_collect` checks that identically seeded generators give the same
-      release, times the function, and runs every probe input n times (n between what
-      the tail test needs, about 14,000, and 40,000; calls in random order, so a function
-      that counts its calls cannot tell the probes apart);
-    * :func:`mechanism_judge` tests, at alpha Bonferroni-split over about 290 tests
+      release, times the function, and runs every probe input n times (n = 30,000 for
+      a fast function, else what the tail test needs, about 14,000; calls in random
+      order, so a function that counts its calls cannot tell the probes apart);
+    * :func:`mechanism_judge` tests, at alpha Bonferroni-split over 274 tests
       (false failure of a correct mechanism <= alpha = 1e-6 overall): no noise; an
-      empirical privacy audit per neighbouring pair (:mod:`dpteach.audit`); scale >= Δ/ε
+      empirical privacy audit of one neighbouring pair per point (:mod:`dpteach.audit`);
+      scale >= Δ/ε
       (Gamma); repeated values (clipping, discrete noise, exact answers); one scale for
       every input (F test); mean 0; tail counts beyond 4, 6, 8 and 10 times the scale
       (Binomial; truncation or clipping at ±10 Δ/ε fails); Kolmogorov-Smirnov against
@@ -936,7 +940,9 @@ def check_mechanism(student_fn, *, sensitivity, epsilon, value=10.0, n=None, alp
     ``n`` raises the runs per input (it never goes below what the tail test needs);
     ``seconds`` is the target time of the calls, ``max_seconds`` the most the check
     waits before declaring a slow function too slow to check. About 1.5 s for a simple
-    function. ``rng`` (a seed by default) makes the verdict reproducible.
+    function on an idle machine (the number of runs depends on the measured speed, so
+    a verdict reproduces exactly only while the function stays on the same side of
+    the fast/slow line). ``rng`` (a seed by default) makes the verdict reproducible.
     ``details["reason"]`` names the verdict: "passed", "too_much_noise" (both pass),
     "no_noise", "privacy", "too_little_noise", "atoms", "scale_depends_on_input",
     "biased", "truncated", "distribution", "rng", "too_slow", "error", "type",
