@@ -36,6 +36,7 @@ __all__ = [
     "variant_mechanism",
     "variant_probabilities",
     "accuracy_bound",
+    "run_error",
     "example_answers",
 ]
 
@@ -238,6 +239,27 @@ def accuracy_bound(k, epsilon, beta):
     epsilon = check_epsilon(epsilon)
     beta = check_real("beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
     return 8.0 * (np.log(k) + np.log(2.0 / beta)) / epsilon
+
+
+def run_error(query_answers, threshold, index):
+    """The error alpha of one run of AboveThreshold [DR14 Def. 3.9]: the smallest alpha
+    such that the reported answer is >= T - alpha and every answer passed over is
+    <= T + alpha. ``index`` is the reported index (``len(query_answers)`` or None: none
+    reported). In the queries' units. Notebook 15."""
+    a = _check_answers(query_answers)
+    t = check_real("threshold", threshold)
+    index = a.size if index is None else _check_index(index, a.size)
+    err = 0.0
+    if index > 0:
+        err = max(err, float(a[:index].max() - t))
+    if index < a.size:
+        err = max(err, float(t - a[index]))
+    return err
+
+
+def _check_index(index, k):
+    from ._checks import check_nonnegative_int
+    return check_nonnegative_int(index, "index", maximum=k)
 
 
 def example_answers(k=60, *, seed=15):

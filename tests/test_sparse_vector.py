@@ -138,7 +138,8 @@ def test_accuracy_bound_holds_in_simulation(rng):
     assert alpha == pytest.approx(8 * (np.log(k) + np.log(2 / beta)) / eps)
     assert alpha != pytest.approx(8 * (np.log10(k) + np.log10(2 / beta)) / eps)    # base-10 twin
     idx = sv.above_threshold_draws(a[:k], t, eps, size=20_000, rng=rng)
-    from dpteach.panels.sparse_vector import run_error
-    errors = np.array([run_error(a[:k], t, i) for i in range(k + 1)])[idx]
+    errors = np.array([sv.run_error(a[:k], t, i) for i in range(k + 1)])[idx]
+    assert sv.run_error([1.0, 5.0, 4.5], 4.0, 2) == 1.0 and sv.run_error([1.0, 3.0], 4.0, None) == 0.0
+    assert sv.run_error([6.0, 3.0], 4.0, 1) == 2.0
     # Pr[error > alpha] <= beta: a one-sided binomial test at alpha 1e-6
     assert stats.binomtest(int((errors > alpha).sum()), idx.size, beta, alternative="greater").pvalue > ALPHA

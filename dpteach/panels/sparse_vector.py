@@ -20,18 +20,6 @@ def reported_counts(answers, threshold, epsilon, rho, nu):
     return np.where(above.any(axis=1), above.argmax(axis=1), answers.size)
 
 
-def run_error(answers, threshold, index):
-    """Dwork & Roth's accuracy of one run (Def. 3.9): the smallest alpha with the reported
-    answer >= T - alpha and every skipped answer <= T + alpha (k = none reported)."""
-    skipped = answers[:index]
-    err = 0.0
-    if skipped.size:
-        err = max(err, float(skipped.max() - threshold))
-    if index < answers.size:
-        err = max(err, float(threshold - answers[index]))
-    return err
-
-
 @register("sparse_vector_queries")
 def sparse_vector_queries(threshold=70.0, epsilon=0.5, k=40, seed=0):
     """AboveThreshold on k counting queries: which one is reported, and how often each is.
@@ -93,7 +81,7 @@ def sparse_vector_queries(threshold=70.0, epsilon=0.5, k=40, seed=0):
         noisy_t.set_data([-0.5, k - 0.5], [noisy_threshold] * 2)
         seen = min(index + 1, k)
         dots.set_data(np.arange(seen), noisy[:seen])
-        err = run_error(a, threshold, index)
+        err = sparse_vector.run_error(a, threshold, index)
         what = f"reported query {index} (answer {a[index]:.0f})" if index < k else "no query reported"
         txt.set_text(f"{what}\nerror α of this run = {err:.1f}")
         reported = reported_counts(a, threshold, epsilon, rho, nu[:, :k])
@@ -101,7 +89,7 @@ def sparse_vector_queries(threshold=70.0, epsilon=0.5, k=40, seed=0):
         freq_bars.set_data(np.concatenate([share[:k], np.zeros(_K_MAX - k)]))
         none_bar.set_height(share[k])
         first_true = np.flatnonzero(a >= threshold)
-        errors = np.array([run_error(a, threshold, i) for i in range(k + 1)])[reported]
+        errors = np.array([sparse_vector.run_error(a, threshold, i) for i in range(k + 1)])[reported]
         beta = 0.05
         bound = sparse_vector.accuracy_bound(k, epsilon, beta)
         truth = (f"first true answer ≥ T: query {first_true[0]}" if first_true.size
