@@ -32,7 +32,7 @@ from ._checks import (check_delta, check_epsilon, check_nonnegative_int, check_p
 
 __all__ = ["tradeoff_curve", "gaussian_tradeoff", "laplace_tradeoff", "privacy_loss_distribution",
            "LossDistribution", "membership_attack", "empirical_tradeoff", "outside_region",
-           "clopper_pearson", "MECHANISMS"]
+           "clopper_pearson", "advantage_bound", "MECHANISMS"]
 
 MECHANISMS = ("laplace", "gaussian", "randomized_response")
 
@@ -65,6 +65,16 @@ def tradeoff_curve(alpha, epsilon, delta=0.0):
         grow = np.exp(e)
     beta = np.maximum.reduce([np.zeros_like(a), 1 - d - grow * a, np.exp(-e) * (1 - d - a)])
     return _out(beta)
+
+
+def advantage_bound(epsilon, delta=0.0):
+    """The largest advantage 1 - alpha - beta any test can have against an (eps, delta)-DP
+    mechanism: (e^eps - 1 + 2 delta)/(e^eps + 1), reached where the two lines of
+    :func:`tradeoff_curve` cross, at alpha = beta = (1 - delta)/(1 + e^eps)
+    [Kairouz, Oh & Viswanath 2015]. Notebook 13."""
+    e = check_epsilon(epsilon)
+    d = check_delta(delta)
+    return float((np.expm1(e) + 2 * d) / (np.exp(e) + 1)) if e < 700 else 1.0
 
 
 def gaussian_tradeoff(alpha, mu):

@@ -458,3 +458,26 @@ def test_epsilon_for_a_delta_inverts_the_privacy_profile():
     assert rr.epsilon(0.9) == 0.0 or float(rr.delta(0.0)) > 0.9
     with pytest.raises(ValueError, match="delta"):
         lap.epsilon(1.5)
+
+
+@pytest.mark.parametrize("eps", EPSILONS)
+@pytest.mark.parametrize("delta", [0.0, 1e-5, 0.1])
+def test_advantage_bound_is_the_largest_one_minus_alpha_minus_beta(eps, delta):
+    best = np.max(1 - A - dp.tradeoff_curve(A, eps, delta))
+    fine = np.linspace(0, 1, 200001)
+    best = max(best, np.max(1 - fine - dp.tradeoff_curve(fine, eps, delta)))
+    assert tradeoff.advantage_bound(eps, delta) == pytest.approx(best, abs=1e-5)
+    # randomized response (delta = 0) reaches it exactly
+    if delta == 0.0:
+        p, q = rr_distributions(eps)
+        assert tradeoff.advantage_bound(eps) == pytest.approx(p[0] - q[0], rel=1e-12)
+    # the extremal (eps, delta) pair reaches it: its total variation (the best advantage)
+    # equals the bound, so the twin without the 2 delta is too small for delta > 0
+    c = (1 - delta) / (1 + np.exp(eps))
+    p = np.array([delta, np.exp(eps) * c, c, 0.0])
+    q = p[::-1].copy()
+    assert accounting.smallest_delta(p, q, eps) == pytest.approx(delta, abs=1e-15)
+    tv = accounting.hockey_stick_divergence(p, q, 0.0)
+    assert tv == pytest.approx(tradeoff.advantage_bound(eps, delta), rel=1e-12)
+    if delta > 0:
+        assert np.expm1(eps) / (np.exp(eps) + 1) < tv * (1 - 1e-9)

@@ -17,7 +17,7 @@ from .. import mechanisms, tradeoff
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 
-__all__ = ["loss_distribution", "tradeoff_attack", "attack_thresholds", "advantage_bound"]
+__all__ = ["loss_distribution", "tradeoff_attack", "attack_thresholds"]
 
 _MECHS = [("Laplace, b = Δ/ε", "laplace"), ("Gaussian, analytic σ for (ε, δ)", "gaussian"),
           ("randomized response", "randomized_response")]
@@ -122,13 +122,6 @@ def attack_thresholds(out, in_, n=31):
     return np.unique(np.append(np.quantile(both, np.linspace(0.01, 0.99, n)), COUNT + 0.5))
 
 
-def advantage_bound(epsilon, delta):
-    """The largest 1 - alpha - beta that an (eps, delta)-DP mechanism allows:
-    (e^eps - 1 + 2 delta)/(e^eps + 1), where the region's two lines cross
-    [Kairouz, Oh & Viswanath 2015]."""
-    return (np.expm1(epsilon) + 2 * delta) / (np.exp(epsilon) + 1)
-
-
 @register("tradeoff_attack")
 def tradeoff_attack(epsilon=1.0, delta=1e-5, release="laplace", n_trials=4000, seed=0):
     """Measured (alpha, beta) of a threshold attack on a released count against the
@@ -184,7 +177,7 @@ def tradeoff_attack(epsilon=1.0, delta=1e-5, release="laplace", n_trials=4000, s
         below = int(np.sum(tradeoff.outside_region(alpha, beta, n_trials, n_trials,
                                                    epsilon, delta)))
         adv = float(np.max(1 - alpha - beta))
-        bound = float(advantage_bound(epsilon, delta))
+        bound = tradeoff.advantage_bound(epsilon, delta)
         txt.set_text(f"{below} of {alpha.size} points surely below f\n"
                      f"best 1 − α − β = {adv:.3f}\nDP allows ≤ {bound:.3f}")
         return (f"{release}: {below} of {alpha.size} measured (α, β) points lie in the forbidden "
