@@ -757,3 +757,19 @@ def test_judge_never_raises_on_mutated_data(assignment, key):
     for path, junk in _mutations(data):
         fb = task.judge(_replace(data, path, junk), request, truth)
         assert isinstance(fb.passed, bool) and fb.message.startswith(key), (path, junk, fb)
+
+
+@pytest.mark.parametrize("assignment, key", [("A4", k) for k in A4_MODEL] + [("A5", k) for k in A5_MODEL]
+                         + [("A6", k) for k in A6_MODEL])
+def test_transport_is_small_and_the_check_fast(assignment, key):
+    import time
+    model = {"A4": A4_MODEL, "A5": A5_MODEL, "A6": A6_MODEL}[assignment][key]
+    task = assignments._task(assignment, key)
+    t0 = time.perf_counter()
+    request, truth = task.request(np.random.default_rng(99))
+    request_text = assignments.dumps(request)
+    data_text = assignments.dumps(task.collect(model, assignments.loads(request_text)))
+    task.judge(assignments.loads(data_text), request, truth)
+    seconds = time.perf_counter() - t0
+    assert len(request_text) < 3e6 and len(data_text) < 1e6, (len(request_text), len(data_text))
+    assert seconds < 10, seconds
