@@ -38,10 +38,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import pickle
 import re
 import secrets
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -160,6 +162,26 @@ def _client_class():
     return _Client
 
 
+def _cancel_leftover_tasks():
+    """Cancel what nbclient left pending on this thread's event loop (pollers of cells
+    that timed out or whose kernel died), so it cannot wake up in a later kernel."""
+    import asyncio
+
+    from jupyter_core.utils import ensure_event_loop
+
+    try:
+        asyncio.get_running_loop()
+        return                                             # not ours to clean
+    except RuntimeError:
+        pass
+    loop = ensure_event_loop()
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for t in pending:
+        t.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+
+
 class _Kernel:
     """One notebook's kernel, in its own folder; restarted when it dies."""
 
@@ -203,6 +225,7 @@ class _Kernel:
                 self.client._cleanup_kernel()
         except Exception:                                   # noqa: BLE001 - best effort
             self.client.km = self.client.kc = None
+        _cancel_leftover_tasks()
 
     def alive(self) -> bool:
         try:
@@ -318,7 +341,7 @@ def _judge(task, kernel, folder, assignment, limit, notes) -> tuple:
     token = secrets.token_hex(8)
     request_path = folder / f".grader_request_{token}.pkl"
     result_path = folder / f".grader_result_{token}.json"
-    with open(request_path, "wb") as f:
+    with open(request_path, "xb") as f:
         pickle.dump(request, f)
     code = _COLLECT.format(fn=f"_grader_collect_{token}", names=tuple(task.names),
                            request=str(request_path), result=str(result_path),
@@ -329,6 +352,27 @@ def _judge(task, kernel, folder, assignment, limit, notes) -> tuple:
     if status == "died":
         return False, f"{task.key}: your code ended the kernel while it was being graded"
     return _verdict(task, result_path, request, truth, notes)
+
+
+def _read_result(path):
+    """The text of the result file, or None when it is not a regular file (a symlink,
+    a FIFO or a device the kernel put there) or is too large. FileNotFoundError when
+    there is none."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        if isinstance(err, FileNotFoundError):
+            raise
+        return None                                        # e.g. ELOOP: a symlink
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_RESULT_BYTES:
+            return None
+        raw = f.read(MAX_RESULT_BYTES + 1)
+    if len(raw) > MAX_RESULT_BYTES:
+        return None
+    return raw.decode("utf-8")
 
 
 def _depth(text: str) -> int:
@@ -344,9 +388,10 @@ def _depth(text: str) -> int:
 def _verdict(task, result_path, request, truth, notes=()) -> tuple:
     """(passed, message) from the result file the kernel wrote (untrusted bytes)."""
     try:
-        if result_path.stat().st_size > MAX_RESULT_BYTES:
-            return False, f"{task.key}: the result is larger than {MAX_RESULT_BYTES} bytes"
-        text = result_path.read_text(encoding="utf-8")
+        text = _read_result(result_path)
+        if text is None:
+            return False, (f"{task.key}: the result is not a file of at most "
+                           f"{MAX_RESULT_BYTES} bytes")
         if _depth(text) > MAX_DEPTH:
             return False, f"{task.key}: the result is nested too deeply to be data"
         envelope = assignments.loads(text)

@@ -9,6 +9,7 @@ notebooks are graded in one batch (one kernel each, ~1.5 s), shared by the tests
 
 import csv
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -168,6 +169,11 @@ for p in Path({str(folder)!r}).glob("*.ipynb"):
         p.write_text("not a notebook")
     except OSError:
         pass"""))
+    # starts a process meant to outlive the grading
+    paths["leave_a_process"] = _write(folder, "A0_leave_a_process", _with(exercise(), f"""\
+import subprocess
+child = subprocess.Popen(["sleep", "600"])
+open({str(folder / "child.pid")!r}, "w").write(str(child.pid))"""))
     # renamed, without the A0 prefix: the assignment comes from the metadata
     paths["renamed"] = _write(folder, "my_homework", exercise())
     (folder / "A0_invalid_json.ipynb").write_text('{"cells": [', encoding="utf-8")
@@ -266,6 +272,21 @@ def test_a_notebook_cannot_rewrite_another_submission_or_the_report(batch):
     assert [x[2] for x in victim_rows] == ["True"] * 3
 
 
+def _running(pid):
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status                    # a zombie has ended
+
+
+@pytest.mark.slow
+def test_processes_a_notebook_starts_end_with_its_kernel(batch):
+    assert _score(batch["by"]["leave_a_process"]) == (0, TOTAL)
+    pid = int((batch["report"].parent / "child.pid").read_text())
+    assert not _running(pid)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name, words", [
     ("invalid_json", "not valid JSON"), ("script", "renamed"), ("empty", "empty"),
@@ -288,7 +309,7 @@ def test_the_assignment_comes_from_the_metadata_when_the_file_is_renamed(batch):
 
 @pytest.mark.slow
 def test_the_batch_time(batch):
-    # 25 files, 15 kernels, two of them looping for TIMEOUT seconds
+    # 26 files, 19 kernels, three of them looping for TIMEOUT seconds
     print(f"batch of {len(batch['paths'])} files: {batch['seconds']:.1f} s")
     assert batch["seconds"] < 150
 
@@ -316,9 +337,23 @@ def test_the_verdict_trusts_only_well_formed_data(tmp_path):
     assert grading._depth('{"data": ["[[[[", {"a": "]]{"}]}') == 3
     assert "not answered: answer" in verdict('{"missing": ["answer"]}')[1]
     assert "raised ZeroDivisionError" in verdict('{"error": "ZeroDivisionError: boom"}')[1]
+    # a symlink, a FIFO or a huge file in place of the result: refused, nothing blocks
+    result.unlink()
+    result.symlink_to("/dev/zero")
+    assert "not a file of at most" in grading._verdict(task, result, request, truth)[1]
+    result.unlink()
+    os.mkfifo(result)
+    assert "not a file of at most" in grading._verdict(task, result, request, truth)[1]
+    result.unlink()
+    with open(result, "wb") as f:
+        f.truncate(grading.MAX_RESULT_BYTES + 1)
+    assert "not a file of at most" in grading._verdict(task, result, request, truth)[1]
+    result.unlink()
     # a value that only prints like the answer is still judged as data
     assert not verdict(assignments.dumps({"data": "42"}))[0]
     assert not verdict('{"data": {"__repr__": "42"}}')[0]
+    # a made-up dtype cannot make a few bytes of JSON allocate gigabytes
+    assert not verdict('{"data": {"__ndarray__": [42], "dtype": "S1000000000"}}')[0]
     # a judge that chokes on odd data fails the task instead of the grader
     odd = assignments.tasks("A0")[2]
     req3, truth3 = odd.request(np.random.default_rng(0))

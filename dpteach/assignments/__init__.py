@@ -146,10 +146,14 @@ def decode(obj):
         return float(obj["__float__"])
     if "__ndarray__" in obj:
         values = decode(obj["__ndarray__"])
-        dtype = obj.get("dtype", "object")
         try:
-            return np.asarray(values, dtype=None if dtype == "object" else np.dtype(dtype))
-        except (TypeError, ValueError):
+            # only the numeric dtypes encode() writes: a made-up one such as "S1000000000"
+            # would make a few bytes of JSON allocate gigabytes
+            dtype = np.dtype(obj.get("dtype", "object"))
+            if dtype.kind not in "biuf" or dtype.itemsize > 16:
+                dtype = None
+            return np.asarray(values, dtype=dtype)
+        except (TypeError, ValueError, OverflowError):
             return np.asarray(values, dtype=object)
     if "__dataframe__" in obj:
         d = obj["__dataframe__"]
