@@ -12,6 +12,8 @@ from scipy import special
 import dpteach as dp
 from dpteach import assignments
 from dpteach.assignments import a4_composition as a4
+from dpteach.assignments import a5_exponential as a5
+from dpteach.assignments import a6_auditing as a6
 
 SEEDS = range(20)
 GARBAGE = [None, {}, [], "x", 3, float("nan"), {"error": 5}, {"unsolved": "yes"},
@@ -270,7 +272,6 @@ def test_a4_checks_in_the_notebook_way():
 
 
 # ================================================================== A5
-from dpteach.assignments import a5_exponential as a5  # noqa: E402
 
 
 def exp_probabilities(scores, sensitivity, epsilon):
@@ -483,7 +484,6 @@ def test_a5_task4_cheats_and_slips_fail():
 
 
 # ================================================================== A6
-from dpteach.assignments import a6_auditing as a6  # noqa: E402
 
 
 def epsilon_lower_bound_from_samples(samples_x, samples_y, alpha):

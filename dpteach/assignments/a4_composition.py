@@ -40,8 +40,8 @@ import numpy as np
 
 from ..exercises import ALPHA
 from . import Task
-from ._calls import (UNSOLVED, call, early, error_text, fail, float_array, g, not_solved,
-                     number, ok, unsolved)
+from ._calls import (UNSOLVED, call, early, error_text, fail, float_array, g, number, ok,
+                     unsolved)
 
 _CONDITIONS = ("Flu", "Heart Disease", "Viral Infection", "Asthma", "Diabetes")
 
