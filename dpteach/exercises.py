@@ -295,6 +295,14 @@ def mechanism_request(rng, *, sensitivity=None, epsilon=None, value=None, n=None
             "max_seconds": max_seconds, "alpha": alpha}
 
 
+def _some_none(prob, value, sensitivity, epsilon):
+    """A None from a function that returned a number before is a bug, not 'unsolved'."""
+    if prob[0] != "unsolved":
+        return prob
+    return ("type", f"it returned None for value {_g(value)} (Δ = {_g(sensitivity)}, ε = "
+                    f"{_g(epsilon)}); every call must return a release")
+
+
 def mechanism_collect(student_fn, request):
     """Run ``student_fn(value, sensitivity, epsilon, rng)`` on the request's probes.
 
@@ -360,7 +368,7 @@ def mechanism_collect(student_fn, request):
     for i, w in zip(idx, warm):
         x, prob = _as_release(w, cells_v[i])
         if prob is not None:
-            return problem(*prob)
+            return problem(*_some_none(prob, cells_v[i], cells_d[i], cells_e[i]))
     per_call = elapsed / idx.size
     data["seconds_per_call"] = per_call
     n_min, n_max = int(request["n_min"]), int(request["n_max"])
@@ -377,7 +385,7 @@ def mechanism_collect(student_fn, request):
     gen = np.random.default_rng(request["seed"])
     fn = student_fn
     limit = float(request["max_seconds"])
-    res, cells, vals, ds, es = [], [], [], [], []
+    res, cells = [], []
     done = 0
     t0 = time.perf_counter()
     while done < n:
@@ -394,9 +402,6 @@ def mechanism_collect(student_fn, request):
                                     f"ε = {_g(ce[k])}) raised {type(exc).__name__}: {exc}")
         res += chunk
         cells.append(order)
-        vals += cv
-        ds += cd
-        es += ce
         done += rounds
         if done == rounds:                # after the first chunk: an input that never varies
             first = np.empty((n_cells, rounds))
@@ -413,6 +418,7 @@ def mechanism_collect(student_fn, request):
             data["seconds"] = time.perf_counter() - start
             return data
     order = np.concatenate(cells)
+    vals, ds, es = cells_v[order], cells_d[order], cells_e[order]
     kinds = set(map(type, res))
     if not kinds <= {float, np.float64}:
         ok = (float, int, np.float64, np.float32, np.float16, np.int64, np.int32)
@@ -423,11 +429,7 @@ def mechanism_collect(student_fn, request):
                 continue
             x, prob = _as_release(r, vals[j])
             if prob is not None:
-                if prob[0] == "unsolved":
-                    prob = ("type", f"it returned None for value {_g(vals[j])} (Δ = "
-                                    f"{_g(ds[j])}, ε = {_g(es[j])}); every call must return "
-                                    "a release")
-                return problem(*prob)
+                return problem(*_some_none(prob, vals[j], ds[j], es[j]))
             fixed.append(x)
         res = fixed
     arr = np.asarray(res, dtype=float)

@@ -332,6 +332,15 @@ def test_check_mechanism_fails_biased_and_irreproducible_and_malformed():
     assert not fb.passed and fb.details["reason"] == "type"
 
 
+def test_check_mechanism_reports_none_for_some_inputs_and_honours_n():
+    fb = ex.check_mechanism(lambda v, s, e, rng: None if abs(v) > 1e6 else correct(v, s, e, rng),
+                            sensitivity=1, epsilon=0.5, **FAST)
+    assert not fb.passed and fb.solved and fb.details["reason"] == "type"
+    assert "returned None for value" in fb.message
+    fb = ex.check_mechanism(correct, sensitivity=1, epsilon=0.5, n=15_000, **FAST)
+    assert fb.passed and fb.details["runs"] == 15_000
+
+
 def test_check_mechanism_reports_a_function_too_slow_to_check():
     fb = ex.check_mechanism(library, sensitivity=1, epsilon=0.5, max_seconds=0.5)
     assert not fb.passed and fb.solved and fb.details["reason"] == "too_slow", fb.message
