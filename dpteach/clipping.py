@@ -219,5 +219,10 @@ def example_incomes(n=500, *, seed=14):
     ten times the median). Invented for notebook 14; not real data.
     """
     n = check_positive_int(n, "n")
-    rng = check_rng(seed)
+    rng = np.random.default_rng(_check_seed(seed))
     return np.round(rng.lognormal(np.log(35.0), 0.8, size=n), 1)
+
+
+def _check_seed(seed):
+    from ._checks import check_nonnegative_int
+    return check_nonnegative_int(seed, "seed")

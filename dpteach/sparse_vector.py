@@ -267,5 +267,10 @@ def example_answers(k=60, *, seed=15):
     between 20 and 60 with a slow upward drift, so that later queries clear a threshold
     of 70 more often. Invented for notebook 15; not real data."""
     k = check_positive_int(k, "k")
-    rng = check_rng(seed)
+    rng = np.random.default_rng(_check_seed(seed))
     return np.round(np.clip(rng.normal(35, 12, size=k) + np.linspace(0, 25, k), 0, None))
+
+
+def _check_seed(seed):
+    from ._checks import check_nonnegative_int
+    return check_nonnegative_int(seed, "seed")

@@ -227,3 +227,33 @@ def test_cross_check_with_diffprivlib(rng):
 def test_bad_input(call, exc, word):
     with pytest.raises(exc, match=word):
         call()
+
+
+# ------------------------------------------------------------------ the standard bad values
+from _bad_values import (BAD_COUNT, BAD_EPSILON, BAD_REAL, BAD_RNG, BAD_SEED, BAD_SIZE,  # noqa: E402
+                         BAD_VALUES, check_row, rows)
+
+_GOOD = dict(values=[1.0, 7.0, 30.0], lower=0.0, upper=10.0, epsilon=0.5)
+_LOWER, _UPPER = BAD_REAL + [10.0, 11.0], BAD_REAL + [0.0, -1.0]
+_TABLE = [
+    (cl.clip_range, dict(lower=0.0, upper=1.0), dict(lower=BAD_REAL + [1.0, 2.0], upper=BAD_REAL + [0.0])),
+    (cl.clipped_mean_noise_scales, dict(lower=0.0, upper=10.0, epsilon=0.5),
+     dict(lower=_LOWER, upper=_UPPER, epsilon=BAD_EPSILON)),
+    (cl.noisy_sum_and_count, dict(_GOOD, size=3),
+     dict(values=BAD_VALUES, lower=_LOWER, upper=_UPPER, epsilon=BAD_EPSILON, rng=BAD_RNG, size=BAD_SIZE)),
+    (cl.clipped_mean, dict(_GOOD, size=3),
+     dict(values=BAD_VALUES, lower=_LOWER, upper=_UPPER, epsilon=BAD_EPSILON, rng=BAD_RNG, size=BAD_SIZE)),
+    (cl.clipped_mean_error, _GOOD,
+     dict(values=BAD_VALUES + [[]], lower=_LOWER, upper=_UPPER, epsilon=BAD_EPSILON)),
+    (cl.quantile_interval_probabilities, dict(_GOOD, q=0.5),
+     dict(values=BAD_VALUES, q=BAD_REAL + [-0.1, 1.1], lower=_LOWER, upper=_UPPER, epsilon=BAD_EPSILON)),
+    (cl.private_quantile, dict(_GOOD, q=0.5, size=3),
+     dict(values=BAD_VALUES, q=BAD_REAL + [-0.1, 1.1], lower=_LOWER, upper=_UPPER, epsilon=BAD_EPSILON,
+          rng=BAD_RNG, size=BAD_SIZE)),
+    (cl.example_incomes, dict(n=10, seed=1), dict(n=BAD_COUNT, seed=BAD_SEED)),
+]
+
+
+@pytest.mark.parametrize("func, good, param, bad", rows(_TABLE))
+def test_standard_bad_values_are_refused(func, good, param, bad):
+    check_row(func, good, param, bad)

@@ -143,3 +143,33 @@ def test_accuracy_bound_holds_in_simulation(rng):
     assert sv.run_error([6.0, 3.0], 4.0, 1) == 2.0
     # Pr[error > alpha] <= beta: a one-sided binomial test at alpha 1e-6
     assert stats.binomtest(int((errors > alpha).sum()), idx.size, beta, alternative="greater").pvalue > ALPHA
+
+
+# ------------------------------------------------------------------ the standard bad values
+from _bad_values import (BAD_COUNT, BAD_EPSILON, BAD_REAL, BAD_RNG, BAD_SCORES, BAD_SEED,  # noqa: E402
+                         BAD_SENSITIVITY_POSITIVE, BAD_VALUES, check_row, rows)
+
+_GOOD = dict(query_answers=[1.0, 5.0], threshold=3.0, epsilon=0.5, sensitivity=1.0)
+_COMMON = dict(query_answers=BAD_SCORES, threshold=BAD_REAL, epsilon=BAD_EPSILON,
+               sensitivity=BAD_SENSITIVITY_POSITIVE)
+_TABLE = [
+    (sv.above_threshold, _GOOD, dict(_COMMON, rng=BAD_RNG)),
+    (sv.above_threshold_draws, dict(_GOOD, size=4), dict(_COMMON, rng=BAD_RNG, size=BAD_COUNT)),
+    (sv.above_threshold_probabilities, _GOOD, _COMMON),
+    (sv.above_threshold_scales, dict(epsilon=0.5, sensitivity=1.0),
+     dict(epsilon=BAD_EPSILON, sensitivity=BAD_SENSITIVITY_POSITIVE)),
+    (sv.accuracy_bound, dict(k=10, epsilon=0.5, beta=0.05),
+     dict(k=BAD_COUNT, epsilon=BAD_EPSILON, beta=BAD_REAL + [0.0, 1.0, -0.1])),
+    (sv.example_answers, dict(k=10, seed=1), dict(k=BAD_COUNT, seed=BAD_SEED)),
+    (sv.privacy_loss_between, dict(p=[0.5, 0.5], q=[0.4, 0.6]), dict(p=BAD_VALUES, q=BAD_VALUES)),
+    (sv.run_error, dict(query_answers=[1.0, 5.0], threshold=3.0, index=1),
+     dict(query_answers=BAD_SCORES, threshold=BAD_REAL, index=[-1, 3, 1.5, "1", True, float("nan")])),
+    (sv.variant_mechanism, dict(name="no_stop", threshold=3.0, epsilon=0.5, sensitivity=1.0),
+     dict(name=["x", None, 3], threshold=BAD_REAL, epsilon=BAD_EPSILON, sensitivity=BAD_SENSITIVITY_POSITIVE)),
+    (sv.variant_probabilities, dict(_GOOD, name="no_query_noise"), dict(_COMMON, name=["x", "no_stop", None])),
+]
+
+
+@pytest.mark.parametrize("func, good, param, bad", rows(_TABLE))
+def test_standard_bad_values_are_refused(func, good, param, bad):
+    check_row(func, good, param, bad)

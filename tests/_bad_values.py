@@ -1,0 +1,47 @@
+"""The usual bad values by kind, as in tests/test_bad_input.py's table, for the modules of
+notebooks 14 and 15 (dpteach.clipping, dpteach.sparse_vector), whose tests run the same
+check: every bad value raises ValueError or TypeError naming the parameter, and no random
+number is drawn first."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+NAN, INF = float("nan"), float("inf")
+NOT_A_NUMBER = [True, False, np.bool_(True), "1", None, [1.0], 1j]
+BAD_REAL = [NAN, INF, -INF, np.float64(NAN), np.array(NAN)] + NOT_A_NUMBER
+BAD_EPSILON = BAD_REAL + [0, 0.0, -0.0, -1, -1e-300]
+BAD_SENSITIVITY_POSITIVE = BAD_REAL + [-1, -1e-9, 0, 0.0]
+BAD_COUNT = [0, -1, 2.5, NAN, INF, True, "3", None, [3], 1j]
+BAD_VALUES = [NAN, INF, -INF, [1.0, NAN], [1.0, INF], "1.0", ["1", "2"], True, [True, False],
+              None, [1.0, None], [1 + 1j]]
+BAD_SCORES = [[1.0, NAN], [1.0, INF], [1.0, -INF], [], [[1.0, 2.0]], 3.0, "abc", ["1", "2"],
+              [True, False], None, [1.0, None]]
+BAD_RNG = [np.random.RandomState(0), "seed", 1.5, True, object()]
+BAD_SIZE = [-1, 2.5, True, "5", NAN, INF, (2, -1), (2.5,), [3, "4"], 1j]
+BAD_SEED = [-1, 1.5, "x", True, None]
+
+
+def rows(table):
+    """pytest params (func, good kwargs, param, bad value) from [(func, good, {param: bads})]."""
+    out = []
+    for func, good, bad in table:
+        for param, values in bad.items():
+            for i, v in enumerate(values):
+                out.append(pytest.param(func, good, param, v, id=f"{func.__name__}-{param}-{i}"))
+    return out
+
+
+def check_row(func, good, param, bad):
+    func(**good)                                  # the good call works
+    kwargs = dict(good)
+    rng = np.random.default_rng(0)
+    if "rng" in inspect.signature(func).parameters and param != "rng":
+        kwargs["rng"] = rng
+    state = rng.bit_generator.state
+    kwargs[param] = bad
+    with pytest.raises((ValueError, TypeError)) as info:
+        func(**kwargs)
+    assert param in str(info.value), f"message does not name {param!r}: {info.value}"
+    assert rng.bit_generator.state == state, "a random number was drawn before the check"
