@@ -42,7 +42,7 @@ def group_privacy(epsilon, delta, k):
     """
     e = check_epsilon(epsilon)
     d = check_delta(delta)
-    k = check_positive_int(k, "k")
+    k = check_positive_int(k, "k", maximum=10**9)
     if d == 0.0:
         return float(k * e), 0.0
     with np.errstate(over="ignore"):
@@ -63,7 +63,7 @@ def gaussian_group_delta(epsilon, delta, k):
 
     e = check_epsilon(epsilon)
     d = check_delta(delta, required=True)
-    k = check_positive_int(k, "k")
+    k = check_positive_int(k, "k", maximum=10**6)
     sigma = gaussian_sigma(1.0, e, d, analytic=True)
     return float(gaussian_delta(sigma, float(k), k * e))
 
@@ -123,6 +123,18 @@ class OutputLaw:
         return float(1.0 - self.atom_probs.sum())
 
 
+_MAX_CELLS = 10**6
+
+
+def _check_cells(f, lo, hi, scale, step):
+    """Rounding tabulates every cell within 60 scales of the values: refuse a step so
+    small that this would be more than a million cells."""
+    if f == "round" and (hi - lo + 120 * scale) / step > _MAX_CELLS:
+        raise ValueError(f"step must be at least (range + 120 scale) / {_MAX_CELLS:,} = "
+                         f"{(hi - lo + 120 * scale) / _MAX_CELLS:.3g} for scale {scale:g}, "
+                         f"got {step:g}")
+
+
 def _law(value, scale, f, step, lower, upper, threshold, grid):
     dist = stats.laplace(loc=value, scale=scale)
     empty = np.zeros(0)
@@ -164,6 +176,7 @@ def postprocess_laplace(value, scale, f="identity", *, step=1.0, lower=0.0, uppe
     if f == "clamp" and not lower < upper:
         raise ValueError(f"lower must be below upper, got lower={lower}, upper={upper}")
     threshold = check_real("threshold", threshold)
+    _check_cells(f, value, value, scale, step)
     if grid is None:
         grid = np.linspace(value - 12 * scale, value + 12 * scale, 801)
     grid = check_values("grid", grid)
@@ -186,8 +199,9 @@ def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, u
     density part. On the density part of "identity" and "clamp" the loss
     (|r - v2| - |r - v1|)/scale is monotone in r, so its extremes sit at the ends of the
     support. Post-processing can only shrink it: the result is <= |value1 - value2|/scale
-    for every f [DR14 Proposition 2.1] (up to float rounding, about 1e-14 relative, in
-    the log-probabilities of far cells). Notebook 12.
+    for every f [DR14 Proposition 2.1], up to float rounding in the log-probabilities of
+    the cells (about 1e-14 relative; 1e-10 for a step of a thousandth of the scale).
+    Notebook 12.
     """
     v1 = check_real("value1", value1)
     v2 = check_real("value2", value2)
@@ -200,6 +214,7 @@ def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, u
     if f == "clamp" and not lower < upper:
         raise ValueError(f"lower must be below upper, got lower={lower}, upper={upper}")
     threshold = check_real("threshold", threshold)
+    _check_cells(f, min(v1, v2), max(v1, v2), b, step)
     if f == "identity":
         return abs(v1 - v2) / b
     worst = 0.0

@@ -62,8 +62,9 @@ def tradeoff_curve(alpha, epsilon, delta=0.0):
     e = check_epsilon(epsilon)
     d = check_delta(delta)
     with np.errstate(over="ignore"):
-        grow = np.exp(e)
-    beta = np.maximum.reduce([np.zeros_like(a), 1 - d - grow * a, np.exp(-e) * (1 - d - a)])
+        grow = np.exp(e)                   # inf for a huge eps: then alpha > 0 allows beta = 0
+        steep = 1 - d - np.where(a > 0, grow * np.where(a > 0, a, 1.0), 0.0)
+    beta = np.maximum.reduce([np.zeros_like(a), steep, np.exp(-e) * (1 - d - a)])
     return _out(beta)
 
 
@@ -314,6 +315,8 @@ def outside_region(alpha, beta, n_out, n_in, epsilon, delta=0.0, *, level=1e-6):
     """
     a = _alpha(alpha)
     b = check_values("beta", beta)
+    if ((b < 0) | (b > 1)).any():
+        raise ValueError("beta must lie in [0, 1] (a type II error probability)")
     n_out = check_positive_int(n_out, "n_out")
     n_in = check_positive_int(n_in, "n_in")
     _, a_high = clopper_pearson(np.round(a * n_out), n_out, level)

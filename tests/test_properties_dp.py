@@ -297,3 +297,31 @@ def test_bad_input_is_refused_with_the_parameter_named(func, good, param, bad):
         func(**{**good, param: bad})
     message = str(err.value)
     assert param.rstrip("s") in message or (param == "upper" and "lower" in message)
+
+
+def test_rounding_refuses_a_step_that_needs_too_many_cells():
+    with pytest.raises(ValueError, match="step"):
+        properties.max_log_ratio(0.0, 1.0, 1e6, "round", step=1e-3)
+    with pytest.raises(ValueError, match="step"):
+        properties.postprocess_laplace(0.0, 1e6, "round", step=1e-3)
+    # a fine but allowed step stays within eps up to rounding
+    assert properties.max_log_ratio(0.0, 1.0, 1.0, "round", step=1e-3) <= 1.0 + 1e-9
+
+
+MORE_ROWS = (
+    [(properties.gaussian_group_delta, dict(epsilon=0.5, delta=1e-6, k=2), "epsilon", v)
+     for v in BAD_REAL + [0.0]]
+    + [(properties.gaussian_group_delta, dict(epsilon=0.5, delta=1e-6, k=2), "delta", v)
+       for v in BAD_REAL + [0.0, 1.0]]
+    + [(properties.gaussian_group_delta, dict(epsilon=0.5, delta=1e-6, k=2), "k", v)
+       for v in [0, 2.5, True, 10**7]]
+    + [(dp.group_privacy, dict(epsilon=1.0, delta=1e-6, k=2), "k", 10**400)]
+)
+
+
+@pytest.mark.parametrize("func,good,param,bad", MORE_ROWS,
+                         ids=[f"{r[0].__name__}-{r[2]}-{i}" for i, r in enumerate(MORE_ROWS)])
+def test_more_bad_input_is_refused(func, good, param, bad):
+    func(**good)
+    with pytest.raises((ValueError, TypeError), match=param):
+        func(**{**good, param: bad})

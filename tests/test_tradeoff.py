@@ -481,3 +481,33 @@ def test_advantage_bound_is_the_largest_one_minus_alpha_minus_beta(eps, delta):
     assert tv == pytest.approx(tradeoff.advantage_bound(eps, delta), rel=1e-12)
     if delta > 0:
         assert np.expm1(eps) / (np.exp(eps) + 1) < tv * (1 - 1e-9)
+
+
+def test_huge_epsilon_gives_a_curve_without_nan():
+    f = dp.tradeoff_curve(np.array([0.0, 1e-300, 0.5, 1.0]), 1e6, 0.1)
+    np.testing.assert_array_equal(f, [0.9, 0.0, 0.0, 0.0])
+    assert tradeoff.advantage_bound(1e6, 0.0) == 1.0
+    assert np.isfinite(dp.laplace_tradeoff(np.array([0.0, 0.5, 1.0]), 800.0)).all()
+
+
+MORE_ROWS = (
+    [(tradeoff.advantage_bound, dict(epsilon=1.0, delta=1e-5), "epsilon", v) for v in BAD_EPS]
+    + [(tradeoff.advantage_bound, dict(epsilon=1.0, delta=1e-5), "delta", v)
+       for v in BAD_REAL + [1.0, -0.1]]
+    + [(tradeoff.outside_region, dict(alpha=[0.1], beta=[0.8], n_out=10, n_in=10, epsilon=1.0),
+        "n_out", v) for v in [0, -1, 2.5, True]]
+    + [(tradeoff.outside_region, dict(alpha=[0.1], beta=[0.8], n_out=10, n_in=10, epsilon=1.0),
+        "alpha", v) for v in [[1.5], [NAN], "x"]]
+    + [(tradeoff.outside_region, dict(alpha=[0.1], beta=[0.8], n_out=10, n_in=10, epsilon=1.0),
+        "beta", v) for v in [[1.5], [-0.1], [NAN], None]]
+    + [(tradeoff.outside_region, dict(alpha=[0.1], beta=[0.8], n_out=10, n_in=10, epsilon=1.0),
+        "epsilon", v) for v in BAD_EPS]
+)
+
+
+@pytest.mark.parametrize("func,good,param,bad", MORE_ROWS,
+                         ids=[f"{r[0].__name__}-{r[2]}-{i}" for i, r in enumerate(MORE_ROWS)])
+def test_more_bad_input_is_refused(func, good, param, bad):
+    func(**good)
+    with pytest.raises((ValueError, TypeError), match=param):
+        func(**{**good, param: bad})
