@@ -177,6 +177,14 @@ def test_a4_task3_cheats_and_slips_fail():
     assert "log10" in run("A4", "Task 3", 0, advanced_epsilon=log10).message
 
 
+def test_a4_task3_calling_the_library_fails_and_is_undone():
+    original = dp.accounting.advanced_composition
+    fb = run("A4", "Task 3", 0, advanced_epsilon=lambda e, k, d, s: dp.advanced_composition(e, d, k, s))
+    assert not fb.passed and fb.details["reason"] == "library"
+    assert dp.advanced_composition is original and dp.accounting.advanced_composition is original
+    assert run("A4", "Task 3", 0, **A4_MODEL["Task 3"]).passed
+
+
 def test_a4_task4_cheats_and_slips_fail():
     from dpteach.accounting import PrivacyAccountant
 

@@ -138,3 +138,37 @@ def g(x, digits=4) -> str:
     if math.isnan(x):
         return "NaN"
     return f"{x:.{digits}g}"
+
+
+_MISSING = object()
+
+
+class Watch:
+    """While active, replaces the package function ``name`` (in ``dpteach`` and in its
+    home ``module``) by a wrapper that notes that it was called, then restores both.
+    Used where a task forbids calling the library's answer (A4 Task 3, A5 Task 1); a
+    student who imported the function under another name before is not noticed."""
+
+    def __init__(self, module, name):
+        self.module, self.name, self.called = module, name, False
+
+    def __enter__(self):
+        import dpteach
+        self._saved = [(mod, mod.__dict__.get(self.name, _MISSING))
+                       for mod in (dpteach, self.module)]
+        original = getattr(self.module, self.name)
+
+        def watched(*args, **kwargs):
+            self.called = True
+            return original(*args, **kwargs)
+        for mod, _ in self._saved:
+            setattr(mod, self.name, watched)
+        return self
+
+    def __exit__(self, *exc):
+        for mod, value in self._saved:
+            if value is _MISSING:
+                mod.__dict__.pop(self.name, None)
+            else:
+                setattr(mod, self.name, value)
+        return False

@@ -14,7 +14,8 @@ the notebook holds answers it:
   basic composition [DR14 Theorem 3.16], on hidden lists (equal and mixed ε's).
 * Task 3 (2 points) ``advanced_epsilon(epsilon, k, delta, delta_slack)`` -> (ε', δ'):
   the Dwork-Rothblum-Vadhan bound [DR14 Theorem 3.20] at hidden parameters, compared
-  with :func:`dpteach.advanced_composition`.
+  with :func:`dpteach.advanced_composition` (which the student's function must not call:
+  a call is noticed while the check runs).
 * Task 4 (3 points) ``defended_curator(table) -> dp.Curator`` with total budget ε = 1:
   the check builds held-out tables, calls the function, requires a ``dp.Curator``
   exactly (no subclass), and attacks it itself through ``dp.Curator.count`` (the class's
@@ -40,8 +41,8 @@ import numpy as np
 
 from ..exercises import ALPHA
 from . import Task
-from ._calls import (UNSOLVED, call, early, error_text, fail, float_array, g, number, ok,
-                     unsolved)
+from ._calls import (UNSOLVED, Watch, call, early, error_text, fail, float_array, g, number,
+                     ok, unsolved)
 
 _CONDITIONS = ("Flu", "Heart Disease", "Viral Infection", "Asthma", "Diabetes")
 
@@ -217,7 +218,16 @@ def _t3_request(rng):
 
 
 def _t3_collect(answers, req):
+    from .. import accounting
     fn = answers.get("advanced_epsilon")
+    with Watch(accounting, "advanced_composition") as watch:
+        out = _t3_run(fn, req)
+    if isinstance(out, list):
+        return {"pairs": out, "called_library": watch.called}
+    return out
+
+
+def _t3_run(fn, req):
     out = []
     for c in req["cases"]:
         value, problem = call(fn, c["epsilon"], c["k"], c["delta"], c["delta_slack"])
@@ -228,7 +238,7 @@ def _t3_collect(answers, req):
         except TypeError:
             pair = None
         out.append(pair if pair is not None and None not in pair else repr(value)[:80])
-    return {"pairs": out}
+    return out
 
 
 def _t3_judge(data, req, truth):
@@ -236,6 +246,10 @@ def _t3_judge(data, req, truth):
     bad = early(key, data, "Hint: return the pair (epsilon_total, delta_total).")
     if bad is not None:
         return bad
+    if data.get("called_library") is True:
+        return fail(key, "your function calls dp.advanced_composition; the task is to write "
+                         "the formula yourself. Hint: ε·√(2k ln(1/δ′)) + k·ε·(e^ε − 1).",
+                    "library")
     found, expected = data.get("pairs"), truth.get("expected", [])
     if not isinstance(found, list) or len(found) != len(expected):
         return fail(key, "the check's data is malformed.", "malformed")

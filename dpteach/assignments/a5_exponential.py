@@ -42,7 +42,7 @@ import numpy as np
 
 from ..exercises import ALPHA
 from . import Task
-from ._calls import UNSOLVED, call, early, fail, float_array, g, number, ok, unsolved
+from ._calls import UNSOLVED, Watch, call, early, fail, float_array, g, number, ok, unsolved
 
 
 def without_half_loss(k, sensitivity, epsilon):
@@ -86,45 +86,12 @@ def _t1_request(rng):
     return {"cases": cases}, None
 
 
-class _Watch:
-    """Replaces dp.exponential_probabilities while the student's Task 1 function runs,
-    so that the check can say whether it was called (the task forbids it). Both the
-    package attribute and the mechanisms module's are watched, and restored after."""
-
-    def __init__(self):
-        self.called = False
-
-    def __enter__(self):
-        import dpteach
-        from .. import mechanisms
-        self._saved = [(mod, mod.__dict__.get("exponential_probabilities", _MISSING))
-                       for mod in (dpteach, mechanisms)]
-        original = mechanisms.exponential_probabilities
-
-        def watched(*args, **kwargs):
-            self.called = True
-            return original(*args, **kwargs)
-        for mod, _ in self._saved:
-            mod.exponential_probabilities = watched
-        return self
-
-    def __exit__(self, *exc):
-        for mod, value in self._saved:
-            if value is _MISSING:
-                mod.__dict__.pop("exponential_probabilities", None)
-            else:
-                mod.exponential_probabilities = value
-        return False
-
-
-_MISSING = object()
-
-
 def _t1_collect(answers, req):
     fn = answers.get("exp_probabilities")
     if unsolved(fn):
         return dict(UNSOLVED)
-    with _Watch() as watch:
+    from .. import mechanisms
+    with Watch(mechanisms, "exponential_probabilities") as watch:
         out = _t1_run(fn, req)
     if isinstance(out, list):
         return {"probabilities": out, "called_library": watch.called}
