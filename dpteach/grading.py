@@ -59,7 +59,7 @@ from .coursework import assignment_of
 __all__ = ["Row", "FIELDS", "grade", "grade_notebook", "summary", "write_report", "main"]
 
 #: the report's columns
-FIELDS = ("notebook", "task", "passed", "message", "points", "max_points")
+FIELDS = ("notebook", "task", "passed", "message", "points", "max_points", "assignment")
 #: seconds one task's collection may take in the kernel
 TASK_TIMEOUT = 60
 #: the largest result a task may hand back (bytes)
@@ -81,6 +81,7 @@ class Row:
     message: str
     points: float
     max_points: float | str
+    assignment: str = ""
 
 
 class SubmissionError(Exception):
@@ -116,13 +117,28 @@ def _parse(raw: bytes, name: str):
     return nb
 
 
+#: assignments a notebook may name itself (metadata, file name); any other (the A0 demo)
+#: only by --assignment
+NAMEABLE = set(assignments.ASSIGNMENTS)
+
+
 def _assignment(nb, name, override):
+    """The assignment to grade ``nb`` as: ``override``, else the metadata's and the file
+    name's, which must agree when both are there (a student could edit either)."""
     if override:
         return str(override).strip().upper()
     meta = nb.metadata.get("dpteach") if nb is not None else None
-    if isinstance(meta, dict) and isinstance(meta.get("assignment"), str):
-        return meta["assignment"].strip().upper()
-    return assignment_of(name)
+    claimed = meta.get("assignment") if isinstance(meta, dict) else None
+    claimed = claimed.strip().upper() if isinstance(claimed, str) else None
+    named = assignment_of(name)
+    for key in (claimed, named):
+        if key is not None and key not in NAMEABLE:
+            raise SubmissionError(f"{key} is not an assignment of the course: pass "
+                                  "--assignment A3 (ASSIGNMENT=A3)")
+    if claimed and named and claimed != named:
+        raise SubmissionError(f"the notebook says it is {claimed} but its name says "
+                              f"{named}: pass --assignment (ASSIGNMENT=...)")
+    return claimed or named
 
 
 def _tasks(assignment):
@@ -434,14 +450,15 @@ def grade_notebook(path, *, raw=None, assignment=None, timeout=120.0,
         error = f"cannot read the file: {err}"
     except SubmissionError as err:
         error = str(err)
-    assignment_key = _assignment(nb, name, assignment)
+    assignment_key = None
     try:
+        assignment_key = _assignment(nb, name, assignment)
         tasks = _tasks(assignment_key)
     except SubmissionError as err:
         error = error or str(err)
     if error is not None:                 # the total is kept even for a broken notebook
         total = sum(t.points for t in tasks) if tasks else ""
-        return [Row(name, NOTEBOOK_ROW, False, error, 0, total)]
+        return [Row(name, NOTEBOOK_ROW, False, error, 0, total, assignment_key or "")]
 
     folder = Path(tempfile.mkdtemp(prefix="grade_"))
     kernel = None
@@ -451,19 +468,20 @@ def grade_notebook(path, *, raw=None, assignment=None, timeout=120.0,
             kernel = _Kernel(folder)
         except Exception as err:                            # noqa: BLE001
             return [Row(name, NOTEBOOK_ROW, False, f"the kernel did not start: {err}", 0,
-                        sum(t.points for t in tasks))]
+                        sum(t.points for t in tasks), assignment_key)]
         _run_cells(kernel, nb, timeout, notes)
         rows, deadline, rerun = [], time.monotonic() + timeout, False
         for task in tasks:
             limit = min(task_timeout, deadline - time.monotonic())
             if limit <= 0:
                 rows.append(Row(name, task.key, False, f"{task.key}: timed out (grading "
-                                f"took longer than {timeout:g} s)", 0, task.points))
+                                f"took longer than {timeout:g} s)", 0, task.points,
+                                assignment_key))
                 continue
             starts = kernel.starts
             passed, message = _judge(task, kernel, folder, assignment_key, limit, notes)
             rows.append(Row(name, task.key, passed, message, task.points if passed else 0,
-                            task.points))
+                            task.points, assignment_key))
             if kernel.starts == starts and kernel.alive():
                 continue
             if kernel.starts == starts:
@@ -497,10 +515,7 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
             raws[p] = Path(p).read_bytes()
         except OSError:
             raws[p] = None
-        try:
-            key = _assignment(_parse(raws[p] or b"", p), p, assignment)
-        except SubmissionError:
-            key = _assignment(None, p, assignment)
+    for key in {assignment, *NAMEABLE} - {None}:
         try:
             assignments.tasks(key)
         except Exception:                                   # noqa: BLE001 - reported later
@@ -534,7 +549,8 @@ def summary(rows, notes=()) -> str:
         return ""
     got = sum(float(r.points) for r in rows)
     total = sum(float(r.max_points) for r in rows if r.max_points != "")
-    lines = [f"{rows[0].notebook}: {got:g} / {total:g} points"]
+    which = f" ({rows[0].assignment})" if rows[0].assignment else ""
+    lines = [f"{rows[0].notebook}{which}: {got:g} / {total:g} points"]
     for r in rows:
         mark = "✅" if r.passed else "❌"
         worth = f" ({float(r.points):g}/{float(r.max_points):g})" if r.max_points != "" else ""

@@ -193,10 +193,16 @@ open({str(folder / "child.pid")!r}, "w").write(str(child.pid))"""))
     paths["unknown"] = folder / "unknown_assignment.ipynb"
     _write(folder, "A0_victim", solution())
     paths["victim"] = victim
+    # a notebook that names an assignment its file name contradicts
+    nb = exercise()
+    nb.metadata["dpteach"]["assignment"] = "A1"
+    paths["contradicts"] = _write(folder, "A0_contradicts", nb)
     order = list(paths)
     t0 = time.perf_counter()
-    rows = grading.grade([paths[k] for k in order], timeout=TIMEOUT, task_timeout=TASK_TIMEOUT,
-                         report=report)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(grading, "NAMEABLE", grading.NAMEABLE | {"A0"})
+        rows = grading.grade([paths[k] for k in order], timeout=TIMEOUT,
+                             task_timeout=TASK_TIMEOUT, report=report)
     seconds = time.perf_counter() - t0
     by_name = {}
     for r in rows:
@@ -291,13 +297,14 @@ def test_processes_a_notebook_starts_end_with_its_kernel(batch):
 @pytest.mark.parametrize("name, words", [
     ("invalid_json", "not valid JSON"), ("script", "renamed"), ("empty", "empty"),
     ("nbformat3", "nbformat 3"), ("missing", "no such file"),
-    ("unknown", "which assignment")])
+    ("unknown", "which assignment"), ("contradicts", "says it is A1 but its name says A0")])
 def test_a_file_that_is_not_a_gradable_notebook_gets_one_clear_row(batch, name, words):
     rows = batch["by"][name]
     assert len(rows) == 1 and rows[0].task == grading.NOTEBOOK_ROW and not rows[0].passed
     assert words in rows[0].message
-    if name != "unknown":
+    if name not in ("unknown", "contradicts"):
         assert rows[0].max_points == TOTAL                     # the total does not shrink
+        assert rows[0].assignment == "A0"
 
 
 @pytest.mark.slow
@@ -362,14 +369,15 @@ def test_the_verdict_trusts_only_well_formed_data(tmp_path):
     assert not passed and message.startswith("Task 3")
 
 
-def test_the_command_line_writes_the_report_and_a_summary(tmp_path, capsys):
+def test_the_command_line_writes_the_report_and_a_summary(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(grading, "NAMEABLE", grading.NAMEABLE | {"A0"})
     (tmp_path / "A0_empty.ipynb").write_text("")
     report = tmp_path / "out.csv"
     assert coursework.main(["--grade", str(tmp_path / "A0_empty.ipynb"),
                             str(tmp_path / "A0_gone.ipynb"), "--report", str(report),
                             "--timeout", "30"]) == 0
     out = capsys.readouterr().out
-    assert "A0_empty.ipynb: 0 / 4 points" in out and "the file is empty" in out
+    assert "A0_empty.ipynb (A0): 0 / 4 points" in out and "the file is empty" in out
     rows = list(csv.DictReader(report.open(encoding="utf-8")))
     assert [r["task"] for r in rows] == [grading.NOTEBOOK_ROW] * 2
     assert list(rows[0])[:4] == ["notebook", "task", "passed", "message"]
@@ -386,11 +394,19 @@ def test_make_grade_passes_its_variables_on():
     assert "--timeout 30" in line and "--assignment A3" in line
 
 
-def test_the_assignment_is_read_from_option_metadata_then_file_name():
+def test_the_assignment_is_read_from_option_metadata_then_file_name(monkeypatch):
     nb = exercise()
     assert nb.metadata["dpteach"]["assignment"] == "A0"
-    assert grading._assignment(nb, "whatever.ipynb", None) == "A0"
     assert grading._assignment(nb, "whatever.ipynb", "a3") == "A3"
+    # the demo A0 is graded only when asked for: a notebook cannot name it itself
+    with pytest.raises(grading.SubmissionError, match="not an assignment of the course"):
+        grading._assignment(nb, "whatever.ipynb", None)
+    monkeypatch.setattr(grading, "NAMEABLE", grading.NAMEABLE | {"A0"})
+    assert grading._assignment(nb, "whatever.ipynb", None) == "A0"
+    assert grading._assignment(nb, "A0_bob.ipynb", None) == "A0"
+    with pytest.raises(grading.SubmissionError, match="says it is A0 but its name says A3"):
+        grading._assignment(nb, "A3_bob.ipynb", None)
     assert grading._assignment(None, "dir/a2_alice.ipynb", None) == "A2"
-    assert grading._assignment(None, "A12x.ipynb", None) == "A12"
     assert grading._assignment(None, "alice_A2.ipynb", None) is None
+    with pytest.raises(grading.SubmissionError):
+        grading._assignment(None, "A12x.ipynb", None)
