@@ -286,6 +286,10 @@ def _blas_threads(*, big_product=False):
     return cores if big_product else 1
 
 
+#: below this many matrix entries the BLAS calls are too small for threads to matter
+_SMALL_LP = 200_000
+
+
 def _blas_limit(threads):
     return contextlib.nullcontext() if threads is None else _blas().limit(limits=threads)
 
@@ -314,6 +318,8 @@ def lp_decode(queries, answers, *, tol=1e-10, max_iter=100) -> LPResult:
     a = _check_answers(answers, m)
     tol = check_real("tol", tol, low=0.0, low_open=True)
     max_iter = check_positive_int(max_iter, "max_iter")
+    if m * n < _SMALL_LP:                 # a panel's size: thread-pool set-up would dominate
+        return _lp_decode(q, a, tol, max_iter)
     with _blas_limit(_blas_threads()):
         return _lp_decode(q, a, tol, max_iter)
 
@@ -467,7 +473,8 @@ class _NormalEquations:
             source = q32 if dtype == np.float32 else qf
             rows = source if self.kept == len(keep) else source[keep]
             scaled = rows * np.sqrt(inv_e[keep]).astype(dtype)[:, None]
-            with _blas_limit(_blas_threads(big_product=True)):
+            small = qf.size < _SMALL_LP
+            with _blas_limit(None if small else _blas_threads(big_product=True)):
                 normal = _weighted_gram(scaled)
             diag = np.diag_indices_from(normal)
             normal[diag] += f_diag.astype(dtype) + dtype(ridge) * normal[diag].max()
@@ -621,7 +628,7 @@ def subset_sums(secret) -> np.ndarray:
 
 
 def _check_noise_bound(noise_bound):
-    return check_real("noise_bound", noise_bound, low=0.0)
+    return check_real("noise_bound", noise_bound, low=0.0, high=1e300)
 
 
 def bounded_noise_answers(secret, noise_bound, *, rng=None) -> np.ndarray:
@@ -638,8 +645,10 @@ def decoy_answers(secret, noise_bound, *, rng=None):
     The decoy differs from the secret in floor(2E) ones turned to zeros and floor(2E)
     zeros turned to ones (as many as exist; chosen at random), so it is up to 4E
     positions away. Every answer is moved from the truth towards the decoy's subset sum
-    by at most E. Then the decoy is consistent with all answers within E -- the 4E bound
-    of Dinur & Nissim is tight. Returns (answers, decoy).
+    by at most E. Then the decoy is consistent with all answers within E, so the
+    consistent-candidate attack can end up 4E positions off (its 4E bound is tight for
+    that attack), and any attacker is at least 2E off in one of the two worlds (secret or
+    decoy) that these answers cannot tell apart (notebook 03). Returns (answers, decoy).
     """
     d = check_bits(secret, "secret").copy()
     e = _check_noise_bound(noise_bound)
@@ -780,7 +789,7 @@ def phase_transition(ns, ratios, *, queries_per_person=4, method="lsq", trials=3
     if (ratios < 0).any():
         raise ValueError("ratios must be >= 0")
     qpp = check_positive_int(queries_per_person, "queries_per_person")
-    trials = check_positive_int(trials, "trials")
+    trials = check_positive_int(trials, "trials", maximum=10 ** 4)
     prevalence = check_real("prevalence", prevalence, low=0.0, high=1.0)
     if method not in ("lsq", "lp"):
         raise ValueError(f"method must be 'lsq' or 'lp', got {method!r}")
