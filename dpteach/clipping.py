@@ -127,12 +127,10 @@ def clipped_mean_error(values, lower, upper, epsilon):
     The noise line is the delta method for (S + e_s)/(n + e_c) ~ S/n + e_s/n - S e_c/n^2.
     It ignores the ratio's own bias (relative size about 8/(epsilon^2 n^2)) and the floor
     and clip of :func:`clipped_mean`, so it is accurate once n is a few dozen (notebook
-    14 compares it with simulation). Values may be arrays broadcast against lower/upper:
-    ``values`` is 1-D, ``lower``/``upper`` scalars here. Notebook 14.
+    14 compares it with simulation). ``values``: a non-empty array, every entry used;
+    ``lower``, ``upper``: numbers. Returns a :class:`ClippedMeanError`. Notebook 14.
     """
-    values = check_values("values", values)
-    if values.size == 0:
-        raise ValueError("values must not be empty: the error of a mean of no values is undefined")
+    values = check_values("values", values)       # not empty: a mean of no values has no error
     lo, hi = clip_range(lower, upper)
     b_sum, b_count = clipped_mean_noise_scales(lo, hi, epsilon)
     x = values.ravel()
