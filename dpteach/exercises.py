@@ -803,11 +803,11 @@ def _judge(data, request, name):
         for p in more:
             f_lo_p, f_hi_p = factor[p] / q_hi, factor[p] / q_lo
             slip = _slip_guess(bp[p], d[p], e[p])
-            parts.append(f"at Δ = {_g(d[p])}, ε = {_g(e[p])} about {_g(factor[p], 3)} times "
-                         f"Δ/ε (between {_g(f_lo_p, 3)} and {_g(f_hi_p, 3)})"
+            parts.append(f"about {_g(factor[p], 3)} times Δ/ε at Δ = {_g(d[p])}, ε = "
+                         f"{_g(e[p])} (between {_g(f_lo_p, 3)} and {_g(f_hi_p, 3)})"
                          + (f", as if {slip}" if slip else ""))
         return Feedback(True, f"{name}: passes, but with more noise than needed: the noise is "
-                              f"Laplace and the same for every input, with scale "
+                              f"Laplace and the same for every input, but its scale is "
                               f"{'; '.join(parts)}. Still ε-differentially private (more "
                               "noise never hurts privacy), but the answers are less accurate "
                               "than ε allows. Hint: b = Δ/ε exactly.",
