@@ -781,3 +781,17 @@ def test_transport_is_small_and_the_check_fast(assignment, key):
     seconds = time.perf_counter() - t0
     assert len(request_text) < 3e6 and len(data_text) < 1e6, (len(request_text), len(data_text))
     assert seconds < 10, seconds
+
+
+def test_a4_averaging_tolerance_is_a_valid_tail_bound():
+    """Task 1 accepts |mean - count| <= b sqrt(8 ln(2/alpha) / k) (+ 0.5 for rounding): the
+    Chernoff bound P(|mean of k Lap(b)| >= t) <= 2 exp(-k t^2 / (8 b^2)), valid for
+    t <= 2 sqrt(2) b, i.e. k >= 8 ln(2/alpha) / 8 = ln(2/alpha) ~ 14.5 (the check's k >= 200).
+    Checked against simulation at a looser t, where the tail is measurable."""
+    rng = np.random.default_rng(5)
+    k, b = 200, 4.0
+    means = rng.laplace(0, b, size=(50_000, k)).mean(axis=1)
+    for t in (0.5, 0.8, 1.0):
+        bound = 2 * math.exp(-k * t ** 2 / (8 * b ** 2))
+        assert np.mean(np.abs(means) >= t) <= bound
+    assert math.log(2 / 1e-6) <= 200
