@@ -258,17 +258,19 @@ def membership_attack(epsilon=None, *, n_trials=2000, count=40, noise="laplace",
     count = check_nonnegative_int(count, "count")
     if not isinstance(noise, str) or noise not in ("none", "laplace", "gaussian"):
         raise ValueError(f"noise must be 'none', 'laplace' or 'gaussian', got {noise!r}")
+    delta = check_delta(delta, required=True)          # checked even when unused
+    sensitivity_used = check_sensitivity(sensitivity_used, "sensitivity_used", positive=True)
     rng = check_rng(rng)
     if noise == "none":
         base = np.zeros(n_trials)
         return base + count, base + count + 1
     e = check_epsilon(epsilon)
     if noise == "laplace":
-        b = check_sensitivity(sensitivity_used, "sensitivity_used", positive=True) / e
+        b = sensitivity_used / e
         z = rng.laplace(0.0, b, size=(2, n_trials))
     else:
         from .mechanisms import gaussian_sigma
-        s = gaussian_sigma(1.0, e, check_delta(delta, required=True), analytic=True)
+        s = gaussian_sigma(1.0, e, delta, analytic=True)
         z = rng.normal(0.0, s, size=(2, n_trials))
     return count + z[0], count + 1 + z[1]
 

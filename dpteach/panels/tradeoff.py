@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 
 from .. import mechanisms, tradeoff
+from .._checks import check_positive_int, check_values
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 from .gaussian import log_axes
@@ -119,6 +120,9 @@ N_MAX = 20000
 def attack_thresholds(out, in_, n=31):
     """Thresholds for the attack: quantiles of all releases, plus the midpoint between
     the two true counts (the one test that separates exact counts)."""
+    out = check_values("out", out).ravel()
+    in_ = check_values("in_", in_).ravel()
+    n = check_positive_int(n, "n", maximum=10**6)
     both = np.concatenate([out, in_])
     return np.unique(np.append(np.quantile(both, np.linspace(0.01, 0.99, n)), COUNT + 0.5))
 
