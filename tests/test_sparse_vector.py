@@ -167,9 +167,29 @@ _TABLE = [
     (sv.variant_mechanism, dict(name="no_stop", threshold=3.0, epsilon=0.5, sensitivity=1.0),
      dict(name=["x", None, 3], threshold=BAD_REAL, epsilon=BAD_EPSILON, sensitivity=BAD_SENSITIVITY_POSITIVE)),
     (sv.variant_probabilities, dict(_GOOD, name="no_query_noise"), dict(_COMMON, name=["x", "no_stop", None])),
+    (sv.no_stop_pattern_probability, dict(_GOOD, pattern=[True, False]),
+     dict(_COMMON, pattern=[[True], [1, 0], ["a", "b"], None, [True, False, True]])),
 ]
 
 
 @pytest.mark.parametrize("func, good, param, bad", rows(_TABLE))
 def test_standard_bad_values_are_refused(func, good, param, bad):
     check_row(func, good, param, bad)
+
+
+def test_no_stop_pattern_probability_matches_sampling(rng):
+    x = np.r_[np.ones(3), np.zeros(3)]
+    pattern = np.array([True, True, True, False, False, False])
+    p = sv.no_stop_pattern_probability(x, pattern, 0.5, EPS)
+    rows = sv.variant_mechanism("no_stop", 0.5, EPS)(x, 400_000, rng)
+    hits = int(np.all(rows == pattern, axis=1).sum())
+    assert stats.binomtest(hits, rows.shape[0], p).pvalue > ALPHA
+    twin = sv.no_stop_pattern_probability(x, pattern, 0.5, EPS / 2)
+    assert stats.binomtest(hits, rows.shape[0], twin).pvalue < ALPHA
+    # the loss on the pattern grows with the number of answers above
+    losses = [np.log(sv.no_stop_pattern_probability(np.r_[np.ones(m), np.zeros(m)], np.r_[[True] * m, [False] * m], 0.5, EPS)
+                     / sv.no_stop_pattern_probability(np.r_[np.zeros(m), np.ones(m)], np.r_[[True] * m, [False] * m], 0.5, EPS))
+              for m in (1, 2, 4)]
+    assert losses[0] <= EPS < losses[2] and losses[0] < losses[1] < losses[2]
+    with pytest.raises(ValueError, match="pattern"):
+        sv.no_stop_pattern_probability(x, [True], 0.5, EPS)
