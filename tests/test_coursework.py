@@ -244,17 +244,31 @@ def _graded_assignments():
 @pytest.mark.parametrize("key, solution, exercise", _graded_assignments())
 def test_make_grade_gives_the_solution_full_marks_and_the_exercise_zero(key, solution,
                                                                          exercise, tmp_path):
+    """... and zero to the exercise with every check redefined to pass."""
     from dpteach import assignments, grading
 
     handed_in = tmp_path / f"student_{exercise.name}"       # renamed: metadata names it
     handed_in.write_bytes(exercise.read_bytes())
-    rows = grading.grade([solution, handed_in], timeout=120)
+    # the blank exercise with every check redefined to pass and print ✅
+    nb = nbformat.read(exercise, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(
+        "import dpteach as dp\n"
+        "ok = dp.exercises.Feedback(True, 'correct')\n"
+        "dp.assignments.check = lambda *a, **k: ok\n"
+        "dp.exercises.Feedback.__repr__ = lambda self: '✅ ' + self.message"))
+    cheat = tmp_path / f"cheat_{exercise.name}"
+    nbformat.write(nb, cheat)
+    rows = grading.grade([solution, handed_in, cheat], timeout=120)
     keys = [t.key for t in assignments.tasks(key)]
     solved = [r for r in rows if r.notebook == str(solution)]
     blank = [r for r in rows if r.notebook == str(handed_in)]
+    cheated = [r for r in rows if r.notebook == str(cheat)]
     assert [r.task for r in solved] == keys and [r.task for r in blank] == keys
+    assert [r.task for r in cheated] == keys
     assert all(r.passed for r in solved), [r for r in solved if not r.passed]
     assert not any(r.passed for r in blank), [r for r in blank if r.passed]
+    assert not any(r.passed for r in cheated), [r for r in cheated if r.passed]
+    assert {r.assignment for r in rows} == {key}
 
 
 def test_grade_is_the_grader():
