@@ -184,7 +184,10 @@ def check_rng(rng) -> np.random.Generator:
         return np.random.default_rng()
     if isinstance(rng, np.random.Generator):
         return rng
-    if isinstance(rng, (numbers.Integral, np.integer)) and not isinstance(rng, bool):
+    if isinstance(rng, (numbers.Integral, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+        if rng < 0:
+            raise ValueError(f"rng must be a numpy.random.Generator, a non-negative int seed "
+                             f"or None, got {_describe(rng)}")
         return np.random.default_rng(int(rng))
     raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None, got {type(rng).__name__}")
 

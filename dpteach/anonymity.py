@@ -59,7 +59,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ._checks import check_nonnegative_int, check_positive_int, check_real
+from ._checks import check_nonnegative_int, check_positive_int, check_real, check_values
 
 __all__ = [
     "equivalence_classes", "equivalence_class_ids", "k_anonymity", "l_diversity",
@@ -334,6 +334,11 @@ def t_closeness(table, quasi_identifiers, sensitive, *, ordered=False) -> float:
     return float(g.emd(bool(ordered)).max())
 
 
+def _check_ordered(ordered):
+    if not isinstance(ordered, (bool, np.bool_)):
+        raise TypeError(f"ordered must be True or False, got {ordered!r}")
+
+
 def emd(p, q, *, ordered=False) -> float:
     """Earth Mover's Distance between two distributions over the same m values (listed
     in increasing order when ``ordered``), with the ground distances of
@@ -343,8 +348,9 @@ def emd(p, q, *, ordered=False) -> float:
     """
     from scipy.stats import wasserstein_distance
 
-    p = np.asarray(p, float)
-    q = np.asarray(q, float)
+    p = check_values("p", p)
+    q = check_values("q", q)
+    _check_ordered(ordered)
     for name, v in (("p", p), ("q", q)):
         if v.ndim != 1 or v.size == 0:
             raise ValueError(f"{name} must be a non-empty 1-D array of weights")
@@ -367,6 +373,7 @@ def class_report(table, quasi_identifiers, sensitive, *, ordered=False) -> pd.Da
     class), ``l_distinct``, ``l_entropy``, ``emd`` (distance to the whole table, as in
     :func:`t_closeness`) and ``values`` (the sensitive values with their counts).
     The table's k, l and t are the column minima / maximum. Notebook 01."""
+    _check_ordered(ordered)
     table, qis = _prepare(table, quasi_identifiers, sensitive)
     g = _Groups(table, qis, sensitive, ordered=bool(ordered))
     out = table.iloc[g.first_row][qis].reset_index(drop=True)
@@ -415,12 +422,12 @@ def bucket_ages(values, width=None, *, edges=None, labels=None) -> pd.Series:
     if (width is None) == (edges is None):
         raise ValueError("give exactly one of width (years) or edges")
     if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
-        raise TypeError(f"ages must be numbers, got dtype {s.dtype}")
+        raise TypeError(f"values (ages) must be numbers, got dtype {s.dtype}")
     name = s.name if s.name is not None else "values"
     _check_no_missing(s.to_frame(name=name), [name])
     x = s.to_numpy(dtype=float)
     if width is not None:
-        width = check_positive_int(width, "width")
+        width = check_positive_int(width, "width", maximum=10 ** 6)
         if labels is not None:
             raise ValueError("labels go with edges, not with width")
         if width == 1:

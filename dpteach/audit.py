@@ -86,6 +86,8 @@ def _check_n(n):
     """A positive whole number of runs (or an array of them)."""
     if isinstance(n, (bool, np.bool_, str, bytes)):
         raise TypeError(f"n must be a positive whole number of runs, got {_describe(n)}")
+    if isinstance(n, int) and n > 2 ** 53:
+        raise ValueError(f"n must be at most 2^53 runs, got {_describe(n)}")
     arr = np.asarray(n)
     if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
         raise TypeError(f"n must be a positive whole number of runs, got {_describe(n)}")
@@ -478,7 +480,7 @@ def audit(mechanism, x, y, *, n, alpha=0.05, delta=0.0, rng=None, claimed_epsilo
     if not callable(mechanism):
         raise TypeError(f"mechanism must be callable as mechanism(data, size, rng), got "
                         f"{type(mechanism).__name__}")
-    n = check_positive_int(n, "n")
+    n = check_positive_int(n, "n", maximum=10 ** 9)
     if n < 20:
         raise ValueError(f"n must be >= 20 runs per input, got {n}")
     alpha = _check_alpha(alpha)
@@ -801,6 +803,10 @@ def audit_zoo(names=None, *, n=None, alpha=None, rng=None, progress=False):
 
     rng = check_rng(rng)
     alpha = ZOO_ALPHA if alpha is None else alpha
+    if names is not None and (isinstance(names, (str, bytes)) or not hasattr(names, "__iter__")):
+        raise TypeError(f"names must be a list of zoo entries, got {names!r}")
+    if not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress must be True or False, got {progress!r}")
     names = list(ZOO) if names is None else list(names)
     for name in names:
         if name not in ZOO:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._checks import (check_epsilon, check_positive_int, check_probability, check_real,
@@ -46,4 +48,5 @@ def exponential_utility_threshold(opt, sensitivity, epsilon, n_candidates, t, *,
     n = check_positive_int(n_candidates, "n_candidates")
     n_opt = check_positive_int(n_optimal, "n_optimal", maximum=n)
     t = check_real("t", t, low=0.0)
-    return float(opt - (2 * d / epsilon) * (np.log(n / n_opt) + t))
+    # math.log takes Python ints of any size (n_candidates = 10**400 is fine)
+    return float(opt - (2 * d / epsilon) * (math.log(n) - math.log(n_opt) + t))

@@ -146,16 +146,44 @@ def noise_std(mechanism: str, *, epsilon, l1_sensitivity=None, l2_sensitivity=No
     Gaussian: sigma from :func:`dpteach.gaussian_sigma` (analytic by default, so any
     epsilon > 0 works; ``analytic=False`` is the classic formula, epsilon < 1 only).
     """
+    if not isinstance(mechanism, str) or mechanism not in ("Laplace", "Gaussian"):
+        raise ValueError(f"mechanism must be 'Laplace' or 'Gaussian', got {mechanism!r}")
     epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, required=mechanism == "Gaussian")
+    if not isinstance(analytic, (bool, np.bool_)):
+        raise TypeError(f"analytic must be True or False, got {analytic!r}")
     if mechanism == "Laplace":
         if l1_sensitivity is None:
             raise ValueError("the Laplace mechanism needs l1_sensitivity")
-        return float(np.sqrt(2) * mechanisms.laplace_scale(l1_sensitivity, epsilon))
-    if mechanism == "Gaussian":
-        if l2_sensitivity is None:
-            raise ValueError("the Gaussian mechanism needs l2_sensitivity")
-        return mechanisms.gaussian_sigma(l2_sensitivity, epsilon, delta, analytic=analytic)
-    raise ValueError(f"mechanism must be 'Laplace' or 'Gaussian', got {mechanism!r}")
+        l1 = check_sensitivity(l1_sensitivity, "l1_sensitivity")
+        if l2_sensitivity is not None:
+            check_sensitivity(l2_sensitivity, "l2_sensitivity")
+        return _finite_std(np.sqrt(2) * l1 / epsilon, "l1_sensitivity")
+    if l2_sensitivity is None:
+        raise ValueError("the Gaussian mechanism needs l2_sensitivity")
+    l2 = check_sensitivity(l2_sensitivity, "l2_sensitivity")
+    if l1_sensitivity is not None:
+        check_sensitivity(l1_sensitivity, "l1_sensitivity")
+    # sigma is proportional to the sensitivity: calibrate for 1, then scale
+    return _finite_std(l2 * _gaussian_unit_sigma(epsilon, delta, bool(analytic)),
+                       "l2_sensitivity")
+
+
+def _gaussian_unit_sigma(epsilon, delta, analytic):
+    """gaussian_sigma(1, epsilon, delta), with a solver failure at an extreme epsilon
+    reported as a ValueError naming epsilon."""
+    try:
+        return mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=analytic)
+    except RuntimeError:
+        raise ValueError(f"epsilon={epsilon:g} is too large for the analytic Gaussian "
+                         "calibration to converge; use epsilon <= 1e100") from None
+
+
+def _finite_std(std, name):
+    if not np.isfinite(std):
+        raise ValueError(f"the noise standard deviation overflows: {name} is too large "
+                         "for this epsilon")
+    return float(std)
 
 
 @dataclass(frozen=True)
@@ -196,6 +224,10 @@ def choose_mechanism(output, *, epsilon, delta=0.0, l1_sensitivity=None, l2_sens
     delta = check_delta(delta)
     if not isinstance(local, (bool, np.bool_)):
         raise TypeError(f"local must be True or False, got {local!r}")
+    # every sensitivity given is checked, whether or not this output needs it
+    for name, value in (("l1_sensitivity", l1_sensitivity), ("l2_sensitivity", l2_sensitivity)):
+        if value is not None:
+            check_sensitivity(value, name, positive=True)
     if local:
         if output != "binary":
             raise ValueError("local=True is supported for binary answers (randomized response)")
@@ -245,9 +277,12 @@ def count_release_errors(epsilon, *, delta=1e-5, count=50, n_max=100) -> dict:
     candidates = np.arange(n_max + 1)
     distance = np.abs(candidates - count)
     p = mechanisms.exponential_probabilities(-distance, 1.0, epsilon)
-    return {"Laplace": mechanisms.laplace_scale(1.0, epsilon),
-            "Gaussian": mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=True)
-            * float(np.sqrt(2 / np.pi)),
+    laplace = 1.0 / epsilon
+    if not np.isfinite(laplace):
+        raise ValueError(f"epsilon={epsilon!r} is too small: the Laplace scale 1/epsilon "
+                         "overflows")
+    return {"Laplace": laplace,
+            "Gaussian": _gaussian_unit_sigma(epsilon, delta, True) * float(np.sqrt(2 / np.pi)),
             "Exponential": float(p @ distance)}
 
 

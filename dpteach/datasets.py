@@ -208,7 +208,7 @@ def synthetic_patients(n: int = 1000, *, rng=None) -> pd.DataFrame:
 
     from ._checks import check_positive_int, check_rng
 
-    n = check_positive_int(n, "n")
+    n = check_positive_int(n, "n", maximum=10 ** 7)
     rng = check_rng(rng)
     areas = np.array([f"{z:05d}" for z in rng.choice(np.arange(10000, 99999), 20, replace=False)])
     zips = areas[rng.integers(0, 20, n)].astype(object)
@@ -255,7 +255,7 @@ def secret_population(n=100, *, prevalence=0.3, rng=None) -> pd.DataFrame:
 
     from ._checks import check_positive_int, check_probability, check_rng
 
-    n = check_positive_int(n, "n")
+    n = check_positive_int(n, "n", maximum=10 ** 7)
     prevalence = check_probability(prevalence, "prevalence")
     rng = check_rng(rng)
     return pd.DataFrame({

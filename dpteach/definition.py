@@ -11,7 +11,7 @@ from scipy import special, stats
 
 from . import mechanisms
 from ._checks import (check_bits, check_epsilon, check_probability, check_real, check_rng,
-                      check_sensitivity)
+                      check_sensitivity, check_values)
 
 __all__ = ["coin_flip_survey", "rr_standard_error", "posterior_bounds", "blip_distributions",
            "gaussian_loss_tail"]
@@ -41,8 +41,8 @@ def rr_standard_error(pi, n, epsilon):
     """
     pi = check_probability(pi, "pi")
     n_arr = np.asarray(n)
-    if n_arr.dtype.kind not in "iuf" or n_arr.size == 0 or (n_arr < 1).any() or \
-            (n_arr != np.round(n_arr)).any():
+    if n_arr.dtype.kind not in "iuf" or n_arr.size == 0 or not np.isfinite(n_arr).all() or \
+            (n_arr < 1).any() or (n_arr != np.round(n_arr)).any():
         raise ValueError(f"n must be a whole number >= 1 (or an array of them), got {n!r}")
     p = mechanisms.randomized_response_keep_probability(epsilon)
     q = p * pi + (1 - p) * (1 - pi)
@@ -59,8 +59,8 @@ def posterior_bounds(prior, epsilon):
     an array in [0, 1]. Randomized response meets the upper bound exactly when it
     reports "yes". Notebook 04.
     """
-    p = np.asarray(prior, dtype=float)
-    if p.size == 0 or np.isnan(p).any() or (p < 0).any() or (p > 1).any():
+    p = check_values("prior", prior)
+    if (p < 0).any() or (p > 1).any():
         raise ValueError(f"prior must be a probability in [0, 1], got {prior!r}")
     e = check_epsilon(epsilon)
     logit = special.logit(np.clip(p, 1e-300, 1 - 1e-16))
@@ -86,12 +86,15 @@ def blip_distributions(epsilon, delta, *, gap=1.0, edges=None):
     """
     e = check_epsilon(epsilon)
     d = check_probability(delta, "delta", open_high=True)
+    gap = check_real("gap", gap)
     if edges is None:
         edges = np.linspace(-40, 41, 811)
-    edges = np.asarray(edges, dtype=float)
-    if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0) or not np.isfinite(edges).all():
+    edges = check_values("edges", edges)
+    if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0):
         raise ValueError("edges must be an increasing 1-D array of at least two finite numbers")
     b = 1.0 / e
+    if not np.isfinite(b):
+        raise ValueError(f"epsilon={e!r} is too small: the Laplace scale 1/epsilon overflows")
 
     def cells(loc):
         # cdf differences left of loc, survival-function differences right of it: no

@@ -48,6 +48,9 @@ def epsilon_as_fraction(epsilon) -> Fraction:
     frac = Fraction(repr(float(eps)))
     if frac.denominator > 10 ** 17:
         frac = Fraction(math.floor(frac * 2 ** 40), 2 ** 40)
+        if frac == 0:
+            raise ValueError(f"epsilon={eps!r} is too small for exact sampling: it rounds "
+                             "down to 0 on the grid of multiples of 2^-40")
     return frac
 
 
@@ -162,6 +165,9 @@ def _discrete_laplace(t: int, s: int, count: int, rng) -> np.ndarray:
     return out
 
 
+_MAX_SENSITIVITY = 2 ** 53    # an integer sensitivity beyond this is never a count's
+
+
 def _scale_fraction(sensitivity: int, epsilon) -> tuple[int, int]:
     """(t, s) with t/s = sensitivity / epsilon in lowest terms, t < 2^62."""
     eps = epsilon_as_fraction(epsilon)
@@ -175,7 +181,12 @@ def _scale_fraction(sensitivity: int, epsilon) -> tuple[int, int]:
         scale = Fraction(sensitivity) / eps
         t, s = scale.numerator, scale.denominator
         if t >= _INT64_SAFE:
-            raise ValueError(f"sensitivity / epsilon too large for exact sampling: {float(scale)}")
+            raise ValueError("sensitivity / epsilon too large for exact sampling: the scale "
+                             f"must be below 2^62, got sensitivity={sensitivity}, "
+                             f"epsilon={float(epsilon):g}")
+        if s >= _INT64_SAFE:
+            raise ValueError(f"epsilon={float(epsilon):g} is too large for exact sampling: "
+                             "sensitivity / epsilon must be at least 2^-62")
     return t, s
 
 
@@ -185,7 +196,7 @@ def discrete_laplace_noise(sensitivity, epsilon, *, rng=None, size=None):
     P(Y = y) = (1 - q)/(1 + q) q^|y| with q = exp(-epsilon / sensitivity) [CKS20 Alg. 2].
     ``size=None`` returns a Python int, otherwise an int64 array of shape ``size``.
     """
-    sensitivity = check_positive_int(sensitivity, "sensitivity")
+    sensitivity = check_positive_int(sensitivity, "sensitivity", maximum=_MAX_SENSITIVITY)
     t, s = _scale_fraction(sensitivity, epsilon)
     size = check_size(size)
     rng = check_rng(rng)
@@ -218,7 +229,7 @@ def discrete_laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=No
     Throughput: well over 10^5 draws per second. Notebook 11.
     """
     ints = _integer_values(value)
-    sensitivity = check_positive_int(sensitivity, "sensitivity")
+    sensitivity = check_positive_int(sensitivity, "sensitivity", maximum=_MAX_SENSITIVITY)
     t, s = _scale_fraction(sensitivity, epsilon)
     size = check_size(size)
     rng = check_rng(rng)
@@ -232,7 +243,7 @@ def discrete_laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=No
 def discrete_laplace_pmf(k, sensitivity, epsilon):
     """P(Y = k) = (1 - q)/(1 + q) q^|k|, q = exp(-epsilon/sensitivity), for integer k."""
     k = check_values("k", k)
-    sensitivity = check_positive_int(sensitivity, "sensitivity")
+    sensitivity = check_positive_int(sensitivity, "sensitivity", maximum=_MAX_SENSITIVITY)
     eps = check_epsilon(epsilon)
     q = math.exp(-eps / sensitivity)
     out = (1 - q) / (1 + q) * np.exp(-np.abs(k) * eps / sensitivity)
@@ -242,12 +253,13 @@ def discrete_laplace_pmf(k, sensitivity, epsilon):
 
 # ----------------------------------------------------------------- discrete Gaussian
 def _sigma_squared(sigma) -> Fraction:
+    # sigma <= 2^52 keeps the sampler's integers (about sigma + 1, and the draws) in int64
     if isinstance(sigma, Fraction):
-        if sigma <= 0:
-            raise ValueError(f"sigma must be > 0, got {sigma}")
+        if sigma <= 0 or sigma > 2 ** 52:
+            raise ValueError(f"sigma must be in (0, 2^52], got {sigma}")
         return sigma * sigma
     from ._checks import check_real
-    sig = check_real("sigma", sigma, low=0.0, low_open=True)
+    sig = check_real("sigma", sigma, low=0.0, high=2.0 ** 52, low_open=True)
     frac = Fraction(repr(float(sig)))
     return frac * frac
 
@@ -281,7 +293,9 @@ def _discrete_gaussian(sigma2: Fraction, count: int, rng) -> np.ndarray:
             whole, frac = num // den, num % den
             den_arr = den
         v = _geometric_exp_neg_one(m, rng)
-        c = np.asarray(v >= whole.astype(np.int64), dtype=bool)
+        # V is a geometric count far below 2^62, so capping floor(gamma) there is exact
+        # for this comparison and keeps huge gammas (tiny sigma) inside int64
+        c = np.asarray(v >= np.minimum(whole, 2 ** 62).astype(np.int64), dtype=bool)
         idx = np.flatnonzero(c)
         if idx.size:
             sub_den = den_arr[idx] if big else den
@@ -326,12 +340,19 @@ def discrete_gaussian_mechanism(value, sigma, *, rng=None, size=None):
 
 
 def discrete_gaussian_pmf(k, sigma):
-    """P(Y = k) for the discrete Gaussian, normalised numerically over |k| <= 40 sigma + 40."""
+    """P(Y = k) for the discrete Gaussian: exp(-k^2 / (2 sigma^2)) / Z, Z the sum over all
+    integers. For sigma <= 10, Z is summed over |k| <= 40 sigma + 40; above, Z = sqrt(2 pi)
+    sigma to double precision (Poisson summation: the relative correction
+    2 sum_j exp(-2 pi^2 sigma^2 j^2) is below e^-1900)."""
     from ._checks import check_real
     k = check_values("k", k)
-    sig = check_real("sigma", float(sigma), low=0.0, low_open=True)
-    half = int(40 * sig) + 40
-    grid = np.arange(-half, half + 1)
-    z = np.exp(-grid ** 2 / (2 * sig ** 2)).sum()
-    out = np.where(k == np.round(k), np.exp(-k ** 2 / (2 * sig ** 2)) / z, 0.0)
+    sig = check_real("sigma", sigma, low=0.0, low_open=True)
+    if sig <= 10:
+        half = int(40 * sig) + 40
+        grid = np.arange(-half, half + 1)
+        z = np.exp(-0.5 * (grid / sig) ** 2).sum()
+    else:
+        z = math.sqrt(2 * math.pi) * sig
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.where(k == np.round(k), np.exp(-0.5 * (k / sig) ** 2) / z, 0.0)
     return float(out) if out.ndim == 0 else out

@@ -9,7 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import bounds, datasets, mechanisms
-from ._checks import check_epsilon, check_positive_int, check_scores, check_sensitivity
+from ._checks import (check_epsilon, check_positive_int, check_real, check_scores,
+                      check_sensitivity, check_values)
+
+_MAX_CANDIDATES = 10 ** 7     # tied_scores builds an array of this many floats at most
+_MAX_DRAWS = 10 ** 7
 
 __all__ = ["NATIONALITY", "EYE_COLOUR", "log_ratio", "worst_case_log_ratio", "utility_tail",
            "tied_scores", "price_grid", "apple_outputs"]
@@ -35,9 +39,22 @@ def log_ratio(scores, neighbour_scores, sensitivity, epsilon, *, half=True):
     ``scores`` are u(D, .), ``neighbour_scores`` u(D', .); ``half=False`` uses seed 000's
     form without the 1/2.
     """
-    p = _probabilities(scores, sensitivity, epsilon, half)
-    q = _probabilities(neighbour_scores, sensitivity, epsilon, half)
-    return np.log(p) - np.log(q)
+    u = check_scores(scores)
+    v = check_scores(neighbour_scores, "neighbour_scores")
+    if u.shape != v.shape:
+        raise ValueError(f"neighbour_scores must have one score per candidate ({u.size}), "
+                         f"got {v.size}")
+    d = check_sensitivity(sensitivity, positive=True)
+    e = check_epsilon(epsilon)
+    half = _check_half(half)
+    with np.errstate(divide="ignore"):
+        return np.log(_probabilities(u, d, e, half)) - np.log(_probabilities(v, d, e, half))
+
+
+def _check_half(half):
+    if not isinstance(half, (bool, np.bool_)):
+        raise TypeError(f"half must be True or False, got {half!r}")
+    return bool(half)
 
 
 def worst_case_log_ratio(scores, sensitivity, epsilon, *, half=True) -> float:
@@ -53,6 +70,7 @@ def worst_case_log_ratio(scores, sensitivity, epsilon, *, half=True) -> float:
     u = check_scores(scores)
     d = check_sensitivity(sensitivity, positive=True)
     check_epsilon(epsilon)
+    half = _check_half(half)
     worst = 0.0
     for r in range(u.size):
         step = np.full(u.shape, d)
@@ -64,10 +82,15 @@ def worst_case_log_ratio(scores, sensitivity, epsilon, *, half=True) -> float:
 
 
 def tied_scores(n_candidates, gap, *, opt=0.0):
-    """One optimal candidate scoring ``opt`` and n_candidates - 1 tied at opt - gap."""
-    n = check_positive_int(n_candidates, "n_candidates")
-    u = np.full(n, float(opt) - float(gap))
-    u[0] = opt
+    """One optimal candidate scoring ``opt`` and n_candidates - 1 tied at opt - gap
+    (at most 10^7 candidates)."""
+    n = check_positive_int(n_candidates, "n_candidates", maximum=_MAX_CANDIDATES)
+    g = check_real("gap", gap)
+    top = check_real("opt", opt)
+    if not np.isfinite(top - g):
+        raise ValueError(f"opt - gap must be finite, got opt={top:g}, gap={g:g}")
+    u = np.full(n, top - g)
+    u[0] = top
     return u
 
 
@@ -80,18 +103,25 @@ def utility_tail(scores, sensitivity, epsilon, t_grid, *, n_draws=20_000, rng=No
     Returns (empirical, thresholds).
     """
     u = check_scores(scores)
+    check_sensitivity(sensitivity, positive=True)
+    check_epsilon(epsilon)
+    t = check_values("t_grid", t_grid)
+    if (t < 0).any():
+        raise ValueError("t_grid must hold values t >= 0")
+    n_draws = check_positive_int(n_draws, "n_draws", maximum=_MAX_DRAWS)
     opt = u.max()
     n_opt = int((u == opt).sum())
     draws = mechanisms.exponential_mechanism(u, u, sensitivity, epsilon, rng=rng, size=n_draws)
     thresholds = np.array([bounds.exponential_utility_threshold(
-        opt, sensitivity, epsilon, u.size, t, n_optimal=n_opt) for t in np.ravel(t_grid)])
+        opt, sensitivity, epsilon, u.size, ti, n_optimal=n_opt) for ti in np.ravel(t)])
     ranked = np.sort(draws)
     empirical = np.searchsorted(ranked, thresholds, side="right") / n_draws
     return empirical, thresholds
 
 
 def price_grid(top=5.0):
-    """Posted prices $0.01, $0.02, ..., ``top`` (whole cents)."""
+    """Posted prices $0.01, $0.02, ..., ``top`` (whole cents; $0.01 <= top <= $100,000)."""
+    top = check_real("top", top, low=0.01, high=1e5)
     return np.arange(1, int(round(top * 100)) + 1) / 100
 
 
@@ -106,9 +136,11 @@ def apple_outputs(epsilon, *, copies=1, prices=None):
     price; mass that falls outside the grid sells nothing and is reported as ``lost``),
     and the expected revenue of each.
     """
-    copies = check_positive_int(copies, "copies")
+    copies = check_positive_int(copies, "copies", maximum=10 ** 5)
     epsilon = check_epsilon(epsilon)
-    prices = price_grid() if prices is None else np.asarray(prices, float)
+    prices = price_grid() if prices is None else check_values("prices", prices)
+    if prices.ndim != 1 or (prices <= 0).any():
+        raise ValueError("prices must be a 1-D list of positive prices")
     values = np.tile(datasets.apple_buyers()["Valuation ($)"].to_numpy(), copies)
     revenue = datasets.posted_price_revenue(values, prices)
     top = float(prices.max())

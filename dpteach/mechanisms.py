@@ -136,14 +136,20 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
                 "use gaussian_sigma(..., analytic=True) for epsilon >= 1")
         return float(np.sqrt(2 * np.log(1.25 / delta)) * d / epsilon)
     # delta(sigma) decreases from 1 (sigma -> 0) to 0 (sigma -> inf); bracket the root.
-    lo, hi = d * 1e-3, d
-    while _gaussian_delta(lo, d, epsilon) < delta:
+    # delta depends on Delta_2 / sigma only, so solve for Delta_2 = 1 and scale by d
+    # (no underflow for a tiny d such as 5e-324)
+    lo, hi = 1e-3, 1.0
+    while _gaussian_delta(lo, 1.0, epsilon) < delta:
         lo /= 10
-    while _gaussian_delta(hi, d, epsilon) > delta:
+    while _gaussian_delta(hi, 1.0, epsilon) > delta:
         hi *= 10
-    root = optimize.brentq(lambda s: _gaussian_delta(s, d, epsilon) - delta, lo, hi,
-                           xtol=1e-300, rtol=1e-14, maxiter=500)
-    return float(root)
+    try:
+        root = optimize.brentq(lambda s: _gaussian_delta(s, 1.0, epsilon) - delta, lo, hi,
+                               xtol=1e-300, rtol=1e-14, maxiter=500)
+    except RuntimeError:
+        raise ValueError(f"epsilon={epsilon:g} is too large for the analytic calibration to "
+                         "converge; use a smaller epsilon") from None
+    return float(d * root)
 
 
 def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, analytic=False,

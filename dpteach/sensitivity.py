@@ -536,6 +536,8 @@ def histogram(records, universe):
     uni = _check_universe(universe)
     if isinstance(records, (str, bytes)):
         raise TypeError("records must be a sequence of records, not a string")
+    if not hasattr(records, "__iter__"):
+        raise TypeError(f"records must be a sequence of records, got {_short(records)}")
     rec = np.asarray(list(records))
     if rec.size == 0:
         return np.zeros(uni.shape[0], dtype=np.int64)

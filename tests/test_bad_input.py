@@ -40,6 +40,37 @@ BAD_RNG = [np.random.RandomState(0), "seed", 1.5, True, object()]
 BAD_SIZE = [-1, 2.5, True, "5", NAN, INF, (2, -1), (2.5,), [3, "4"], 1j]
 
 
+# rows that fail today in modules owned elsewhere: "label-param" -> (reason, row indices).
+# They are xfails (not strict while their owners are fixing them: `pytest -rX` lists the
+# rows that pass now, whose entries should then be removed).
+_TRADEOFF = "dpteach/tradeoff.py (notebook 13) does not check this parameter yet"
+_P_TRADEOFF = "dpteach/panels/tradeoff.py helper does not check this parameter yet"
+_P_PROPERTIES = "dpteach/panels/properties.py helper does not check this parameter yet"
+_EXERCISES = "dpteach/exercises.py does not check this instructor parameter yet"
+_GRADING = "the grader's timeout is not checked yet"
+KNOWN_GAPS = {
+    "membership_attack-delta": (_TRADEOFF, "all"),
+    "outside_region-alpha": (_TRADEOFF + " (a list is accepted)", [10]),
+    "outside_region-beta": (_TRADEOFF + " (a list is accepted)", [10]),
+    "parallel_costs-epsilon": (_P_PROPERTIES, "all"),
+    "parallel_costs-n_bins": (_P_PROPERTIES, "all"),
+    "attack_thresholds-n": (_P_TRADEOFF, "all"),
+    "attack_thresholds-out": (_P_TRADEOFF, "all"),
+    "attack_thresholds-in_": (_P_TRADEOFF, "all"),
+    "advantage_bound-epsilon": (_P_TRADEOFF, "all"),
+    "advantage_bound-delta": (_P_TRADEOFF, "all"),
+    "check_number-rel": (_EXERCISES, "all"),
+    "check_number-abs_tol": (_EXERCISES, "all"),
+    "check_number-expected": (_EXERCISES, "all"),
+    "check_mechanism-n": (_EXERCISES, "all"),
+    "coursework.grade-timeout": (_GRADING + " (dpteach/coursework.py)", "all"),
+    "grading.grade-timeout": (_GRADING + " (dpteach/grading.py)", "all"),
+    "grading.grade-task_timeout": (_GRADING + " (dpteach/grading.py)", "all"),
+    "grading.grade_notebook-timeout": (_GRADING + " (dpteach/grading.py)", "all"),
+    "grading.grade_notebook-task_timeout": (_GRADING + " (dpteach/grading.py)", "all"),
+}
+
+
 @dataclass
 class Spec:
     func: object
@@ -50,8 +81,12 @@ class Spec:
     def rows(self):
         label = self.name or getattr(self.func, "__name__", repr(self.func))
         for param, values in self.bad.items():
+            gap = KNOWN_GAPS.get(f"{label}-{param}")
             for i, v in enumerate(values):
-                yield pytest.param(self.func, self.good, param, v,
+                marks = ()
+                if gap and (gap[1] == "all" or i in gap[1]):
+                    marks = pytest.mark.xfail(strict=False, reason=gap[0])
+                yield pytest.param(self.func, self.good, param, v, marks=marks,
                                    id=f"{label}-{param}-{i}:{_short(v)}")
 
 
@@ -152,6 +187,433 @@ EXTRA_ROWS = [
                  "size", [2, -3], id="laplace_mechanism-size-list"),
 ]
 
+# ------------------------------------------------- the rest of the package, module by module
+import pandas as pd  # noqa: E402
+
+import dpteach as dp  # noqa: E402
+from dpteach import (anonymity, audit, comparison, datasets, definition, discrete,  # noqa: E402
+                     exponential, sensitivity)
+from dpteach.attacks import (auditing, averaging, differencing, floating_point,  # noqa: E402
+                             reconstruction)
+from dpteach.panels import choosing as p_choosing, gaussian as p_gaussian  # noqa: E402
+from dpteach.panels import reconstruction as p_reconstruction  # noqa: E402
+from dpteach.panels import sensitivity as p_sensitivity  # noqa: E402
+
+BAD_INT0 = [-1, 2.5, NAN, INF, True, "3", None, [3], 1j]            # non-negative integers
+BAD_FLAG = ["yes", 1, 0, None]                                      # True / False only
+BAD_PROB = BAD_REAL + [-0.1, 1.5]                                   # in [0, 1]
+BAD_PROB_OPEN = BAD_PROB + [0, 1]                                   # in (0, 1)
+BAD_EPS0 = BAD_REAL + [-1e-9]                                       # epsilon >= 0 allowed
+BAD_FRACTION_INPUT = ["1", True, None, [[0.5, 0.5]], [0.5, NAN], [0.5, -0.5], [0.7, 0.7]]
+BAD_WEIGHTS = BAD_FRACTION_INPUT[:-1] + [["0.5", "0.5"], [0.0, 0.0]]   # emd normalises weights
+BAD_COUNT_VEC = [v for v in BAD_COUNT if v != [3]]      # where arrays of counts are allowed
+BAD_INT0_VEC = [v for v in BAD_INT0 if v != [3]]
+NOT_NONE = [v for v in BAD_VALUES if v is not None]     # where None means "the default"
+BAD_SENS_OPTIONAL = [v for v in BAD_SENSITIVITY if v is not None]
+
+
+def _sum(d):
+    return float(np.sum(d))
+
+
+def _laplace_mech(data, size, rng):
+    return np.asarray(data, float).sum() + rng.laplace(0.0, 1.0, size)
+
+
+TABLE = pd.DataFrame({"zip": ["13053", "13068", "13053", "13068"], "age": [28, 29, 21, 23],
+                      "disease": ["flu", "cold", "flu", "cancer"], "x": [1.0, 2.0, 3.0, 4.0]})
+
+
+def curator_count(epsilon, where=None):
+    return dp.Curator(TABLE, 5.0, rng=0).count(where, epsilon=epsilon)
+
+
+def curator_sum(column="x", lower=0.0, upper=5.0, epsilon=0.5):
+    return dp.Curator(TABLE, 5.0, rng=0).sum(column, lower=lower, upper=upper, epsilon=epsilon)
+
+
+def curator_mean(column="x", lower=0.0, upper=5.0, epsilon=0.5):
+    return dp.Curator(TABLE, 5.0, rng=0).mean(column, lower=lower, upper=upper, epsilon=epsilon)
+
+
+def curator_histogram(column="disease", categories=("flu", "cold"), epsilon=0.5):
+    return dp.Curator(TABLE, 5.0, rng=0).histogram(column, categories, epsilon=epsilon)
+
+
+def naive_server_count(scale=1.0, rng=0):
+    return averaging.NaiveNoisyServer(TABLE, scale, rng=rng)
+
+
+def max_auditor_max(where=None):
+    return auditing.MaxAuditor(TABLE, "x").max(where)
+
+
+SPECS += [
+    # accounting, beyond the contract
+    Spec(accounting.advanced_composition_crossover, dict(epsilon=0.1, delta_slack=1e-6),
+         dict(epsilon=BAD_EPSILON, delta_slack=BAD_DELTA_REQUIRED)),
+    Spec(accounting.advanced_composition_epsilon, dict(epsilon_total=1.0, k=10, delta_slack=1e-6),
+         dict(epsilon_total=BAD_EPSILON, k=BAD_COUNT, delta_slack=BAD_DELTA_REQUIRED)),
+    Spec(accounting.split_budget, dict(epsilon=1.0, weights=[1.0, 2.0]),
+         dict(epsilon=BAD_EPSILON, weights=[3.5, 0, -2, True, NAN, "3", None, [1.0, NAN],
+                                            [1.0, 0.0], [1.0, -1.0], [1.0, True], []])),
+    Spec(accounting.hockey_stick_divergence, dict(p=[0.5, 0.5], q=[0.4, 0.6], epsilon=0.1),
+         dict(p=BAD_FRACTION_INPUT, q=BAD_FRACTION_INPUT, epsilon=BAD_EPS0)),
+    Spec(accounting.smallest_delta, dict(p=[0.5, 0.5], q=[0.4, 0.6], epsilon=0.1),
+         dict(p=BAD_FRACTION_INPUT, q=BAD_FRACTION_INPUT, epsilon=BAD_EPS0)),
+    Spec(accounting.max_probability_ratio, dict(p=[0.5, 0.5], q=[0.4, 0.6]),
+         dict(p=BAD_FRACTION_INPUT, q=BAD_FRACTION_INPUT)),
+    Spec(accounting.joint_privacy_loss,
+         dict(r1=0.5, r2=[0.5, 1.0], gap1=1.0, gap2=1.0, scale1=1.0, scale2=1.0),
+         dict(r1=BAD_VALUES, r2=BAD_VALUES, gap1=BAD_SENSITIVITY, gap2=BAD_SENSITIVITY,
+              scale1=BAD_SCALE, scale2=BAD_SCALE)),
+    # curator
+    Spec(dp.Curator, dict(table=TABLE, epsilon=1.0, delta=1e-6),
+         dict(epsilon=BAD_EPSILON, delta=BAD_DELTA, rng=BAD_RNG + [-1])),
+    Spec(curator_count, dict(epsilon=0.5), dict(epsilon=BAD_EPSILON + [5e-324]),
+         name="Curator.count"),
+    Spec(curator_sum, dict(epsilon=0.5),
+         dict(epsilon=BAD_EPSILON + [5e-324], lower=BAD_REAL + [6.0], upper=BAD_REAL + [-1.0],
+              column=["nope", None, "disease"]), name="Curator.sum"),
+    Spec(curator_mean, dict(epsilon=0.5),
+         dict(epsilon=BAD_EPSILON + [5e-324], lower=BAD_REAL + [6.0], upper=BAD_REAL + [-1.0],
+              column=["nope", None, "disease"]), name="Curator.mean"),
+    Spec(curator_histogram, dict(epsilon=0.5),
+         dict(epsilon=BAD_EPSILON + [5e-324], categories=["flu", [], ["flu", "flu"], None],
+              column=["nope", None]), name="Curator.histogram"),
+    # sensitivity
+    Spec(sensitivity.global_sensitivity, dict(query=_sum, universe=[0, 1], size=3),
+         dict(size=BAD_COUNT + [10 ** 400], min_size=BAD_INT0 + [3],
+              max_datasets=BAD_COUNT + [10 ** 10], norm=[0, 3, 1.5, "1", None, True],
+              neighbours=["swap", None, 1], ordered=BAD_FLAG, batched=BAD_FLAG,
+              details=BAD_FLAG, query=[None, 3], universe=[[], None, "ab", [0, 0]])),
+    Spec(sensitivity.l1_sensitivity, dict(query=_sum, universe=[0, 1], size=3),
+         dict(size=BAD_COUNT + [10 ** 400])),
+    Spec(sensitivity.l2_sensitivity, dict(query=_sum, universe=[0, 1], size=3),
+         dict(size=BAD_COUNT + [10 ** 400])),
+    Spec(sensitivity.local_sensitivity, dict(query=_sum, dataset=[0, 1], universe=[0, 1]),
+         dict(norm=[0, 3, "1", None, True], neighbours=["swap", None], batched=BAD_FLAG,
+              dataset=[[NAN], None, "01"], universe=[[], None])),
+    Spec(sensitivity.count_datasets, dict(universe_size=3, size=2),
+         dict(universe_size=BAD_COUNT, size=BAD_INT0, ordered=BAD_FLAG),
+         name="count_datasets"),
+    Spec(sensitivity.all_datasets, dict(universe=[0, 1], size=2),
+         dict(size=BAD_INT0 + [10 ** 400], max_datasets=BAD_COUNT + [10 ** 10],
+              ordered=BAD_FLAG, universe=[[], None])),
+    Spec(sensitivity.histogram, dict(records=[0, 1, 1], universe=[0, 1]),
+         dict(records=[None, [5]], universe=[[], None])),
+    Spec(sensitivity.l1_distance, dict(x=[0.0, 1.0], y=[1.0, 1.0]),
+         dict(x=BAD_VALUES + [[0.0]], y=BAD_VALUES + [[0.0]])),
+    Spec(sensitivity.l2_distance, dict(x=[0.0, 1.0], y=[1.0, 1.0]),
+         dict(x=BAD_VALUES + [[0.0]], y=BAD_VALUES + [[0.0]])),
+    Spec(sensitivity.are_neighbours, dict(x=[0.0, 1.0], y=[1.0, 1.0]),
+         dict(x=BAD_VALUES + [[0.0]], neighbours=["swap", None, 1])),
+    # exponential (notebook 09)
+    Spec(exponential.log_ratio,
+         dict(scores=[1.0, 2.0], neighbour_scores=[1.0, 3.0], sensitivity=1.0, epsilon=1.0),
+         dict(scores=BAD_SCORES, neighbour_scores=BAD_SCORES + [[1.0, 2.0, 3.0]],
+              sensitivity=BAD_SENSITIVITY_POSITIVE, epsilon=BAD_EPSILON, half=BAD_FLAG)),
+    Spec(exponential.worst_case_log_ratio, dict(scores=[1.0, 2.0], sensitivity=1.0, epsilon=1.0),
+         dict(scores=BAD_SCORES, sensitivity=BAD_SENSITIVITY_POSITIVE, epsilon=BAD_EPSILON,
+              half=BAD_FLAG)),
+    Spec(exponential.utility_tail,
+         dict(scores=[1.0, 2.0], sensitivity=1.0, epsilon=1.0, t_grid=[0.5, 1.0], n_draws=100),
+         dict(scores=BAD_SCORES, sensitivity=BAD_SENSITIVITY_POSITIVE, epsilon=BAD_EPSILON,
+              t_grid=BAD_VALUES + [[-1.0]], n_draws=BAD_COUNT + [10 ** 400], rng=BAD_RNG + [-1])),
+    Spec(exponential.tied_scores, dict(n_candidates=4, gap=1.0, opt=0.0),
+         dict(n_candidates=BAD_COUNT + [10 ** 400], gap=BAD_REAL, opt=BAD_REAL)),
+    Spec(exponential.price_grid, dict(top=5.0),
+         dict(top=BAD_REAL + [0, -1.0, 1e308])),
+    Spec(exponential.apple_outputs, dict(epsilon=1.0, copies=1),
+         dict(epsilon=BAD_EPSILON, copies=BAD_COUNT + [10 ** 400],
+              prices=NOT_NONE + [[0.0, 1.0], [[1.0]]])),
+    # definition (notebook 04)
+    Spec(definition.coin_flip_survey, dict(bits=[0, 1, 1]),
+         dict(bits=BAD_BITS, rng=BAD_RNG + [-1])),
+    Spec(definition.rr_standard_error, dict(pi=0.3, n=100, epsilon=1.0),
+         dict(pi=BAD_PROB, n=[0, 2.5, NAN, INF, True, "3", None, [0]], epsilon=BAD_EPSILON)),
+    Spec(definition.posterior_bounds, dict(prior=0.3, epsilon=1.0),
+         dict(prior=BAD_VALUES + [-0.1, 1.5, [0.5, 2.0]], epsilon=BAD_EPSILON)),
+    Spec(definition.blip_distributions, dict(epsilon=1.0, delta=0.05, gap=1.0),
+         dict(epsilon=BAD_EPSILON + [5e-324], delta=BAD_DELTA, gap=BAD_REAL,
+              edges=NOT_NONE + [[1.0, 0.0], [0.0]])),
+    # comparison (notebooks 08 and 10)
+    Spec(comparison.mechanism_table, dict(extended=False), dict(extended=BAD_FLAG)),
+    Spec(comparison.noise_std, dict(mechanism="Laplace", epsilon=1.0, l1_sensitivity=1.0),
+         dict(mechanism=["laplace", None, 1], epsilon=BAD_EPSILON, l1_sensitivity=BAD_SENSITIVITY,
+              l2_sensitivity=BAD_SENS_OPTIONAL, delta=BAD_DELTA,
+              analytic=BAD_FLAG),
+         name="noise_std_laplace"),
+    Spec(comparison.noise_std,
+         dict(mechanism="Gaussian", epsilon=1.0, l2_sensitivity=1.0, delta=1e-5),
+         dict(epsilon=BAD_EPSILON + [1e308], l2_sensitivity=BAD_SENSITIVITY,
+              l1_sensitivity=BAD_SENS_OPTIONAL,
+              delta=BAD_DELTA_REQUIRED, analytic=BAD_FLAG),
+         name="noise_std_gaussian"),
+    Spec(comparison.choose_mechanism,
+         dict(output="numeric", epsilon=1.0, l1_sensitivity=1.0, l2_sensitivity=1.0),
+         dict(output=["text", None], epsilon=BAD_EPSILON, delta=BAD_DELTA,
+              l1_sensitivity=BAD_SENSITIVITY, l2_sensitivity=BAD_SENS_OPTIONAL, local=BAD_FLAG)),
+    Spec(comparison.count_release_errors, dict(epsilon=1.0, delta=1e-5, count=50, n_max=100),
+         dict(epsilon=BAD_EPSILON + [5e-324, 1e308], delta=BAD_DELTA_REQUIRED,
+              count=BAD_INT0 + [101], n_max=BAD_COUNT)),
+    Spec(comparison.noisy_argmax_probabilities, dict(scores=[1.0, 2.0], scale=1.0),
+         dict(scores=BAD_SCORES, scale=BAD_SCALE)),
+    Spec(comparison.classic_gaussian_epsilon_limit, dict(delta=1e-5),
+         dict(delta=BAD_DELTA_REQUIRED)),
+    # discrete (notebook 11)
+    Spec(discrete.discrete_laplace_mechanism, dict(value=3, sensitivity=1, epsilon=1.0, size=3),
+         dict(value=BAD_VALUES + [2.5, 2.0 ** 60], sensitivity=BAD_COUNT + [10 ** 400],
+              epsilon=BAD_EPSILON + [5e-324, 1e308], rng=BAD_RNG + [-1], size=BAD_SIZE)),
+    Spec(discrete.discrete_laplace_noise, dict(sensitivity=1, epsilon=1.0, size=3),
+         dict(sensitivity=BAD_COUNT + [10 ** 400], epsilon=BAD_EPSILON + [5e-324, 1e308],
+              rng=BAD_RNG + [-1], size=BAD_SIZE)),
+    Spec(discrete.discrete_laplace_pmf, dict(k=[0, 1], sensitivity=1, epsilon=1.0),
+         dict(k=BAD_VALUES, sensitivity=BAD_COUNT + [10 ** 400], epsilon=BAD_EPSILON)),
+    Spec(discrete.epsilon_as_fraction, dict(epsilon=0.5), dict(epsilon=BAD_EPSILON + [5e-324])),
+    Spec(discrete.discrete_gaussian_mechanism, dict(value=3, sigma=1.0, size=3),
+         dict(value=BAD_VALUES + [2.5], sigma=BAD_SCALE + [1e308], rng=BAD_RNG + [-1],
+              size=BAD_SIZE)),
+    Spec(discrete.discrete_gaussian_noise, dict(sigma=1.0, size=3),
+         dict(sigma=BAD_SCALE + [1e308], rng=BAD_RNG + [-1], size=BAD_SIZE)),
+    Spec(discrete.discrete_gaussian_pmf, dict(k=[0, 1], sigma=1.0),
+         dict(k=BAD_VALUES, sigma=BAD_SCALE)),
+    # floating point (notebook 11)
+    Spec(floating_point.naive_laplace_mechanism, dict(value=0.0, scale=1.0, size=3),
+         dict(value=BAD_VALUES, scale=BAD_SCALE + [1e308], rng=BAD_RNG + [-1], size=BAD_SIZE)),
+    Spec(floating_point.floating_point_attack, dict(outputs=[0.5], candidates=[0.0, 1.0], scale=1.0),
+         dict(outputs=BAD_VALUES, candidates=BAD_VALUES, scale=BAD_SCALE + [1e308],
+              sampler=["fast", None, 1])),
+    Spec(floating_point.preimages, dict(output=0.5, candidate=0.0, scale=1.0),
+         dict(output=BAD_REAL, candidate=BAD_REAL, scale=BAD_SCALE + [1e308],
+              sampler=["fast", None], window=BAD_INT0 + [1e308, 10 ** 400])),
+    # attacks: averaging, differencing, auditing, reconstruction (notebooks 02 and 03)
+    Spec(averaging.averaging_attack, dict(release=lambda: 1.0, k=3),
+         dict(release=[None, 3], k=BAD_COUNT)),
+    Spec(averaging.collect_releases, dict(release=lambda: 1.0, k=3),
+         dict(release=[None, 3], k=BAD_COUNT)),
+    Spec(averaging.averaging_error, dict(scale=1.0, k=3),
+         dict(scale=BAD_SENSITIVITY, k=BAD_COUNT_VEC)),
+    Spec(averaging.NaiveNoisyServer, dict(table=TABLE, scale=1.0),
+         dict(scale=BAD_SENSITIVITY, rng=BAD_RNG + [-1], table=[None, [1, 2]])),
+    Spec(averaging.CachingNoisyServer, dict(table=TABLE, scale=1.0),
+         dict(scale=BAD_SENSITIVITY, rng=BAD_RNG + [-1], table=[None, [1, 2]])),
+    Spec(averaging.equivalent_phrasings, dict(column="age", threshold=30, k=3),
+         dict(threshold=BAD_REAL, k=BAD_COUNT)),
+    Spec(differencing.difference_of_counts, dict(count_all=3, count_without_target=2),
+         dict(count_all=BAD_REAL, count_without_target=BAD_REAL)),
+    Spec(differencing.difference_of_means, dict(mean_all=2.0, n_all=4, mean_rest=1.5, n_rest=3),
+         dict(mean_all=BAD_REAL, n_all=BAD_COUNT, mean_rest=BAD_REAL, n_rest=BAD_COUNT)),
+    Spec(differencing.perturb_records, dict(values=[1.0, 2.0], bound=1.0, size=2),
+         dict(values=BAD_VALUES, bound=BAD_SENSITIVITY, rng=BAD_RNG + [-1], size=BAD_SIZE)),
+    Spec(differencing.blood_sugar_differencing, dict(bound=2.0, size=2),
+         dict(bound=BAD_SENSITIVITY, rng=BAD_RNG + [-1], size=BAD_SIZE)),
+    Spec(differencing.difference_noise_pdf, dict(z=[0.0, 1.0], scale=1.0),
+         dict(z=BAD_VALUES, scale=BAD_SCALE)),
+    Spec(auditing.MaxAuditor, dict(table=TABLE, column="x"),
+         dict(column=["nope", None], simulatable=BAD_FLAG, table=[None, [1]])),
+    Spec(reconstruction.random_subset_queries, dict(m=4, n=3),
+         dict(m=BAD_COUNT, n=BAD_COUNT, rng=BAD_RNG + [-1])),
+    Spec(reconstruction.answer_queries, dict(queries=[[1, 0], [1, 1]], secret=[0, 1]),
+         dict(queries=[None, "ab", [[1, 2]], [[NAN, 1]]], secret=BAD_BITS)),
+    Spec(reconstruction.noisy_answers, dict(queries=[[1, 0], [1, 1]], secret=[0, 1], scale=1.0),
+         dict(scale=BAD_SENSITIVITY, noise=["cauchy", None], rng=BAD_RNG + [-1], secret=BAD_BITS)),
+    Spec(reconstruction.fraction_agree, dict(guess=[0, 1], secret=[0, 1]),
+         dict(guess=BAD_BITS, secret=BAD_BITS)),
+    Spec(reconstruction.reconstruct_lsq, dict(queries=[[1, 0], [1, 1]], answers=[0.0, 1.0]),
+         dict(queries=[None, [[1, 2]]], answers=BAD_VALUES)),
+    Spec(reconstruction.reconstruct_lp, dict(queries=[[1, 0], [1, 1]], answers=[0.0, 1.0]),
+         dict(queries=[None, [[1, 2]]], answers=BAD_VALUES)),
+    Spec(reconstruction.textbook_lp, dict(queries=[[1, 0], [1, 1]], answers=[0.0, 1.0]),
+         dict(queries=[None, [[1, 2]]], answers=BAD_VALUES)),
+    Spec(reconstruction.lp_decode, dict(queries=[[1, 0], [1, 1]], answers=[0.0, 1.0]),
+         dict(answers=BAD_VALUES, tol=BAD_SCALE, max_iter=BAD_COUNT)),
+    Spec(reconstruction.subset_sums, dict(secret=[0, 1]), dict(secret=BAD_BITS)),
+    Spec(reconstruction.bounded_noise_answers, dict(secret=[0, 1], noise_bound=1.0),
+         dict(secret=BAD_BITS, noise_bound=BAD_SENSITIVITY, rng=BAD_RNG + [-1])),
+    Spec(reconstruction.decoy_answers, dict(secret=[0, 1], noise_bound=1.0),
+         dict(secret=BAD_BITS, noise_bound=BAD_SENSITIVITY, rng=BAD_RNG + [-1])),
+    Spec(reconstruction.consistent_candidates,
+         dict(subset_answers=[0.0, 1.0, 0.0, 1.0], noise_bound=0.5),
+         dict(subset_answers=BAD_VALUES + [[0.0, 1.0, 2.0]], noise_bound=BAD_SENSITIVITY)),
+    Spec(reconstruction.reconstruct_exhaustive,
+         dict(subset_answers=[0.0, 1.0, 0.0, 1.0], noise_bound=0.5),
+         dict(subset_answers=BAD_VALUES + [[0.0, 1.0, 2.0]], noise_bound=BAD_SENSITIVITY)),
+    Spec(reconstruction.phase_transition, dict(ns=[8], ratios=[1.0], trials=1),
+         dict(ns=[None, [0], [2.5], [NAN]], ratios=BAD_VALUES + [[-1.0]],
+              queries_per_person=BAD_COUNT, method=["exact", None], trials=BAD_COUNT,
+              prevalence=BAD_PROB, rng=BAD_RNG + [-1])),
+    # audit (notebook 11)
+    Spec(audit.clopper_pearson, dict(count=3, n=10),
+         dict(count=BAD_INT0_VEC + [11], n=BAD_COUNT_VEC, alpha=BAD_PROB_OPEN)),
+    Spec(audit.epsilon_lower_bound, dict(count_x=30, count_y=10, n=100),
+         dict(count_x=BAD_INT0_VEC + [101], count_y=BAD_INT0_VEC + [101], n=BAD_COUNT_VEC,
+              alpha=BAD_PROB_OPEN, delta=BAD_DELTA)),
+    Spec(audit.epsilon_point_estimate, dict(count_x=30, count_y=10, n=100),
+         dict(count_x=BAD_INT0_VEC + [101], count_y=BAD_INT0_VEC + [101], n=BAD_COUNT_VEC, delta=BAD_DELTA)),
+    Spec(audit.epsilon_interval, dict(count_x=30, count_y=10, n=100),
+         dict(count_x=BAD_INT0_VEC + [101], count_y=BAD_INT0_VEC + [101], n=BAD_COUNT_VEC,
+              alpha=BAD_PROB_OPEN, delta=BAD_DELTA)),
+    Spec(audit.audit, dict(mechanism=_laplace_mech, x=[0.0], y=[1.0], n=200),
+         dict(n=BAD_COUNT, alpha=BAD_PROB_OPEN, delta=BAD_DELTA, rng=BAD_RNG + [-1],
+              claimed_epsilon=[v for v in BAD_EPSILON if v is not None],
+              select_fraction=BAD_PROB_OPEN,
+              mechanism=[None, 3])),
+    Spec(audit.audit_zoo, dict(names=["laplace"], n=200, alpha=0.05),
+         dict(names=[["nope"], "laplace", 3], n=[v for v in BAD_COUNT if v is not None],
+              alpha=[v for v in BAD_PROB_OPEN if v is not None],
+              rng=BAD_RNG + [-1], progress=BAD_FLAG)),
+    # anonymity (notebook 01): the numeric parameters
+    Spec(anonymity.l_diversity, dict(table=TABLE, quasi_identifiers=["zip"], sensitive="disease",
+                                     kind="recursive", c=2.0),
+         dict(c=BAD_SCALE, kind=["nope", None])),
+    Spec(anonymity.mask_zip, dict(values=["13053", "14850"], keep=3),
+         dict(keep=BAD_INT0, char=[None, 1, ""])),
+    Spec(anonymity.bucket_ages, dict(values=[21, 35], width=10),
+         dict(width=BAD_COUNT, values=[None, ["a"], [NAN]])),
+    Spec(anonymity.suppress_small_classes, dict(table=TABLE, quasi_identifiers=["zip"], k=2),
+         dict(k=BAD_COUNT)),
+    Spec(anonymity.emd, dict(p=[0.5, 0.5], q=[0.4, 0.6]),
+         dict(p=BAD_WEIGHTS, q=BAD_WEIGHTS, ordered=BAD_FLAG)),
+    Spec(anonymity.t_closeness, dict(table=TABLE, quasi_identifiers=["zip"], sensitive="disease"),
+         dict(ordered=BAD_FLAG)),
+    Spec(anonymity.class_report, dict(table=TABLE, quasi_identifiers=["zip"], sensitive="disease"),
+         dict(ordered=BAD_FLAG)),
+    # datasets
+    Spec(datasets.synthetic_patients, dict(n=10), dict(n=BAD_COUNT + [10 ** 400], rng=BAD_RNG + [-1])),
+    Spec(datasets.secret_population, dict(n=10, prevalence=0.3),
+         dict(n=BAD_COUNT + [10 ** 400], prevalence=BAD_PROB, rng=BAD_RNG + [-1])),
+    Spec(datasets.posted_price_revenue, dict(valuations=[1.0, 2.0], prices=[1.0, 1.5]),
+         dict(valuations=BAD_VALUES, prices=BAD_VALUES)),
+    # panel helpers (the builders are checked over REGISTRY below)
+    Spec(p_choosing.error_curves, dict(eps_grid=[0.5, 1.0], delta=1e-5, count=50),
+         dict(eps_grid=BAD_VALUES + [[0.0, 1.0]], delta=BAD_DELTA_REQUIRED, count=BAD_INT0)),
+    Spec(p_gaussian.sigma_curves, dict(eps_grid=[0.5, 0.9], l2_sensitivity=1.0, delta=1e-5),
+         dict(eps_grid=BAD_VALUES + [[0.0, 1.0]], l2_sensitivity=BAD_SENSITIVITY_POSITIVE,
+              delta=BAD_DELTA_REQUIRED)),
+    Spec(p_gaussian.queries_noise, dict(k=[1, 4], epsilon=0.5, delta=1e-5),
+         dict(k=BAD_VALUES + [[0, 1]], epsilon=BAD_EPSILON, delta=BAD_DELTA_REQUIRED,
+              analytic=BAD_FLAG)),
+    Spec(p_sensitivity.two_cluster_dataset, dict(n=11, spread=8.0, split=0.0),
+         dict(n=BAD_COUNT, spread=BAD_REAL, split=BAD_REAL)),
+]
+
+# ------------------------------------------------- modules other parts of the course own
+from dpteach import exercises, properties, tradeoff  # noqa: E402
+from dpteach import coursework, grading  # noqa: E402
+from dpteach.panels import properties as p_properties, tradeoff as p_tradeoff  # noqa: E402
+
+
+def _opt(module, name):
+    """A function of a module that is still being written: None (no rows) if it is gone;
+    the coverage test below still lists whatever the module exports."""
+    return getattr(module, name, None)
+
+
+def _fine_mechanism(value, *, sensitivity, epsilon, rng=None, size=None):
+    return dp.laplace_mechanism(value, sensitivity, epsilon, rng=rng, size=size)
+
+
+SPECS += [
+    Spec(anonymity.mask_zip, dict(values=["13053", "14850"], keep=3),
+         dict(values=[None, 3]), name="mask_zip_values"),
+    Spec(definition.gaussian_loss_tail, dict(sigma=1.0, l2_sensitivity=1.0, epsilon=1.0),
+         dict(sigma=BAD_SCALE, l2_sensitivity=BAD_SENSITIVITY_POSITIVE, epsilon=BAD_EPS0)),
+    Spec(_opt(properties, "group_privacy"), dict(epsilon=0.5, delta=1e-6, k=3),
+         dict(epsilon=BAD_EPSILON, delta=BAD_DELTA, k=BAD_COUNT)),
+    Spec(_opt(properties, "parallel_composition"), dict(epsilons=[0.1, 0.2], deltas=[0.0, 1e-6]),
+         dict(epsilons=[[0.1, NAN], [0.1, 0.0], [0.1, True], [], "0.1", None],
+              deltas=[[0.0, NAN], [0.0, 1.0], [0.0, True], [0.0], "00"])),
+    Spec(_opt(properties, "postprocess_laplace"), dict(value=0.0, scale=1.0),
+         dict(value=BAD_REAL, scale=BAD_SCALE, step=BAD_SCALE, lower=BAD_REAL, upper=BAD_REAL,
+              threshold=BAD_REAL, f=["nope", None])),
+    Spec(_opt(properties, "max_log_ratio"), dict(value1=0.0, value2=1.0, scale=1.0),
+         dict(value1=BAD_REAL, value2=BAD_REAL, scale=BAD_SCALE, step=BAD_SCALE,
+              lower=BAD_REAL, upper=BAD_REAL, threshold=BAD_REAL, f=["nope", None])),
+    Spec(_opt(tradeoff, "tradeoff_curve"), dict(alpha=[0.1, 0.5], epsilon=1.0, delta=1e-5),
+         dict(alpha=BAD_VALUES + [[-0.1], [1.5]], epsilon=BAD_EPS0, delta=BAD_DELTA)),
+    Spec(_opt(tradeoff, "gaussian_tradeoff"), dict(alpha=[0.1, 0.5], mu=1.0),
+         dict(alpha=BAD_VALUES + [[-0.1], [1.5]], mu=BAD_SENSITIVITY)),
+    Spec(_opt(tradeoff, "laplace_tradeoff"), dict(alpha=[0.1, 0.5], epsilon=1.0),
+         dict(alpha=BAD_VALUES + [[-0.1], [1.5]], epsilon=BAD_EPS0)),
+    Spec(_opt(tradeoff, "privacy_loss_distribution"), dict(mechanism="laplace", epsilon=1.0),
+         dict(mechanism=["cauchy", None], epsilon=BAD_EPSILON[:3] + [0, -1],
+              sensitivity=BAD_SENSITIVITY_POSITIVE), name="privacy_loss_distribution"),
+    Spec(_opt(tradeoff, "privacy_loss_distribution"), dict(mechanism="gaussian", sigma=1.0),
+         dict(sigma=BAD_SCALE[:3] + [0, -1], sensitivity=BAD_SENSITIVITY_POSITIVE),
+         name="privacy_loss_distribution_gaussian"),
+    Spec(_opt(tradeoff, "membership_attack"), dict(epsilon=1.0, n_trials=50),
+         dict(epsilon=BAD_EPSILON[:3] + [0, -1], n_trials=BAD_COUNT, count=BAD_INT0,
+              noise=["cauchy", None], sensitivity_used=BAD_SENSITIVITY_POSITIVE,
+              delta=BAD_DELTA_REQUIRED, rng=BAD_RNG + [-1])),
+    Spec(_opt(tradeoff, "outside_region"), dict(alpha=0.1, beta=0.5, n_out=100, n_in=100, epsilon=1.0),
+         dict(alpha=BAD_PROB, beta=BAD_PROB, n_out=BAD_COUNT, n_in=BAD_COUNT,
+              epsilon=BAD_EPS0, delta=BAD_DELTA, level=BAD_PROB_OPEN)),
+    Spec(_opt(tradeoff, "clopper_pearson"), dict(successes=3, n=10),
+         dict(successes=BAD_INT0_VEC + [11], n=BAD_COUNT_VEC, level=BAD_PROB_OPEN),
+         name="tradeoff.clopper_pearson"),
+    Spec(_opt(properties, "gaussian_group_delta"), dict(epsilon=1.0, delta=1e-5, k=2),
+         dict(epsilon=BAD_EPSILON, delta=BAD_DELTA_REQUIRED, k=BAD_COUNT)),
+    Spec(_opt(p_properties, "group_curves"), dict(epsilon=0.5, delta=1e-6, ks=[1, 2]),
+         dict(epsilon=BAD_EPSILON, delta=BAD_DELTA)),
+    Spec(_opt(p_properties, "parallel_costs"), dict(epsilon=0.5, n_bins=4),
+         dict(epsilon=BAD_EPSILON, n_bins=BAD_COUNT)),
+    Spec(_opt(p_tradeoff, "attack_thresholds"), dict(out=[0.0, 1.0], in_=[1.0, 2.0], n=5),
+         dict(n=BAD_COUNT, out=BAD_VALUES, in_=BAD_VALUES)),
+    Spec(_opt(p_tradeoff, "advantage_bound"), dict(epsilon=1.0, delta=1e-5),
+         dict(epsilon=BAD_EPS0, delta=BAD_DELTA)),
+    Spec(_opt(tradeoff, "advantage_bound"), dict(epsilon=1.0, delta=1e-5),
+         dict(epsilon=BAD_EPS0, delta=BAD_DELTA), name="tradeoff.advantage_bound"),
+    # coursework checks (dpteach/exercises.py)
+    Spec(_opt(exercises, "check_number"), dict(found=1.0, expected=1.0),
+         dict(rel=BAD_SENSITIVITY, abs_tol=BAD_SENSITIVITY, expected=BAD_REAL)),
+    Spec(_opt(exercises, "check_fraction_at_most"), dict(found=0.1, bound=0.2, n=100),
+         dict(bound=BAD_PROB, n=BAD_COUNT, alpha=BAD_PROB_OPEN)),
+    Spec(_opt(exercises, "check_k_anonymous"), dict(table=TABLE, quasi_identifiers=["zip"], k=2),
+         dict(k=BAD_COUNT, max_suppressed=BAD_INT0)),
+    Spec(_opt(exercises, "check_reconstruction"), dict(bits=[0, 1], truth=[0, 1], min_fraction=0.5),
+         dict(min_fraction=BAD_PROB, truth=BAD_BITS)),   # bits: the student's answer, graded
+    Spec(_opt(exercises, "check_budget_respected"), dict(curator=dp.Curator(TABLE, 1.0), max_epsilon=1.0),
+         dict(max_epsilon=BAD_EPSILON)),
+    Spec(_opt(exercises, "check_sensitivity"), dict(found=1.0, query=_sum, universe=[0, 1], size=2),
+         dict(size=BAD_COUNT, norm=[0, 3, "1", None, True])),
+    Spec(_opt(exercises, "check_exponential_probabilities"),
+         dict(student_fn=dp.exponential_probabilities, scores=[1.0, 2.0], sensitivity=1.0,
+              epsilon=1.0, n_pairs=5),
+         dict(scores=BAD_SCORES, sensitivity=BAD_SENSITIVITY_POSITIVE, epsilon=BAD_EPSILON,
+              n_pairs=BAD_COUNT, rng=BAD_RNG + [-1])),
+    Spec(_opt(exercises, "mechanism_request"), dict(rng=np.random.default_rng(0), sensitivity=1.0,
+                                           epsilon=1.0),
+         dict(sensitivity=BAD_SENSITIVITY_POSITIVE, epsilon=BAD_EPSILON,
+              value=[v for v in BAD_REAL if v is not None],
+              n=[0, 2.5, NAN, True, "3"], alpha=BAD_PROB_OPEN, seconds=BAD_SCALE,
+              max_seconds=BAD_SCALE)),
+    Spec(_opt(exercises, "check_mechanism"), dict(student_fn=_fine_mechanism, sensitivity=1.0,
+                                         epsilon=1.0, n=2000, seconds=0.05, max_seconds=1.0),
+         dict(sensitivity=BAD_SENSITIVITY_POSITIVE, epsilon=BAD_EPSILON,
+              value=[v for v in BAD_REAL if v is not None], n=[0, 2.5, NAN, True, "3"],
+              alpha=BAD_PROB_OPEN, seconds=BAD_SCALE, max_seconds=BAD_SCALE,
+              rng=BAD_RNG + [-1])),
+    Spec(_opt(coursework, "grade"), dict(path="/nonexistent.ipynb"),
+         dict(timeout=BAD_SCALE), name="coursework.grade"),
+    Spec(_opt(grading, "grade"), dict(paths=[]),
+         dict(timeout=BAD_SCALE, task_timeout=BAD_SCALE), name="grading.grade"),
+    Spec(_opt(grading, "grade_notebook"), dict(path="/nonexistent.ipynb"),
+         dict(timeout=BAD_SCALE, task_timeout=BAD_SCALE), name="grading.grade_notebook"),
+]
+
+EXEMPT_PARAMS = {
+    "dpteach.anonymity.skewness_attack": {"value"},   # a sensitive value: a category label
+    "dpteach.coursework.blank_source": {"keep"},      # a set of variable names
+    "dpteach.exercises.mechanism_request": {"rng"},   # required Generator, refused by type
+}
+
+
+EXTRA_ROWS += [
+    pytest.param(curator_count, dict(epsilon=0.5), "where", "age > 3", id="Curator.count-where-str"),
+]
+
+SPECS = [spec for spec in SPECS if spec.func is not None]
 ROWS = [row for spec in SPECS for row in spec.rows()] + EXTRA_ROWS
 PUBLIC = {spec.func for spec in SPECS}
 
@@ -247,3 +709,112 @@ def test_nan_epsilon_does_not_slip_through_comparisons():
     with pytest.raises(ValueError):
         acc.can_spend(float("nan"))
     assert acc.history == [] and acc.spent == (0.0, 0.0)
+
+
+# ------------------------------------- every public callable of the package is in the table
+# A parameter is numeric when its default is a number or its name is one of these. A public
+# callable with a numeric parameter needs a bad-input row for it (above), or an entry in
+# EXEMPT saying why not; a new public function cannot skip the table.
+NUMERIC_NAMES = {
+    "epsilon", "epsilons", "delta", "deltas", "delta_slack", "epsilon_total", "k", "weights",
+    "sensitivity", "l1_sensitivity", "l2_sensitivity", "scale", "scale1", "scale2", "sigma",
+    "gap", "gap1", "gap2", "r", "r1", "r2", "value", "value1", "value2", "values", "t",
+    "t_grid", "beta", "opt", "n_candidates", "n", "m", "size", "universe_size", "count",
+    "count_x", "count_y", "count_all", "count_without_target", "mean_all", "n_all",
+    "mean_rest", "n_rest", "bound", "noise_bound", "z", "pi", "prior", "keep", "threshold",
+    "min_fraction", "max_epsilon", "top", "copies", "window", "eps_grid", "k_grid", "ratio",
+    "ratios", "ns", "alpha", "lower", "upper", "output", "candidate", "outputs", "p", "q",
+    "spread", "split", "prevalence", "timeout", "task_timeout", "points", "max_points",
+}
+
+# callables that take numbers but need no rows here, and why
+EXEMPT = {
+    # plain records: built by the package from checked values, read back by the student
+    "dpteach.sensitivity.SensitivityResult": "record returned by global_sensitivity",
+    "dpteach.audit.Event": "record describing an audit's event, built by audit()",
+    "dpteach.audit.AuditResult": "record returned by audit()",
+    "dpteach.audit.ZooEntry": "record of the audit zoo, built at import",
+    "dpteach.attacks.reconstruction.LPResult": "record returned by lp_decode",
+    "dpteach.comparison.MechanismCard": "record of the mechanism table, built at import",
+    "dpteach.comparison.Recommendation": "record returned by choose_mechanism",
+    "dpteach.exercises.Feedback": "record returned by every check",
+    "dpteach.grading.Row": "record of a grading report",
+    "dpteach.assignments.Task": "record describing an assignment task, built at import",
+    # drawing primitives: they take an Axes and the arrays a panel computed (already
+    # checked by the panel's compute function); matplotlib validates styling numbers
+    **{f"dpteach.plots.{name}": "drawing primitive (see comment above)"
+       for name in ("new_figure", "band", "bars", "vline", "hline", "fit_ylim",
+                    "density_line", "set_band", "note", "label_axes")},
+    # the panel builders: every REGISTRY builder and every numeric parameter is checked by
+    # test_panel_builders_refuse_bad_initial_values below
+    "dpteach.panels.Panel": "the panel container; its controls are built by the builders",
+}
+
+
+# modules whose own test file runs the same table over every public function
+EXEMPT_MODULES = {
+    "dpteach.clipping": "bad-input rows in tests/test_clipping.py (lists of tests/_bad_values.py)",
+    "dpteach.sparse_vector": "bad-input rows in tests/test_sparse_vector.py (same lists)",
+}
+
+
+def _public_callables():
+    import importlib
+    import inspect
+    import pkgutil
+
+    import dpteach
+
+    found = {}
+    for info in pkgutil.walk_packages(dpteach.__path__, "dpteach."):
+        if any(part.startswith("_") for part in info.name.split(".")[1:]):
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name, None)
+            if not callable(obj) or (inspect.isclass(obj) and issubclass(obj, BaseException)):
+                continue
+            found.setdefault(obj, f"{info.name}.{name}")
+    return found
+
+
+def _numeric_parameters(obj):
+    import inspect
+    import numbers
+
+    try:
+        params = inspect.signature(obj).parameters.values()
+    except (TypeError, ValueError):
+        return set()
+    out = set()
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        numeric_default = (isinstance(p.default, numbers.Real)
+                           and not isinstance(p.default, (bool, np.bool_)))
+        if numeric_default or p.name in NUMERIC_NAMES:
+            out.add(p.name)
+    return out
+
+
+def _panel_builders():
+    from dpteach.panels import REGISTRY
+    return set(REGISTRY.values())
+
+
+def test_every_public_callable_with_a_numeric_parameter_has_bad_input_rows():
+    covered = {}
+    for spec in SPECS:
+        covered.setdefault(spec.func, set()).update(spec.bad)
+    builders = _panel_builders()
+    missing = []
+    for obj, name in sorted(_public_callables().items(), key=lambda kv: kv[1]):
+        numeric = _numeric_parameters(obj)
+        if not numeric or obj in builders or name in EXEMPT or \
+                name.rsplit(".", 1)[0] in EXEMPT_MODULES:
+            continue
+        gaps = numeric - covered.get(obj, set()) - EXEMPT_PARAMS.get(name, set())
+        if gaps:
+            missing.append(f"{name}: {sorted(gaps)}")
+    assert not missing, "public callables without bad-input rows:\n" + "\n".join(missing)
+

@@ -240,7 +240,7 @@ BAD = [
     (lambda: ex.tied_scores(True, 1.0), TypeError, "n_candidates"),
     (lambda: ex.utility_tail([0, 1], 1.0, 0.0, [1.0]), ValueError, "epsilon"),
     (lambda: ex.utility_tail([0, 1], 1.0, 1.0, [-1.0]), ValueError, "t"),
-    (lambda: ex.utility_tail([0, 1], 1.0, 1.0, [1.0], n_draws=-5), ValueError, "size"),
+    (lambda: ex.utility_tail([0, 1], 1.0, 1.0, [1.0], n_draws=-5), ValueError, "n_draws"),
     (lambda: ex.apple_outputs(0.0), ValueError, "epsilon"),
     (lambda: ex.apple_outputs(1.0, copies=0), ValueError, "copies"),
     (lambda: ex.apple_outputs(1.0, copies=1.5), ValueError, "copies"),

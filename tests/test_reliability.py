@@ -260,3 +260,51 @@ def test_calls_that_once_hung_now_answer_or_refuse_within_a_second(name):
 def test_count_datasets_of_a_huge_size_is_exact_when_small_enough():
     assert dp.sensitivity.count_datasets(2, 10 ** 400) == 10 ** 400 + 1   # multisets of 0/1
     assert dp.accounting.advanced_composition_epsilon(1e-300, 10, 1e-6) > 0
+
+
+# every row of the bad-input table, with each numeric argument pushed to an extreme
+EXTREMES = [5e-324, 1e308, -1e308, 10 ** 400]
+
+
+def _extreme_cases():
+    import numbers
+
+    from test_bad_input import SPECS
+
+    for spec in SPECS:
+        label = spec.name or getattr(spec.func, "__name__", repr(spec.func))
+        for param, good in spec.good.items():
+            if isinstance(good, (bool, np.bool_)) or not isinstance(good, numbers.Real):
+                continue
+            for x in EXTREMES:
+                case = f"{label}-{param}={x if x != 10 ** 400 else '10**400'}"
+                marks = ()
+                if case in EXTREME_GAPS:
+                    marks = pytest.mark.xfail(strict=False, reason=EXTREME_GAPS[case])
+                yield pytest.param(spec.func, spec.good, param, x, marks=marks, id=case)
+
+
+# raw OverflowErrors today in modules owned elsewhere (xfail, not strict: `pytest -rX`
+# lists the ones fixed since, whose entries should then be removed)
+_OVERFLOW = "raises OverflowError for an integer beyond the float range"
+EXTREME_GAPS = {
+    "outside_region-n_out=10**400": "dpteach/tradeoff.py " + _OVERFLOW,
+    "outside_region-n_in=10**400": "dpteach/tradeoff.py " + _OVERFLOW,
+    "tradeoff.clopper_pearson-n=10**400": "dpteach/tradeoff.py " + _OVERFLOW,
+    "parallel_costs-epsilon=10**400": "dpteach/panels/properties.py " + _OVERFLOW,
+    "check_number-found=10**400": "dpteach/exercises.py " + _OVERFLOW,
+    "check_number-expected=10**400": "dpteach/exercises.py " + _OVERFLOW,
+    "check_fraction_at_most-found=10**400": "dpteach/exercises.py " + _OVERFLOW,
+    "check_fraction_at_most-n=10**400": "dpteach/exercises.py " + _OVERFLOW,
+    "check_sensitivity-found=10**400": "dpteach/exercises.py " + _OVERFLOW,
+}
+
+
+@pytest.mark.parametrize("func,good,param,value", list(_extreme_cases()))
+def test_extreme_finite_values_answer_or_refuse_within_a_second(func, good, param, value):
+    kwargs = dict(good, **{param: value})
+    finished, seconds, result = within(lambda: func(**kwargs))
+    assert finished, "still running after 2 s"
+    assert seconds < 1.0, f"took {seconds:.2f} s"
+    if isinstance(result, Exception):
+        assert isinstance(result, (ValueError, TypeError, BudgetExceededError)), repr(result)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._checks import check_real
+from .._checks import check_real, check_values
 from .differencing import _mask
 
 __all__ = ["max_query", "infer_from_max_queries", "MaxAuditor", "refusal_attack"]
@@ -76,7 +76,7 @@ class MaxAuditor:
         if not isinstance(simulatable, bool):
             raise TypeError(f"simulatable must be True or False, got {simulatable!r}")
         self._table = table.copy()
-        self._values = table[column].to_numpy(float)
+        self._values = check_values(f"column {column!r}", table[column].to_numpy())
         self.simulatable = simulatable
         self.history: list[tuple[np.ndarray, float | None]] = []
 

@@ -32,7 +32,7 @@ def averaging_attack(release, k) -> float:
     """
     if not callable(release):
         raise TypeError(f"release must be a callable returning one noisy answer, got {release!r}")
-    k = check_positive_int(k, "k")
+    k = check_positive_int(k, "k", maximum=10 ** 7)
     total = 0.0
     for _ in range(k):
         total += check_real("release()", release())
@@ -45,7 +45,7 @@ def collect_releases(release, k):
     Returns (answers as a float array, number of refused requests)."""
     if not callable(release):
         raise TypeError(f"release must be a callable returning one noisy answer, got {release!r}")
-    k = check_positive_int(k, "k")
+    k = check_positive_int(k, "k", maximum=10 ** 7)
     answers = []
     for i in range(k):
         try:
@@ -131,7 +131,7 @@ def equivalent_phrasings(column, threshold, k):
     if not isinstance(column, str):
         raise TypeError(f"column must be a column name (str), got {column!r}")
     t = check_real("threshold", threshold)
-    k = check_positive_int(k, "k")
+    k = check_positive_int(k, "k", maximum=10 ** 7)
     out = [f"`{column}` > {t!r}"]
     for i in range(1, k):
         shift = (i + 1) // 2 * (1 if i % 2 else -1)

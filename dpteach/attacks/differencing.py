@@ -41,8 +41,8 @@ def difference_of_means(mean_all, n_all, mean_rest, n_rest) -> float:
     """
     m1 = check_real("mean_all", mean_all)
     m2 = check_real("mean_rest", mean_rest)
-    n1 = check_positive_int(n_all, "n_all")
-    n2 = check_positive_int(n_rest, "n_rest")
+    n1 = check_positive_int(n_all, "n_all", maximum=2 ** 53)
+    n2 = check_positive_int(n_rest, "n_rest", maximum=2 ** 53)
     if n2 >= n1:
         raise ValueError(f"n_rest must be smaller than n_all, got n_rest={n2}, n_all={n1}")
     return n1 * m1 - n2 * m2
@@ -105,7 +105,7 @@ def perturb_records(values, bound, *, rng=None, size=None):
     ``size`` draws that many independent perturbed copies (shape size + shape(values)).
     """
     vals = check_values("values", values)
-    b = check_real("bound", bound, low=0.0)
+    b = check_real("bound", bound, low=0.0, high=1e300)
     rng = check_rng(rng)
     if size is None:
         shape = vals.shape

@@ -15,6 +15,7 @@ from matplotlib.ticker import FuncFormatter, NullLocator
 from scipy import stats
 
 from .. import mechanisms
+from .._checks import check_sensitivity, check_values
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
 from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register
 
@@ -50,7 +51,10 @@ def sigma_curves(eps_grid, l2_sensitivity, delta):
     past epsilon = 1 can be drawn and its true delta measured with
     :func:`dpteach.gaussian_delta`. Returns (classic, analytic, true_delta_classic).
     """
-    eps_grid = np.asarray(eps_grid, float)
+    eps_grid = check_values("eps_grid", eps_grid)
+    if eps_grid.ndim != 1 or (eps_grid <= 0).any():
+        raise ValueError("eps_grid must be a 1-D list of epsilons > 0")
+    l2_sensitivity = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
     classic = mechanisms.gaussian_sigma(l2_sensitivity, 0.5, delta) * 0.5 / eps_grid
     analytic = np.array([mechanisms.gaussian_sigma(l2_sensitivity, e, delta, analytic=True)
                          for e in eps_grid])
@@ -67,7 +71,9 @@ def queries_noise(k, epsilon, delta, *, analytic=True):
     Laplace: sqrt(2) k / epsilon; Gaussian: sigma(sqrt(k), epsilon, delta). Returns
     (laplace_std, gaussian_std) as arrays over ``k``.
     """
-    k = np.asarray(k, float)
+    k = check_values("k", k)
+    if (k < 1).any() or (k != np.round(k)).any():
+        raise ValueError("k must hold whole numbers of queries >= 1")
     lap = np.sqrt(2) * k * mechanisms.laplace_scale(1.0, epsilon)
     gau = np.sqrt(k) * mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=analytic)
     return lap, gau
