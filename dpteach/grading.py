@@ -5,8 +5,8 @@ grades each notebook in four steps:
 
 1. **read** every submission into memory first (so no notebook can rewrite another's file
    before it is graded) and decide its assignment: ``--assignment``, else the notebook's
-   ``metadata["dpteach"]["assignment"]`` (written by ``make exercises``), else the file
-   name's ``A1`` ... ``A9`` prefix;
+   ``metadata["dpteach"]["assignment"]`` (written by ``make exercises``) and the file
+   name's ``A1`` ... ``A9`` prefix, which must agree when both are there;
 2. **run** it cell by cell in a fresh kernel whose working folder is a temporary folder
    holding a copy of it. A cell that raises does not stop the next; when the kernel dies
    (``exit()``, ``os._exit``) it is restarted and the run goes on with the next cell; after
@@ -29,8 +29,8 @@ hands back, which ``judge`` then checks. The grader does run the students' code:
 untrusted work in a container (notebooks/README.md, "Handing out and grading coursework").
 
 The report has one row per notebook and task: ``notebook,task,passed,message,points,
-max_points``; a notebook that cannot be graded at all (missing, empty, not a notebook,
-unknown assignment) gets one row with task ``(notebook)``.
+max_points,assignment``; a notebook that cannot be graded at all (missing, empty, not a
+notebook, unknown assignment) gets one row with task ``(notebook)``.
 """
 
 from __future__ import annotations
