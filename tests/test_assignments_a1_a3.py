@@ -54,11 +54,15 @@ def task(assignment, key):
     return next(t for t in assignments.tasks(assignment) if t.key == key)
 
 
-def run(assignment, key, answers, seed=0) -> Feedback:
-    """request -> collect -> JSON transport -> judge, as make grade runs a task."""
+def run(assignment, key, answers, seed=0, *, send_request=False) -> Feedback:
+    """request -> collect -> JSON transport -> judge, as make grade runs a task (the
+    request travels as JSON too with ``send_request``; test_requests_travel does it for
+    every task)."""
     t = task(assignment, key)
     request, truth = t.request(np.random.default_rng(seed))
-    data = t.collect(answers, assignments.loads(assignments.dumps(request)))
+    if send_request:
+        request = assignments.loads(assignments.dumps(request))
+    data = t.collect(answers, request)
     data = assignments.loads(assignments.dumps(data))
     fb = t.judge(data, request, truth)
     assert isinstance(fb, Feedback) and fb.message.startswith(key + ":"), fb
@@ -82,6 +86,14 @@ def assert_fails_everywhere(assignment, key, answers, seeds=range(10), reason=No
             assert fb.details.get("reason") in np.atleast_1d(reason), (seed, fb)
 
 
+@pytest.mark.parametrize("assignment, key", [(a, t.key) for a in ("A1", "A2")
+                                             for t in assignments.tasks(a)
+                                             if (a, t.key) not in (("A3", "Task 4"), ("A3", "Task 5"))])
+def test_requests_travel_as_json_and_the_model_still_passes(assignment, key):
+    fb = run(assignment, key, answers_of(assignment, key), 11, send_request=True)
+    assert fb.passed, fb
+
+
 GARBAGE = [None, {}, [], "x", 3.5, float("nan"), {"results": "x"}, {"results": [None] * 6},
            {"results": [{}] * 6}, {"results": [{"value": float("nan")}] * 6},
            {"results": [{"value": "1"}] * 6}, {"results": [{"table": "x"}] * 6},
@@ -92,12 +104,10 @@ GARBAGE = [None, {}, [], "x", 3.5, float("nan"), {"results": "x"}, {"results": [
 def check_garbage(assignment):
     for t in assignments.tasks(assignment):
         request, truth = t.request(np.random.default_rng(1))
-        n = len(t.collect({}, request).get("results", [])) if False else None
         for junk in GARBAGE:
             fb = t.judge(junk, request, truth)
             assert isinstance(fb, Feedback) and not fb.passed, (t.key, junk, fb)
             assert fb.message.startswith(t.key + ":"), (t.key, fb)
-        assert not t.judge({"unsolved": True}, request, truth).solved
 
 
 # ====================================================================== A1
@@ -282,3 +292,137 @@ def test_a1_generalised_value_readers():
         assert age_matches(label, age) is want, (label, age)
     assert nationality_matches("*", "Indian") and nationality_matches("American/Indian", "Indian")
     assert not nationality_matches("Russian", "Indian")
+
+
+# ====================================================================== A2
+A2_KEYS = [t.key for t in assignments.tasks("A2")]
+
+
+@pytest.mark.parametrize("key", A2_KEYS)
+def test_a2_model_solution_passes_on_many_seeds(key):
+    for seed in range(20):
+        fb = run("A2", key, answers_of("A2", key), seed)
+        assert fb.passed, (seed, fb)
+
+
+@pytest.mark.parametrize("key", A2_KEYS)
+def test_a2_stub_and_missing_answer_are_not_yet_solved(key):
+    names = task("A2", key).names
+    for answers in ({n: stub for n in names}, {n: None for n in names}, {}):
+        fb = run("A2", key, answers)
+        assert not fb.passed and not fb.solved and "not yet solved" in fb.message, fb
+
+
+def test_a2_model_reproduces_the_seed_examples():
+    ns = model("A2")
+    sickle = dp.datasets.sickle_cell()
+    trait = "Sickle cell trait"
+
+    def count(where):
+        return dp.attacks.exact_count(sickle, lambda t: np.asarray(where(t)) & t[trait].to_numpy())
+    for name, bit in zip(sickle["Name"], sickle[trait].astype(int)):
+        assert ns["x_bit_from_counts"](count, name) == bit
+    assert ns["bob_from_means"](5.58, 5, 5.5, 4) == pytest.approx(5.9)
+    assert ns["k_needed"](2.0, 0.1) in (800, 801)       # 2·2²/0.1² = 800 up to rounding
+
+
+def _peek_bit(count, target):           # reads the hidden table instead of asking
+    return int(count._trait[list(count._people["Name"]).index(target)])
+
+
+@pytest.mark.parametrize("cheat, reason", [
+    (lambda c, t: 0, ("wrong", "not_differencing")), (lambda c, t: 1, ("wrong", "not_differencing")),
+    (_peek_bit, "not_differencing"),
+    (lambda c, t: c(lambda p: (p["Name"] == t).to_numpy()), "refused"),   # one person: refused
+    (lambda c, t: c(lambda p: np.ones(len(p), bool)) % 2, ("wrong", "not_differencing")),
+    (lambda c, t: "1", "type"),
+])
+def test_a2_task1_cheats_and_slips_fail(cheat, reason):
+    assert_fails_everywhere("A2", "Task 1", {"x_bit_from_counts": cheat}, reason=reason)
+
+
+@pytest.mark.parametrize("cheat", [
+    lambda ma, na, mr, nr: ma - mr,                    # the slip: averages, not sums
+    lambda ma, na, mr, nr: 5 * ma - 4 * mr,            # the seed's group sizes
+    lambda ma, na, mr, nr: 5.9,                        # Bob's value from the notebook
+    lambda ma, na, mr, nr: na * ma - nr * mr + 0.01,
+])
+def test_a2_task2_cheats_and_slips_fail(cheat):
+    assert_fails_everywhere("A2", "Task 2", {"bob_from_means": cheat}, reason="wrong")
+
+
+def _one_answer(server, where):
+    return int(round(server.count(where)))
+
+
+def _peek_count(server, where):
+    return int(where(server._table).sum())
+
+
+@pytest.mark.parametrize("cheat, reason", [
+    (lambda s, w: 3, "wrong"),                                   # the notebook's count
+    (_one_answer, ("wrong", "too_few")), (_peek_count, "too_few"),
+    (lambda s, w: float(np.mean(s.count(w, size=1000))), "wrong"),   # forgot to round
+])
+def test_a2_task3a_cheats_and_slips_fail(cheat, reason):
+    assert_fails_everywhere("A2", "Task 3a", {"recover_count": cheat}, reason=reason)
+
+
+@pytest.mark.parametrize("cheat", [
+    lambda b, sd: 800,                                            # the notebook's value
+    lambda b, sd: int(np.ceil(b**2 / sd**2)),                     # variance b², not 2b²
+    lambda b, sd: int(np.floor(2 * b**2 / sd**2)),                # rounded down
+    lambda b, sd: int(np.ceil(2 * b / sd)),                       # not squared
+])
+def test_a2_task3b_cheats_and_slips_fail(cheat):
+    assert_fails_everywhere("A2", "Task 3b", {"k_needed": cheat}, reason="wrong")
+
+
+def test_a2_task3b_accepts_either_side_of_an_exact_boundary():
+    t = task("A2", "Task 3b")
+    request = {"pairs": [{"b": 2.0, "target_sd": 0.1}]}
+    truth = [2 * 2.0**2 / 0.1**2]
+    for k, want in ((799, False), (800, True), (801, True), (802, False)):
+        # 2·2²/0.1² is 799.99999999999989 in floating point: 800 and 801 are both fine
+        data = {"results": [{"value": float(k)}]}
+        assert t.judge(data, request, truth).passed is want, k
+
+
+def _notebook_secret(*args):
+    rng = np.random.default_rng(model("A2")["SEED"])
+    return rng.integers(0, 2, 128)
+
+
+@pytest.mark.parametrize("key, cheat, reason", [
+    ("Task 4", _notebook_secret, "too_few"),                      # guess = secret
+    ("Task 4", lambda q, a: np.ones(q.shape[1], int), "too_few"),
+    ("Task 4", lambda q, a: np.linalg.lstsq(q.astype(float), a, rcond=None)[0], "not_bits"),
+    ("Task 4", lambda q, a: (np.linalg.lstsq(q.astype(float), a, rcond=None)[0] >= 0).astype(int),
+     "too_few"),                                                  # rounded at 0
+    ("Task 4", lambda q, a: dp.attacks.reconstruct_lsq(q, a), "forbidden"),
+    ("Task 4", lambda q, a: (q.T @ a > np.median(q.T @ a)).astype(int)[:10], "shape"),
+    ("Task 5", _notebook_secret, "too_few"),
+    ("Task 5", lambda q, a: model("A2")["reconstruct_lsq"](q, a), "too_few"),   # LSQ: outliers
+    ("Task 5", lambda q, a: dp.attacks.reconstruct_lp(q, a), "forbidden"),
+    ("Task 5", lambda q, a: list("01" * 64), "type"),
+])
+def test_a2_reconstruction_cheats_and_slips_fail(key, cheat, reason):
+    name = task("A2", key).names[0]
+    assert_fails_everywhere("A2", key, {name: cheat}, seeds=range(3), reason=reason)
+
+
+def test_a2_errors_in_student_code_are_reported_not_raised():
+    def boom(*a):
+        raise ZeroDivisionError("oops")
+    for key in A2_KEYS:
+        fb = run("A2", key, {n: boom for n in task("A2", key).names})
+        assert not fb.passed and fb.solved and "ZeroDivisionError" in fb.message, fb
+
+
+def test_a2_judge_never_raises_on_garbage():
+    check_garbage("A2")
+    t = task("A2", "Task 4")
+    request, truth = t.request(np.random.default_rng(0))
+    for bits in (np.full(128, np.nan), np.zeros((2, 64)), np.array(["a"] * 128), np.zeros(0)):
+        fb = t.judge({"bits": bits, "used": []}, request, truth)
+        assert not fb.passed and fb.message.startswith("Task 4:"), fb
