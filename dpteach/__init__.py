@@ -69,13 +69,21 @@ _EXPORTS = {
     "private_quantile": "clipping",
     # the sparse vector technique (notebook 15)
     "above_threshold": "sparse_vector",
+    # modern accounting: Renyi DP, zCDP, the exact Gaussian (notebook 16)
+    "gaussian_rdp": "rdp",
+    "gaussian_zcdp": "rdp",
+    "rdp_to_dp": "rdp",
+    "zcdp_to_dp": "rdp",
+    "gaussian_epsilon": "rdp",
+    "subsampled_gaussian_rdp": "rdp",
+    "RDPAccountant": "rdp",
 }
 
 _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",
                "attacks", "audit", "datasets", "plots", "panels", "exercises", "style",
                "discrete", "notebook", "comparison", "definition", "exponential",
                "properties", "tradeoff",
-               "assignments", "clipping", "sparse_vector"}
+               "assignments", "clipping", "sparse_vector", "rdp"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

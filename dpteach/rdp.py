@@ -1,0 +1,343 @@
+"""Modern accounting: Rényi DP, zero-concentrated DP, the exact Gaussian, subsampling.
+
+A mechanism M is (α, r)-RDP (Mironov 2017, Definition 4) when the Rényi divergence of
+order α > 1 between M(x) and M(x') is at most r for all neighbours x, x':
+
+    D_α(P || Q) = 1/(α - 1) · ln E_Q[(P/Q)^α].
+
+It is ρ-zCDP (Bun & Steinke 2016, Definition 1.1) when it is (α, αρ)-RDP for every α > 1.
+RDP composes by adding: k releases cost the sum of their RDP curves, order by order. The
+curve is then turned into (ε, δ)-DP by a conversion (:func:`rdp_to_dp`).
+
+The Gaussian mechanism N(0, σ²) on a query of L2 sensitivity Δ has
+
+    RDP curve α Δ² / (2σ²)  (Mironov 2017, Proposition 7),  ρ = Δ² / (2σ²)  (Bun & Steinke
+    2016, Proposition 1.6),
+
+and its exact (ε, δ) curve is known in closed form (Balle & Wang 2018, Theorem 8,
+:func:`dpteach.gaussian_delta`). k Gaussians of σ on the same data are one Gaussian with
+Δ√k, i.e. σ/√k (the sum of their log-likelihood ratios is again Gaussian), so their exact ε
+is known too (:func:`gaussian_epsilon`). Taught in notebook 16.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import optimize, special
+
+from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
+                      check_sensitivity, check_values)
+from .mechanisms import _gaussian_delta
+
+__all__ = ["gaussian_rdp", "gaussian_zcdp", "rdp_to_dp", "rdp_to_dp_order", "zcdp_to_dp",
+           "gaussian_epsilon", "subsampled_gaussian_rdp", "RDPAccountant", "DEFAULT_ORDERS",
+           "composition_epsilons"]
+
+#: The orders the accountant tracks by default: 1.1, 1.2, ..., 10.9, then 11, ..., 63 and
+#: 128, 256, 512, 1024 (the grid Google's dp-accounting uses for the Gaussian).
+DEFAULT_ORDERS = np.array([1 + x / 10 for x in range(1, 100)] + list(range(11, 64))
+                          + [128, 256, 512, 1024], dtype=float)
+
+
+# -- checks ------------------------------------------------------------------------------
+def _sigma(sigma, name="sigma"):
+    return check_real(name, sigma, low=0.0, low_open=True)
+
+
+def _orders(orders, *, integer=False):
+    arr = check_values("orders", orders)
+    if np.isinf(arr).any():
+        raise ValueError("orders must be finite")
+    if (arr <= 1).any():
+        raise ValueError(f"orders must all be > 1, got {arr[arr <= 1][0]:g}")
+    if integer and (arr != np.round(arr)).any():
+        bad = arr[arr != np.round(arr)][0]
+        raise ValueError(f"orders must be whole numbers (2, 3, ...) for the exact binomial "
+                         f"formula, got {bad:g}")
+    return arr
+
+
+def _delta_open(delta):
+    return check_delta(delta, required=True)
+
+
+# -- the Gaussian's curves -----------------------------------------------------------------
+def gaussian_rdp(order, sigma, l2_sensitivity=1.0):
+    """RDP of the Gaussian mechanism at order α: α Δ² / (2σ²) (nats).
+
+    Mironov 2017, "Rényi differential privacy", Proposition 7 (Table II). Vectorised over
+    ``order`` (every order > 1). Notebook 16.
+    """
+    orders = _orders(order)
+    sigma = _sigma(sigma)
+    d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
+    out = orders * d * d / (2 * sigma * sigma)
+    return float(out) if out.ndim == 0 else out
+
+
+def gaussian_zcdp(sigma, l2_sensitivity=1.0):
+    """ρ of the Gaussian mechanism: ρ = Δ² / (2σ²) (Bun & Steinke 2016, Proposition 1.6).
+    ρ adds up under composition (their Lemma 1.7). Notebook 16."""
+    sigma = _sigma(sigma)
+    d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
+    return d * d / (2 * sigma * sigma)
+
+
+# -- conversions ---------------------------------------------------------------------------
+def _conversion(orders, rdp, delta, method):
+    """ε at each order; orders and rdp broadcast (any shape)."""
+    a = np.asarray(orders, float)
+    r = np.asarray(rdp, float)
+    log_delta = np.log(delta)
+    if method == "classic":
+        return r - log_delta / (a - 1)
+    # improved: r + ln(1 - 1/α) - (ln δ + ln α)/(α - 1)
+    eps = r + np.log1p(-1 / a) - (log_delta + np.log(a)) / (a - 1)
+    # an RDP value bounds the KL divergence, and δ(0) = TV <= sqrt(1 - e^{-KL}) (the
+    # Bretagnolle-Huber inequality): when δ already covers it, ε = 0 (dp-accounting does
+    # the same)
+    return np.where(delta * delta + np.expm1(-r) > 0, 0.0, eps)
+
+
+def _method(method):
+    if method not in ("improved", "classic"):
+        raise ValueError(f"method must be 'improved' or 'classic', got {method!r}")
+    return method
+
+
+def _check_curve(orders, rdp):
+    a = _orders(orders)
+    r = check_values("rdp", rdp, allow_inf=True)
+    if (r < 0).any():
+        raise ValueError("rdp must be >= 0 at every order")
+    if a.shape != r.shape:
+        raise ValueError(f"orders and rdp must have the same shape, got {a.shape} and {r.shape}")
+    return a, r
+
+
+def rdp_to_dp_order(orders, rdp, delta, *, method="improved"):
+    """(ε, best order) of :func:`rdp_to_dp`."""
+    a, r = _check_curve(orders, rdp)
+    delta = _delta_open(delta)
+    eps = np.maximum(_conversion(a, r, delta, _method(method)), 0.0).ravel()
+    i = int(np.argmin(eps))
+    return float(eps[i]), float(a.ravel()[i])
+
+
+def rdp_to_dp(orders, rdp, delta, *, method="improved"):
+    """The ε of (ε, δ)-DP implied by an RDP curve: the smallest over the orders given.
+
+    method="improved" (default): ε = r(α) + ln(1 - 1/α) - (ln δ + ln α)/(α - 1)
+    (Canonne, Kamath & Steinke 2020, "The discrete Gaussian for differential privacy",
+    Proposition 12; the same bound is Balle et al. 2020, "Hypothesis testing
+    interpretations and Rényi DP", Theorem 21), and ε = 0 when δ² ≥ 1 - e^(-r(α)).
+    method="classic": ε = r(α) + ln(1/δ)/(α - 1) (Mironov 2017, Proposition 3).
+    The improved ε is never larger: ln(1 - 1/α) - ln α/(α - 1) < 0 for every α > 1.
+    ``orders`` and ``rdp`` are arrays of one shape (rdp in nats, may be inf); 0 < δ < 1.
+    Notebook 16.
+    """
+    return rdp_to_dp_order(orders, rdp, delta, method=method)[0]
+
+
+def zcdp_to_dp(rho, delta, *, method="improved"):
+    """The ε of (ε, δ)-DP implied by ρ-zCDP.
+
+    ρ-zCDP is (α, αρ)-RDP for every α > 1, so the improved conversion of :func:`rdp_to_dp`
+    is minimised over all real α > 1 (bounded scalar search, xatol 1e-12; Canonne, Kamath &
+    Steinke 2020, Corollary 13 states the same δ(ε)). method="classic":
+    ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Proposition 1.3), the exact minimum of
+    the classic conversion. The improved ε is never above the classic one. ρ >= 0;
+    ρ = 0 gives ε = 0. Notebook 16.
+    """
+    rho = check_real("rho", rho, low=0.0)
+    delta = _delta_open(delta)
+    method = _method(method)
+    if rho == 0:
+        return 0.0
+    classic = rho + 2 * np.sqrt(rho * np.log(1 / delta))
+    if method == "classic":
+        return float(classic)
+    best = 1 + np.sqrt(np.log(1 / delta) / rho)       # the classic optimum: a good bracket
+    hi = max(2 * best, best + 10.0)
+
+    def f(a):
+        return float(_conversion(a, a * rho, delta, "improved"))
+
+    res = optimize.minimize_scalar(f, bounds=(1 + 1e-12, hi), method="bounded",
+                                   options={"xatol": 1e-12 * max(1.0, hi)})
+    return float(max(0.0, min(res.fun, f(best), classic)))
+
+
+# -- the exact answer for k Gaussians --------------------------------------------------------
+def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
+    """The exact ε of k composed Gaussian releases N(0, σ²) of L2 sensitivity Δ at δ.
+
+    k Gaussians with σ are one Gaussian with σ/√k, whose exact privacy curve is
+    δ(ε) = Φ(μ/2 - ε/μ) - e^ε Φ(-μ/2 - ε/μ) with μ = Δ√k/σ (Balle & Wang 2018,
+    Theorem 8, :func:`dpteach.gaussian_delta`). δ(ε) falls from 2Φ(μ/2) - 1 at ε = 0 to
+    0; it is inverted by brentq (xtol 1e-14). Returns 0 when δ ≥ δ(0). No accountant can
+    give a smaller ε for this δ: this is the privacy curve itself. Notebook 16.
+    """
+    sigma = _sigma(sigma)
+    delta = _delta_open(delta)
+    k = check_positive_int(k, "k")
+    d = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
+    mu = d * np.sqrt(float(k)) / sigma
+    if not np.isfinite(mu):
+        raise ValueError("l2_sensitivity * sqrt(k) / sigma overflows; use a larger sigma")
+    return _epsilon_of_mu(mu, delta)
+
+
+def _epsilon_of_mu(mu, delta):
+    def gap(eps):
+        return _gaussian_delta(1.0, mu, eps) - delta
+
+    if gap(0.0) <= 0:
+        return 0.0
+    hi = max(1.0, mu * mu)
+    while gap(hi) > 0:
+        hi *= 2
+        if hi > 1e12:
+            raise ValueError("the exact epsilon is beyond 1e12; use a larger sigma")
+    return float(optimize.brentq(gap, 0.0, hi, xtol=1e-14, rtol=1e-15, maxiter=500))
+
+
+def _epsilon_of_mu_array(mu, delta, iterations=80):
+    """Vectorised :func:`gaussian_epsilon` over an array of μ = Δ√k/σ (bisection in
+    numpy, for the panel; agrees with the brentq answer to 1e-9, see the tests)."""
+    mu = np.asarray(mu, float)
+    lo = np.zeros_like(mu)
+    # the classic zCDP bound mu^2/2 + mu sqrt(2 ln(1/delta)) is never below the exact epsilon
+    hi = mu * mu / 2 + mu * np.sqrt(2 * np.log(1 / np.asarray(delta, float))) + 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        for _ in range(iterations):
+            mid = 0.5 * (lo + hi)
+            above = _gaussian_delta(1.0, mu, mid) > delta
+            lo = np.where(above, mid, lo)
+            hi = np.where(above, hi, mid)
+    return np.where(_gaussian_delta(1.0, mu, 0.0) <= delta, 0.0, hi)
+
+
+# -- subsampling ---------------------------------------------------------------------------
+def subsampled_gaussian_rdp(q, sigma, orders):
+    """RDP at integer orders of the Poisson-subsampled Gaussian (sensitivity 1).
+
+    Each record is in the sample independently with probability q; the Gaussian's σ is the
+    noise multiplier (σ / Δ). For integer α ≥ 2 (Mironov, Talwar & Zhang 2019, "Rényi
+    differential privacy of the sampled Gaussian mechanism", Section 3.3):
+
+        r(α) = 1/(α - 1) · ln Σ_{i=0}^{α} C(α, i) (1 - q)^(α - i) q^i exp((i² - i)/(2σ²)),
+
+    summed in log space. q = 1 gives α/(2σ²) back; q = 0 gives 0. For small q the terms
+    i = 0, 1 nearly cancel and r(α) ≈ q² α (e^(1/σ²) - 1)/2: the cost shrinks like q², not
+    like q (privacy amplification by subsampling).
+    Non-integer orders are refused (they need the series of Section 3.3 of the paper).
+    Notebook 16.
+    """
+    q = check_real("q", q, low=0.0, high=1.0)
+    sigma = _sigma(sigma)
+    a = _orders(orders, integer=True)
+    shape = a.shape
+    a = a.ravel().astype(np.int64)
+    if q == 0:
+        out = np.zeros(a.shape)
+    elif q == 1:
+        out = a / (2 * sigma * sigma)
+    else:
+        out = _log_a(q, sigma, a) / (a - 1)
+    out = out.reshape(shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def _log_a(q, sigma, a):
+    """ln A_α for integer orders a (1-d int array), 0 < q < 1, vectorised over α and i."""
+    top = int(a.max())
+    i = np.arange(top + 1)[:, None]                      # (i, 1)
+    alpha = a[None, :].astype(float)                     # (1, orders)
+    valid = i <= alpha
+    ii = np.where(valid, i, 0).astype(float)
+    log_comb = (special.gammaln(alpha + 1) - special.gammaln(ii + 1)
+                - special.gammaln(np.where(valid, alpha - ii, 0) + 1))
+    terms = (log_comb + ii * np.log(q) + (alpha - ii) * np.log1p(-q)
+             + (ii * ii - ii) / (2 * sigma * sigma))
+    return special.logsumexp(np.where(valid, terms, -np.inf), axis=0)
+
+
+# -- the accountant -------------------------------------------------------------------------
+class RDPAccountant:
+    """Adds up the RDP curves of a sequence of Gaussian releases, then converts to (ε, δ).
+
+    ``orders`` (default :data:`DEFAULT_ORDERS`) is the grid the curve is kept on.
+    ``compose_gaussian(sigma, q=1.0, steps=1)`` adds ``steps`` releases of a Gaussian with
+    noise multiplier σ (σ / Δ), each on a Poisson subsample with rate q. At integer orders
+    the subsampled curve is exact (:func:`subsampled_gaussian_rdp`); at a fractional order
+    α it is bounded by the curve at ⌈α⌉ (a Rényi divergence never decreases with its
+    order), which is valid but a little looser: pass integer orders for the exact value.
+    ``epsilon(delta)`` converts with :func:`rdp_to_dp`. Notebook 16.
+    """
+
+    def __init__(self, orders=None):
+        self.orders = DEFAULT_ORDERS.copy() if orders is None else _orders(orders).ravel().copy()
+        self.rdp = np.zeros_like(self.orders)
+        self.history: list[tuple[float, float, int]] = []
+
+    def compose_gaussian(self, sigma, *, q=1.0, steps=1):
+        sigma = _sigma(sigma)
+        q = check_real("q", q, low=0.0, high=1.0)
+        steps = check_positive_int(steps, "steps")
+        if q == 1:
+            curve = self.orders / (2 * sigma * sigma)
+        else:
+            ceil = np.ceil(self.orders)
+            ints, where = np.unique(ceil, return_inverse=True)
+            curve = subsampled_gaussian_rdp(q, sigma, ints)[where]
+        self.rdp = self.rdp + steps * curve
+        self.history.append((sigma, q, steps))
+        return self
+
+    def epsilon(self, delta, *, method="improved"):
+        """ε at δ: the best order of the composed curve (:func:`rdp_to_dp`)."""
+        return rdp_to_dp(self.orders, self.rdp, delta, method=method)
+
+    def epsilon_and_order(self, delta, *, method="improved"):
+        return rdp_to_dp_order(self.orders, self.rdp, delta, method=method)
+
+    def __repr__(self):
+        return f"RDPAccountant({len(self.history)} compositions, {self.orders.size} orders)"
+
+
+# -- five accountants side by side (for the panel) ------------------------------------------
+def composition_epsilons(sigma, delta, ks, *, l2_sensitivity=1.0, orders=None):
+    """ε after k Gaussian releases (σ, Δ) at total δ, for each k in ``ks``, by five accountants.
+
+    Returns a dict of arrays:
+    - "basic": each release gets δ/k and its exact ε₀ (Balle & Wang); total k ε₀
+      (DR14 Theorem 3.16);
+    - "advanced": δ' = δ/2, each release δ/(2k), ε₀ exact; ε₀√(2k ln(1/δ')) +
+      k ε₀(e^ε₀ - 1) (DR14 Theorem 3.20);
+    - "zcdp": ρ = kΔ²/(2σ²), ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Proposition 1.3);
+    - "rdp": the curve kαΔ²/(2σ²) on ``orders`` (default :data:`DEFAULT_ORDERS`), improved
+      conversion (:func:`rdp_to_dp`);
+    - "exact": the ε of one Gaussian with σ/√k (:func:`gaussian_epsilon`).
+    Vectorised (the panel of notebook 16 calls it on every slider move).
+    """
+    sigma = _sigma(sigma)
+    delta = _delta_open(delta)
+    d = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
+    k = check_values("ks", ks).astype(float)
+    if (k < 1).any() or (k != np.round(k)).any():
+        raise ValueError("ks must be whole numbers >= 1")
+    a = DEFAULT_ORDERS if orders is None else _orders(orders).ravel()
+    mu1 = d / sigma
+    eps_basic0 = _epsilon_of_mu_array(np.full_like(k, mu1), delta / k)
+    eps_adv0 = _epsilon_of_mu_array(np.full_like(k, mu1), delta / (2 * k))
+    with np.errstate(over="ignore"):
+        advanced = (eps_adv0 * np.sqrt(2 * k * np.log(2 / delta))
+                    + k * eps_adv0 * np.expm1(eps_adv0))
+    rho = k * mu1 * mu1 / 2
+    zcdp = rho + 2 * np.sqrt(rho * np.log(1 / delta))
+    rdp_eps = np.maximum(_conversion(a[None, :], rho[:, None] * a[None, :], delta,
+                                     "improved"), 0.0).min(axis=1)
+    exact = _epsilon_of_mu_array(mu1 * np.sqrt(k), delta)
+    return {"basic": k * eps_basic0, "advanced": advanced, "zcdp": zcdp, "rdp": rdp_eps,
+            "exact": exact}
