@@ -86,7 +86,7 @@ def assert_fails_everywhere(assignment, key, answers, seeds=range(10), reason=No
             assert fb.details.get("reason") in np.atleast_1d(reason), (seed, fb)
 
 
-@pytest.mark.parametrize("assignment, key", [(a, t.key) for a in ("A1", "A2")
+@pytest.mark.parametrize("assignment, key", [(a, t.key) for a in ("A1", "A2", "A3")
                                              for t in assignments.tasks(a)
                                              if (a, t.key) not in (("A3", "Task 4"), ("A3", "Task 5"))])
 def test_requests_travel_as_json_and_the_model_still_passes(assignment, key):
@@ -426,3 +426,103 @@ def test_a2_judge_never_raises_on_garbage():
     for bits in (np.full(128, np.nan), np.zeros((2, 64)), np.array(["a"] * 128), np.zeros(0)):
         fb = t.judge({"bits": bits, "used": []}, request, truth)
         assert not fb.passed and fb.message.startswith("Task 4:"), fb
+
+
+# ====================================================================== A3
+A3_KEYS = [t.key for t in assignments.tasks("A3")]
+A3_FAST = [k for k in A3_KEYS if k not in ("Task 4", "Task 5")]
+
+
+@pytest.mark.parametrize("key", A3_FAST)
+def test_a3_model_solution_passes_on_many_seeds(key):
+    for seed in range(20):
+        fb = run("A3", key, answers_of("A3", key), seed)
+        assert fb.passed, (seed, fb)
+
+
+def test_a3_mechanism_tasks_pass_the_model():
+    # the mechanism check itself (dpteach.exercises.mechanism_*) is tested over many
+    # seeds in tests/test_exercises.py; here: the wiring of Tasks 4 and 5
+    fb = run("A3", "Task 4", answers_of("A3", "Task 4"), 0)
+    assert fb.passed, fb
+    fb = run("A3", "Task 5", answers_of("A3", "Task 5"), 1)
+    assert fb.passed and "refuted" in fb.message, fb
+
+
+def _synthetic(request, scale):
+    """What mechanism_collect returns for value + Lap(scale(Δ, ε)) noise, made directly
+    (the judge cannot tell; it saves the calls)."""
+    rng = np.random.default_rng(request["seed"])
+    inputs = np.asarray(request["inputs"], float)
+    points = np.asarray(request["points"], float)
+    n = int(request["n_min"])
+    b = np.repeat([scale(d, e) for d, e in points], inputs.shape[1])[:, None]
+    outputs = inputs.reshape(-1, 1) + rng.laplace(0.0, 1.0, (inputs.size, n)) * b
+    return {"problem": None, "repro": [1.5, 1.5], "outputs": outputs, "runs": n,
+            "seconds_per_call": 1e-6, "seconds": 1.0, "too_slow": False}
+
+
+@pytest.mark.parametrize("key, scale, reason", [
+    ("Task 4", lambda d, e: e, "privacy"),                   # the slip fails Task 4
+    ("Task 5", lambda d, e: d / e, "not_refuted"),           # a correct mechanism fails Task 5
+    ("Task 5", lambda d, e: d / e / 10, ("not_the_slip", "not_refuted")),   # another bug
+])
+def test_a3_mechanism_tasks_judge_slips(key, scale, reason):
+    t = task("A3", key)
+    request, truth = t.request(np.random.default_rng(5))
+    fb = t.judge(_synthetic(request, scale), request, truth)
+    assert not fb.passed and fb.details["reason"] in np.atleast_1d(reason), fb
+
+
+def test_a3_task5_fails_a_mechanism_without_noise():
+    fb = run("A3", "Task 5", {"slipped_release": lambda v, d, e, rng: v}, 5)
+    assert not fb.passed and fb.solved and fb.details["reason"] == "not_refuted", fb
+
+
+@pytest.mark.parametrize("key", A3_KEYS)
+def test_a3_stub_and_missing_answer_are_not_yet_solved(key):
+    names = task("A3", key).names
+    for answers in ({n: stub for n in names}, {n: None for n in names}, {}):
+        fb = run("A3", key, answers)
+        assert not fb.passed and not fb.solved and "not yet solved" in fb.message, fb
+
+
+@pytest.mark.parametrize("key, cheat", [
+    ("Task 1", lambda M: 1.0), ("Task 1", lambda M: M + 1), ("Task 1", lambda M: M / 2),
+    ("Task 2a", lambda M, n: 100 / 3), ("Task 2a", lambda M, n: M / (n - 1)),
+    ("Task 2a", lambda M, n: M),
+    ("Task 2b", lambda M, n: M),                       # right for odd n only
+    ("Task 2b", lambda M, n: 100.0), ("Task 2b", lambda M, n: M / n),
+    ("Task 3a", lambda c, nb, norm: 1.0), ("Task 3a", lambda c, nb, norm: 2.0),
+    ("Task 3b", lambda c, nb, norm: 1.0 if nb == "add_remove" else 2.0),   # the L1 values
+    ("Task 3b", lambda c, nb, norm: np.sqrt(2)),
+    ("Task 6", lambda d, e, p: 5.991464547107982),    # the notebook's t95
+    ("Task 6", lambda d, e, p: d / e * np.log10(1 / p)),
+    ("Task 6", lambda d, e, p: d / e * np.log(2 / p)),
+    ("Task 6", lambda d, e, p: e / d * np.log(1 / p)),
+])
+def test_a3_cheats_and_slips_fail(key, cheat):
+    name = task("A3", key).names[0]
+    assert_fails_everywhere("A3", key, {name: cheat}, reason="wrong")
+
+
+def test_a3_expected_sensitivities_come_from_brute_force_and_match_the_closed_forms():
+    rng = np.random.default_rng(7)
+    ns = model("A3")
+    for key, fn in [("Task 2a", "mean_sensitivity"), ("Task 2b", "median_sensitivity")]:
+        request, truth = task("A3", key).request(rng)
+        for case, t in zip(request["cases"], truth):
+            assert ns[fn](case["M"], case["n"]) == pytest.approx(t)
+    assert ns["median_sensitivity"](10, 4) == 5 and ns["median_sensitivity"](10, 3) == 10
+
+
+def test_a3_errors_in_student_code_are_reported_not_raised():
+    def boom(*a):
+        raise ZeroDivisionError("oops")
+    for key in A3_KEYS:
+        fb = run("A3", key, {n: boom for n in task("A3", key).names})
+        assert not fb.passed and fb.solved and "ZeroDivisionError" in fb.message, fb
+
+
+def test_a3_judge_never_raises_on_garbage():
+    check_garbage("A3")
