@@ -8,7 +8,7 @@
 - **Group privacy**: datasets that differ in k people are (k eps, k e^((k-1) eps) delta)
   apart [DR14 Theorem 2.2 and its approximate form]: :func:`group_privacy`.
 - **Parallel composition**: mechanisms run on disjoint parts of the data cost the
-  largest eps, not the sum [McSherry 2009, Theorem 4]: :func:`parallel_composition`.
+  largest eps, not the sum [McSherry 2009, parallel composition]: :func:`parallel_composition`.
 
 [DR14] Dwork & Roth, The Algorithmic Foundations of Differential Privacy, 2014.
 [McSherry 2009] Privacy integrated queries, SIGMOD 2009.
@@ -83,7 +83,7 @@ def parallel_composition(epsilons, deltas=None):
     *disjoint* parts D_i of the data (each person in at most one part).
 
     One person changes one part only, so only one M_i sees a difference; the others'
-    outputs have the same distribution on both datasets [McSherry 2009, Theorem 4]. A
+    outputs have the same distribution on both datasets [McSherry 2009]. A
     histogram over disjoint bins, each bin released with Lap(1/eps), is therefore
     eps-DP in total, not (number of bins) x eps. Compare :func:`dpteach.basic_composition`,
     the sum, which holds when the parts overlap. Notebook 12.

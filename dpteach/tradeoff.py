@@ -11,11 +11,11 @@ when the target is out) and a type II error beta (saying "out" when it is in).
   (the hockey-stick divergence) and Pr[L > eps].
 - (eps, delta)-DP holds exactly when every test has beta >= f(alpha) with
   f(alpha) = max(0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha))
-  [Kairouz, Oh & Viswanath 2015, Theorem 2.1; Dong, Roth & Su 2019, Proposition 2.5]:
+  [Kairouz, Oh & Viswanath 2015, Theorem 2.1; Dong, Roth & Su 2019]:
   :func:`tradeoff_curve`.
 - The Gaussian mechanism with mu = Delta/sigma has the trade-off curve
   G_mu(alpha) = Phi(Phi^-1(1 - alpha) - mu) (mu-Gaussian DP, Dong, Roth & Su 2019,
-  Definition 2.7): :func:`gaussian_tradeoff`; the Laplace one is :func:`laplace_tradeoff`.
+  "Gaussian differential privacy"): :func:`gaussian_tradeoff`; the Laplace one is :func:`laplace_tradeoff`.
 - :func:`membership_attack` runs the test on a released count and
   :func:`empirical_tradeoff` measures its (alpha, beta) over thresholds.
 """
@@ -55,7 +55,7 @@ def tradeoff_curve(alpha, epsilon, delta=0.0):
 
     Both error rates are probabilities (no units). A mechanism is (eps, delta)-DP exactly
     when every test between neighbours x and x' stays on or above this curve
-    [Kairouz, Oh & Viswanath 2015, Theorem 2.1; Dong, Roth & Su 2019, Prop. 2.5].
+    [Kairouz, Oh & Viswanath 2015, Theorem 2.1; Dong, Roth & Su 2019].
     Vectorised over ``alpha`` in [0, 1]. Notebook 13.
     """
     a = _alpha(alpha)
@@ -83,7 +83,7 @@ def gaussian_tradeoff(alpha, mu):
     from N(mu, 1), i.e. of the Gaussian mechanism with mu = Delta_2 / sigma.
 
     A mechanism is mu-Gaussian DP when every test has beta >= G_mu(alpha) [Dong, Roth &
-    Su 2019, Definition 2.7]. Phi^-1(1 - alpha) is computed as norm.isf(alpha), exact in
+    Su 2019, "Gaussian differential privacy"]. Phi^-1(1 - alpha) is computed as norm.isf(alpha), exact in
     the far tail. ``mu`` >= 0; vectorised over ``alpha``. Notebook 13.
     """
     a = _alpha(alpha)
@@ -97,7 +97,7 @@ def laplace_tradeoff(alpha, epsilon):
 
     The likelihood ratio of Lap(Delta, b) to Lap(0, b) rises with the output, so the
     best tests reject above a threshold (Neyman-Pearson); in units of b the means are
-    eps apart [Dong, Roth & Su 2019, Section 2.3]. It lies on or above
+    eps apart [Dong, Roth & Su 2019]. It lies on or above
     :func:`tradeoff_curve` at (eps, 0): equal to it for alpha <= e^-eps/2 and for
     alpha >= 1/2, strictly above in between (randomized response fills that gap).
     Notebook 13.
@@ -203,7 +203,7 @@ def privacy_loss_distribution(mechanism, *, epsilon=None, sigma=None, sensitivit
       (outputs on x's far side), atom e^-eps/2 at -eps, and density e^-((eps - l)/2)/4
       on (-eps, eps) [loss (|y - Delta| - |y|)/b of y ~ Lap(0, b), changed variables].
     - "gaussian" (``sigma``; mu = Delta/sigma): L ~ Normal(mu^2/2, mu^2), unbounded
-      [Dong, Roth & Su 2019, Section 2.3; Balle & Wang 2018, Lemma 3].
+      [Balle & Wang 2018, Lemma 3; Dong, Roth & Su 2019].
     - "randomized_response" (``epsilon``; truth kept with p = e^eps/(1 + e^eps)):
       L = +eps with probability p, -eps with probability 1 - p.
 

@@ -139,7 +139,7 @@ def test_gaussian_tradeoff_equals_the_exact_gaussian_test(mu):
 
 @pytest.mark.parametrize("mu", [0.2, 1.0, 2.0])
 def test_gaussian_is_eps_delta_eps_dp_for_every_eps_and_not_without_delta(mu):
-    """mu-GDP <=> (eps, delta(eps))-DP for all eps [Dong, Roth & Su 2019, Cor. 2.13]."""
+    """mu-GDP <=> (eps, delta(eps))-DP for all eps [Dong, Roth & Su 2019]."""
     g = dp.gaussian_tradeoff(A, mu)
     pld = dp.privacy_loss_distribution("gaussian", sigma=1 / mu)
     for eps in [0.1, 0.5, 1.0, 2.0]:
