@@ -1,5 +1,6 @@
 """Dinur-Nissim reconstruction (notebook 03): LSQ against exact least squares, the LP
-decoder against scipy's HiGHS (same optimum, certified gap, same bits), the exhaustive
+decoder (HiGHS on the dual by default, the opt-in interior-point method) against the
+equality-form LP solved by HiGHS (same optimum, certified gap, same bits), the exhaustive
 attack's 4E guarantee under adversarial noise, exact recovery for E < 1/2, bad input."""
 
 import numpy as np
@@ -10,6 +11,7 @@ import dpteach as dp
 from conftest import ALPHA
 
 A = dp.attacks
+from dpteach.attacks import _solvers as S  # noqa: E402
 from dpteach.attacks import reconstruction as R  # noqa: E402
 
 
@@ -57,9 +59,9 @@ def test_lsq_matches_numpy_least_squares(rng, n, m):
 
 def test_lsq_cg_and_gram_paths_agree(rng):
     d, q, a = problem(500, 2000, 0.2 * np.sqrt(500), rng)
-    assert q.size >= R._CG_MIN_SIZE
-    x_cg = R._lsq_cg(q, a)
-    x_gram = R._lsq_gram(q, a)
+    assert q.size >= S.CG_MIN_SIZE
+    x_cg = S.lsq_cg(q, a)
+    x_gram = S.lsq_gram(q, a)
     assert x_cg is not None
     np.testing.assert_allclose(x_cg, x_gram, atol=1e-6)
 
@@ -68,7 +70,7 @@ def test_lsq_falls_back_for_constant_columns(rng):
     d, q, a = problem(400, 2600, 1.0, rng)
     q[:, 0] = 1                                   # no preconditioner: exact Gram route
     a = A.answer_queries(q, d) + rng.normal(0, 1.0, len(a))
-    assert R._lsq_cg(q, a) is None
+    assert S.lsq_cg(q, a) is None
     assert A.fraction_agree(A.reconstruct_lsq(q, a), d) > 0.99
 
 
@@ -81,27 +83,62 @@ def test_lsq_recovers_at_low_noise_and_fails_at_high(rng):
 
 
 # ---------------------------------------------------------------------- LP decoding
+@pytest.mark.parametrize("solver", ["highs", "ipm"])
 @pytest.mark.parametrize("n, m, sigma, gross", [
     (20, 60, 1.0, 0), (40, 160, 2.0, 0), (60, 120, 3.0, 0), (50, 200, 1.0, 20),
     (30, 30, 0.5, 0), (80, 320, 0.0, 0), (100, 400, 4.0, 40),
-    (200, 800, 0.1 * np.sqrt(200), 0),     # large enough for BLAS, row dropping, refinement
+    (200, 800, 0.1 * np.sqrt(200), 0),     # ipm: large enough for BLAS, row dropping, refinement
 ])
-def test_lp_decode_matches_highs(rng, n, m, sigma, gross):
+def test_lp_decode_matches_the_equality_form(rng, n, m, sigma, gross, solver):
     d, q, a = problem(n, m, sigma, rng)
     if gross:                                      # arbitrarily corrupted answers
         idx = rng.choice(m, gross, replace=False)
         a[idx] += rng.uniform(-n, n, gross)
-    res = A.lp_decode(q, a)
+    res = A.lp_decode(q, a, solver=solver)
     x_ref, opt = A.textbook_lp(q, a)
     assert res.relative_gap <= 1e-8
     assert res.dual - 1e-7 * max(1, opt) <= opt <= res.primal + 1e-7 * max(1, opt)
     assert res.primal == pytest.approx(opt, rel=1e-8, abs=1e-7)
-    assert np.all((res.x >= 0) & (res.x <= 1))
+    assert np.all((res.x >= 0) & (res.x <= 1)) and np.all(np.abs(res.y) <= 1)
     assert np.abs(a - q @ res.x).sum() == pytest.approx(res.primal, rel=1e-12, abs=1e-9)
-    # same decoded bits (positions where HiGHS' vertex sits at 1/2 excepted)
-    clear = np.abs(x_ref - 0.5) > 1e-6
+    # same decoded bits (positions where either vertex sits near 1/2 excepted)
+    clear = (np.abs(x_ref - 0.5) > 1e-6) & (np.abs(res.x - 0.5) > 1e-6)
     np.testing.assert_array_equal(res.bits[clear], (x_ref >= 0.5)[clear].astype(np.int8))
-    np.testing.assert_array_equal(A.reconstruct_lp(q, a), res.bits)
+    np.testing.assert_array_equal(A.reconstruct_lp(q, a, solver=solver), res.bits)
+
+
+def test_certificate_is_computed_from_x_and_y_not_trusted(rng):
+    # LPResult recomputes both objectives: a wrong x or a wrong y widens the gap
+    d, q, a = problem(40, 160, 2.0, rng)
+    good = A.lp_decode(q, a)
+    assert good.relative_gap <= 1e-8
+    wrong_x = R.LPResult(q, a, 1.0 - good.x, good.y, 0, "wrong twin")
+    wrong_y = R.LPResult(q, a, good.x, -good.y, 0, "wrong twin")
+    assert wrong_x.gap > 1.0 and wrong_y.gap > 1.0
+    # weak duality: every (x, y) in the boxes brackets the optimum
+    for _ in range(20):
+        r = R.LPResult(q, a, rng.random(40), rng.uniform(-1, 1, 160), 0, "random")
+        assert r.dual <= good.primal + 1e-9 <= r.primal + 2e-9
+
+
+def test_highs_reports_its_status(rng):
+    d, q, a = problem(30, 120, 1.0, rng)
+    res = A.lp_decode(q, a)
+    assert "Optimal" in res.message and res.iterations >= 1
+    with pytest.raises(ValueError, match="solver"):
+        A.lp_decode(q, a, solver="simplex")
+    with pytest.raises(ValueError, match="solver"):
+        A.reconstruct_lp(q, a, solver="magic")
+
+
+def test_highs_at_the_notebooks_largest_size_is_within_budget(rng):
+    # the design budget is 1 s at n = 200, m = 4n; a generous margin for a busy machine
+    import time
+    d, q, a = problem(200, 800, 0.1 * np.sqrt(200), rng)
+    t0 = time.perf_counter()
+    bits = A.reconstruct_lp(q, a)
+    assert time.perf_counter() - t0 < 5.0
+    assert A.fraction_agree(bits, d) >= 0.99
 
 
 @pytest.mark.parametrize("m, n", [(60, 20), (800, 200)])
@@ -116,16 +153,17 @@ def test_normal_equations_refinement_reaches_float64_accuracy(rng, m, n):
     args = (qf, np.ascontiguousarray(qf.T), qf.astype(np.float32), inv_e, f_diag)
 
     def residual(refine):
-        dx = R._NormalEquations(*args, refine=refine).solve(rhs)
+        dx = S._NormalEquations(*args, refine=refine).solve(rhs)
         return np.linalg.norm(exact @ dx - rhs) / np.linalg.norm(rhs)
 
     assert residual(True) <= 1e-10
     assert residual(False) > 1e-8                  # the wrong twin: float32 alone
 
 
-def test_lp_exact_answers_recover_everything(rng):
+@pytest.mark.parametrize("solver", ["highs", "ipm"])
+def test_lp_exact_answers_recover_everything(rng, solver):
     d, q, a = problem(60, 240, 0.0, rng)
-    res = A.lp_decode(q, a)
+    res = A.lp_decode(q, a, solver=solver)
     np.testing.assert_array_equal(res.bits, d)
     assert res.primal == pytest.approx(0.0, abs=1e-8)
 
@@ -143,7 +181,7 @@ def test_lp_survives_gross_errors_that_break_lsq(rng):
 
 def test_lp_result_repr_and_gap_nonnegative(rng):
     d, q, a = problem(30, 90, 1.0, rng)
-    res = A.lp_decode(q, a)
+    res = A.lp_decode(q, a, solver="ipm")
     assert res.gap >= -1e-9 and "LPResult" in repr(res) and res.iterations >= 1
 
 
@@ -295,6 +333,7 @@ def test_bad_subset_answers(answers, bound, exc, words):
     (lambda: A.fraction_agree([1, 0], [1, 0, 1]), ValueError),
     (lambda: A.lp_decode(Q, GOOD_A, tol=0), ValueError),
     (lambda: A.lp_decode(Q, GOOD_A, max_iter=0), ValueError),
+    (lambda: A.lp_decode(Q, GOOD_A, solver=None), ValueError),
     (lambda: A.phase_transition([10], [-0.1]), ValueError),
     (lambda: A.phase_transition([10], [0.1], method="magic"), ValueError),
     (lambda: A.phase_transition([0], [0.1]), ValueError),
@@ -302,3 +341,14 @@ def test_bad_subset_answers(answers, bound, exc, words):
 def test_bad_input_other(call, exc):
     with pytest.raises(exc):
         call()
+
+
+def test_lp_decoding_reads_in_one_screen():
+    # the design: the code a student reads is the formulation; the machinery is private
+    import inspect
+    import pathlib
+    assert len(inspect.getsource(A.lp_decode).splitlines()) <= 45
+    assert "linprog" in inspect.getsource(A.lp_decode)
+    folder = pathlib.Path(R.__file__).parent
+    for path in folder.glob("[!_]*.py"):
+        assert len(path.read_text().splitlines()) <= 600, path.name

@@ -17,17 +17,14 @@ Dwork, McSherry & Talwar (2007) analyse the L1 (LP) decoder; Dwork & Roth (2014)
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
-import warnings
 
 import numpy as np
-from scipy import linalg
-from threadpoolctl import ThreadpoolController
+from scipy import optimize, sparse
 
 from .._checks import (check_bits, check_positive_int, check_real,
                        check_rng, check_values)
+from . import _solvers
 
 __all__ = ["random_subset_queries", "answer_queries", "noisy_answers", "reconstruct_lsq", "textbook_lp",
            "reconstruct_lp", "lp_decode", "LPResult", "subset_sums", "bounded_noise_answers",
@@ -35,9 +32,6 @@ __all__ = ["random_subset_queries", "answer_queries", "noisy_answers", "reconstr
            "phase_transition"]
 
 MAX_EXHAUSTIVE_N = 24
-_ROW_DROP = 1e-6
-_ROW_DROP_REFINED = 1e-8
-_REFINE_MAX = 8
 
 
 # ----------------------------------------------------------------------------- queries
@@ -121,125 +115,91 @@ def reconstruct_lsq(queries, answers) -> np.ndarray:
     """Least-squares reconstruction, rounded: x = argmin ||Q x - a||_2, then bit i is 1
     when x_i >= 1/2.
 
-    Solves the normal equations (Q^T Q) x = Q^T a. Small problems form the Gram matrix
-    Q^T Q, exact in float32 for a 0/1 matrix (whole numbers below 2^24), and factorise
-    it in float64 (Cholesky). Large ones use preconditioned conjugate gradients, which
-    only multiply by Q and Q^T: writing Q = C + 1 mu^T (mu the column means),
-    Q^T Q = C^T C + m mu mu^T, and diag(C^T C) + m mu mu^T, inverted by the
-    Sherman-Morrison formula, is an excellent preconditioner for random subset queries
-    (a few dozen float64 products with Q instead of n^2 m / 2 multiply-adds).
-    If the iteration stalls (unusual query matrices) the exact Gram route is used.
+    x solves the normal equations (Q^T Q) x = Q^T a. Against Gaussian noise of standard
+    deviation sigma with m random queries each estimate has an error of standard
+    deviation about 2 sigma / sqrt(m - n) (the mean of an inverse Wishart matrix); with
+    m = 4n that is 2 sigma / sqrt(3n), so noise well below sqrt(n) exposes almost every
+    bit (notebook 03). How the equations are solved (an exact Gram matrix and Cholesky;
+    for large Q, preconditioned conjugate gradients) is in ``_solvers.py``.
+    """
+    q = _check_queries(queries)
+    a = _check_answers(answers, q.shape[0])
+    x = _solvers.lsq_cg(q, a) if q.size >= _solvers.CG_MIN_SIZE else None
+    if x is None:                       # small Q, or conjugate gradients did not converge
+        x = _solvers.lsq_gram(q, a)
+    return (x >= 0.5).astype(np.int8)
 
-    Against Gaussian noise of standard deviation sigma with m random queries each
-    estimate has an error of standard deviation about 2 sigma / sqrt(m - n) (the mean of
-    an inverse Wishart matrix); with m = 4n that is 2 sigma / sqrt(3n), so noise well
-    below sqrt(n) exposes almost every bit (notebook 03).
+
+# --------------------------------------------------------------------------- L1 decoding
+#   primal (P):  min  ||a - Q x||_1            over 0 <= x <= 1
+#   dual   (D):  max  a^T y - sum_i max(0, (Q^T y)_i)   over -1 <= y <= 1
+# For every x in the box and y in [-1,1]^m, D(y) <= min P <= P(x) (weak duality:
+# ||r||_1 >= y^T r and -(Q^T y)^T x >= -sum_i max(0, (Q^T y)_i)), so a pair (x, y) with
+# P(x) = D(y) proves x optimal. That pair is the certificate every solve returns.
+
+def reconstruct_lp(queries, answers, *, solver="highs") -> np.ndarray:
+    """LP (L1) decoding, rounded: x = argmin_{0 <= x <= 1} ||Q x - a||_1, bit i = [x_i >= 1/2].
+
+    Dinur & Nissim (2003) use a feasibility LP; the L1 objective (Dwork, McSherry & Talwar
+    2007) needs no noise bound and survives a constant fraction of arbitrarily wrong
+    answers. Solved to optimality by :func:`lp_decode` (scipy's HiGHS by default;
+    ``solver="ipm"`` for n in the thousands). Notebook 03.
+    """
+    return lp_decode(queries, answers, solver=solver).bits
+
+
+def lp_decode(queries, answers, *, solver="highs", tol=1e-10, max_iter=100) -> LPResult:
+    """Solve the L1-decoding LP and certify the answer; returns an :class:`LPResult`.
+
+    ``solver="highs"`` hands the dual (D) to ``scipy.optimize.linprog(method="highs")``
+    as an LP in (y, t): max a^T y - sum(t) s.t. Q^T y <= t, t >= 0, -1 <= y <= 1. Its n
+    constraints' multipliers are the primal x. Of the formulations tried this one HiGHS
+    solves fastest (m = 4n, 2-core machine: 0.04 s at n = 100 and 0.22 s at n = 200, against
+    0.09 s / 0.76 s for the equality form of :func:`textbook_lp` and 0.19 s / 1.5 s for
+    variables (x, e) with -e <= Qx - a <= e).
+    ``solver="ipm"`` uses a specialised interior-point method (``_solvers.py``) that
+    stops at a relative gap ``tol`` or after ``max_iter`` iterations; it is for n = 1000
+    and more (benchmarks/bench_reconstruction.py).
     """
     q = _check_queries(queries)
     m, n = q.shape
     a = _check_answers(answers, m)
-    x = None
-    if m * n >= _CG_MIN_SIZE:
-        x = _lsq_cg(q, a)
-    if x is None:
-        x = _lsq_gram(q, a)
-    return (x >= 0.5).astype(np.int8)
+    tol = check_real("tol", tol, low=0.0, low_open=True)
+    max_iter = check_positive_int(max_iter, "max_iter")
+    if solver == "highs":
+        qf = q.astype(np.float64)
+        res = optimize.linprog(np.concatenate([-a, np.ones(n)]),        # minimise -D
+                               A_ub=np.hstack([qf.T, -np.eye(n)]), b_ub=np.zeros(n),
+                               bounds=[(-1.0, 1.0)] * m + [(0.0, None)] * n, method="highs")
+        if res.status != 0:  # pragma: no cover - (D) is always feasible and bounded
+            raise RuntimeError(f"HiGHS failed: {res.message}")
+        y, x = res.x[:m], -res.ineqlin.marginals
+        return LPResult(q, a, x, y, res.nit, f"HiGHS: {res.message}")
+    if solver == "ipm":
+        x, y, iterations = _solvers.ipm_l1_decode(q, a, tol, max_iter)
+        return LPResult(q, a, x, y, iterations, "interior point")
+    raise ValueError(f"solver must be 'highs' or 'ipm', got {solver!r}")
 
 
-_CG_MIN_SIZE = 1_000_000
-
-
-def _small(m, n):
-    """Small enough that numpy's own loops beat a (possibly multithreaded) BLAS call."""
-    return n * n * m <= _SMALL_WORK
-
-
-_SMALL_WORK = 3_000_000
-
-
-def _weighted_gram(mat):
-    """mat^T mat; numpy's einsum loop for small matrices (no BLAS thread start-up),
-    BLAS (syrk) for large ones."""
-    if _small(*mat.shape):
-        return np.einsum("ji,jk->ik", mat, mat)
-    return mat.T @ mat
-
-
-def _lsq_gram(q, a):
-    if _small(*q.shape):
-        qd = q.astype(np.float64)
-        gram = np.einsum("ji,jk->ik", qd, qd)       # exact integers, numpy's own loop
-    else:
-        qf = q.astype(np.float32)
-        gram = (qf.T @ qf).astype(np.float64)       # exact integers (below 2^24)
-    rhs = q.T.astype(np.float64) @ a
-    try:
-        return linalg.cho_solve(linalg.cho_factor(gram, check_finite=False), rhs,
-                                check_finite=False)
-    except linalg.LinAlgError:
-        return linalg.lstsq(gram, rhs, check_finite=False)[0]
-
-
-def _lsq_cg(q, a, *, rtol=1e-10, max_iter=300):
-    """Preconditioned CG on Q^T Q x = Q^T a; None if it does not converge."""
-    m, n = q.shape
-    mu = q.mean(axis=0, dtype=np.float64)
-    d = m * mu * (1.0 - mu)
-    if (d <= 0).any():
-        return None                  # a column that is all 0 or all 1: no preconditioner
-    qf = q.astype(np.float64)
-    dinv_mu = mu / d
-    coef = m / (1.0 + m * (mu @ dinv_mu))
-
-    def precond(r):
-        z = r / d
-        return z - dinv_mu * (coef * (mu @ z))
-
-    x, converged = _pcg(lambda v: qf.T @ (qf @ v), precond, qf.T @ a, rtol=rtol,
-                        max_iter=max_iter)
-    return x if converged else None
-
-
-def _pcg(apply, precond, b, *, rtol, max_iter):
-    """Preconditioned conjugate gradients for apply(x) = b (symmetric positive definite),
-    started from precond(b); returns (x, whether ||b - apply(x)|| <= rtol ||b||)."""
-    x = precond(b)
-    r = b - apply(x)
-    target = rtol * np.linalg.norm(b)
-    z = precond(r)
-    p = z.copy()
-    rz = r @ z
-    for _ in range(max_iter):
-        if np.linalg.norm(r) <= target or rz <= 0:
-            break
-        ap = apply(p)
-        alpha = rz / (p @ ap)
-        x += alpha * p
-        r -= alpha * ap
-        z = precond(r)
-        rz_new = r @ z
-        p = z + (rz_new / rz) * p
-        rz = rz_new
-    return x, bool(np.linalg.norm(r) <= target)
-
-
-# --------------------------------------------------------------------------- L1 decoding
 class LPResult:
-    """The L1-decoding LP solved by :func:`lp_decode`.
+    """A solved L1-decoding LP with its certificate.
 
-    ``x`` is the LP optimum in [0,1]^n, ``bits`` its rounding, ``primal`` = ||a - Q x||_1,
-    ``dual`` a certified lower bound on the optimum (from a dual point y in [-1,1]^m),
-    ``gap`` = primal - dual (>= 0; the optimum lies in [dual, primal]), ``iterations``.
+    ``x`` in [0,1]^n and its rounding ``bits``; ``y`` in [-1,1]^m; ``primal`` = P(x) =
+    ||a - Q x||_1 and ``dual`` = D(y), both recomputed here from x and y, so the optimum
+    lies in [dual, primal] whatever the solver did; ``gap`` = primal - dual (>= 0, up to
+    rounding); ``iterations`` and ``message`` come from the solver.
     """
 
-    def __init__(self, x, y, primal, dual, iterations):
-        self.x = x
-        self.y = y
-        self.bits = (x >= 0.5).astype(np.int8)
-        self.primal = float(primal)
-        self.dual = float(dual)
-        self.gap = float(primal - dual)
+    def __init__(self, q, a, x, y, iterations, message):
+        qf = q.astype(np.float64)
+        self.x = np.clip(x, 0.0, 1.0)
+        self.y = np.clip(y, -1.0, 1.0)
+        self.bits = (self.x >= 0.5).astype(np.int8)
+        self.primal = float(np.abs(a - qf @ self.x).sum())
+        self.dual = float(a @ self.y - np.maximum(qf.T @ self.y, 0.0).sum())
+        self.gap = self.primal - self.dual
         self.iterations = int(iterations)
+        self.message = message
 
     @property
     def relative_gap(self) -> float:
@@ -250,350 +210,12 @@ class LPResult:
                 f"iterations={self.iterations})")
 
 
-def _lp_objectives(qf, a, x, y):
-    """Certified primal value ||a - Qx||_1 (x in the box) and dual value
-    a^T y - sum_i max(0, (Q^T y)_i) (y in [-1,1]^m); every such pair brackets the optimum."""
-    xb = np.clip(x, 0.0, 1.0)
-    yb = np.clip(y, -1.0, 1.0)
-    primal = np.abs(a - qf @ xb).sum()
-    dual = a @ yb - np.maximum(qf.T @ yb, 0.0).sum()
-    return primal, dual
-
-
-_BLAS = []
-
-
-def _blas():
-    """The loaded BLAS libraries' thread pools (looked up once: it takes ~10 ms)."""
-    if not _BLAS:
-        _BLAS.append(ThreadpoolController().select(user_api="blas"))
-    return _BLAS[0]
-
-
-def _blas_threads(*, big_product=False):
-    """How many threads the LP's BLAS calls should use.
-
-    On a machine with two cores or fewer, every BLAS call but the normal matrix product
-    runs on one thread: OpenBLAS's second thread gains little on a matrix-vector product
-    or a 1000 x 1000 factorisation, and while it waits for work it competes with the
-    interpreter for the other core (measured on a 2-core machine, n = 1000, m = 4n: 4.8 s
-    with one thread throughout, 6.2 s with two). The normal matrix product is large
-    enough to use both (0.19 s on one thread, 0.11 s on two). Elsewhere keep the default.
-    """
-    cores = os.cpu_count() or 1
-    if cores > 2:
-        return None
-    return cores if big_product else 1
-
-
-#: below this many matrix entries the BLAS calls are too small for threads to matter
-_SMALL_LP = 200_000
-
-
-def _blas_limit(threads):
-    return contextlib.nullcontext() if threads is None else _blas().limit(limits=threads)
-
-
-def lp_decode(queries, answers, *, tol=1e-10, max_iter=100) -> LPResult:
-    """Solve the L1-decoding LP  min_{0 <= x <= 1} ||a - Q x||_1  to optimality.
-
-    The LP, in the textbook equality form, is
-    ``min sum(u + v)  s.t.  Q x + u - v = a,  0 <= x <= 1,  u, v >= 0``; its dual is
-    ``max a^T y - sum_i max(0, (Q^T y)_i)`` over ``-1 <= y <= 1``.
-    This is a primal-dual interior-point method (Mehrotra predictor-corrector, plus up to
-    two of Gondzio's centrality correctors per iteration) specialised to that structure:
-    the Newton system is reduced to n x n normal equations (F + Q^T E^{-1} Q) dx = rhs,
-    with diagonal E (m) and F (n), never the (2m + n)-variable system a general solver
-    factorises. The normal matrix is one BLAS product of the rows whose weight is not
-    negligible, in float32 until the relative gap reaches 1e-4 and in float64 after that,
-    when conjugate gradients on the exact system polish each direction. The method stops
-    when the certified gap between ||a - Qx||_1 and the dual bound at the current y is at
-    most ``tol * max(1, ||a - Qx||_1)``; near the end it also tries to guess the optimal
-    vertex (a crossover) and keeps it when that certifies the optimum. The same LP
-    solved by scipy's HiGHS gives the same optimum (tests and
-    benchmarks/bench_reconstruction.py check this).
-    """
-    q = _check_queries(queries)
-    m, n = q.shape
-    a = _check_answers(answers, m)
-    tol = check_real("tol", tol, low=0.0, low_open=True)
-    max_iter = check_positive_int(max_iter, "max_iter")
-    if m * n < _SMALL_LP:                 # a panel's size: thread-pool set-up would dominate
-        return _lp_decode(q, a, tol, max_iter)
-    with _blas_limit(_blas_threads()):
-        return _lp_decode(q, a, tol, max_iter)
-
-
-def _lp_decode(q, a, tol, max_iter):
-    m, n = q.shape
-    qf = q.astype(np.float64)
-    qt = np.ascontiguousarray(qf.T)
-    q32 = q.astype(np.float32)
-
-    # A strictly feasible start: x = s = 1/2; u - v = r = a - Qx with u, v >= theta
-    # (theta = mean |r|, so that u p and v q are of the size of the residuals); y = 0,
-    # p = q = 1; z = w = theta (Q^T y - z + w = 0).
-    x = np.full(n, 0.5)
-    s = 1.0 - x
-    r = a - qf @ x
-    theta = max(1.0, float(np.mean(np.abs(r))))
-    u = np.maximum(r, 0.0) + theta
-    v = u - r
-    y = np.zeros(m)
-    p = 1.0 - y
-    qq = 1.0 + y
-    g = qt @ y
-    z = np.maximum(g, 0.0) + theta
-    w = z - g
-    n_pairs = 2 * n + 2 * m
-
-    best = None
-    it = 0
-    for it in range(1, max_iter + 1):
-        primal, dual = _lp_objectives(qf, a, x, y)
-        if best is None or primal - dual < best[0]:
-            best = (primal - dual, x.copy(), y.copy(), primal, dual)
-        rel = (primal - dual) / max(1.0, abs(primal))
-        if rel <= tol:
-            break
-        if rel <= _CROSSOVER_FROM:
-            # crossover: guess the optimal vertex from the iterate and certify it
-            vertex = _crossover(qf, qt, a, x, s, w, z, u, v, p, qq)
-            if vertex is not None:
-                xv, yv, pv, dv_ = vertex
-                if pv - dv_ < best[0]:
-                    best = (pv - dv_, xv, yv, pv, dv_)
-                if pv - dv_ <= tol * max(1.0, abs(pv)):
-                    break
-        # residuals (zero in exact arithmetic: the method starts feasible)
-        rp = a - qf @ x - u + v
-        rs = 1.0 - x - s
-        rx = -(qt @ y - z + w)
-        ru = 1.0 - y - p
-        rv = 1.0 + y - qq
-        mu = (x @ w + s @ z + u @ p + v @ qq) / n_pairs
-
-        e_diag = u / p + v / qq
-        f_diag = z / s + w / x
-        inv_e = 1.0 / e_diag
-        normal = _NormalEquations(qf, qt, q32, inv_e, f_diag, refine=rel <= _REFINE_FROM)
-
-        def solve(c1, c2, c3, c4):
-            h1 = rp - (c3 - u * ru) / p + (c4 - v * rv) / qq
-            h2 = rx - c1 / x + (c2 - z * rs) / s
-            dx = normal.solve(qt @ (inv_e * h1) - h2)
-            dy = inv_e * (h1 - qf @ dx)
-            ds = rs - dx
-            dw = (c1 - w * dx) / x
-            dz = (c2 - z * ds) / s
-            dp = ru - dy
-            dq = rv + dy
-            du = (c3 - u * dp) / p
-            dv = (c4 - v * dq) / qq
-            return dx, ds, du, dv, dy, dw, dz, dp, dq
-
-        # predictor (affine scaling)
-        aff = solve(-x * w, -s * z, -u * p, -v * qq)
-        ap, ad = (min(1.0, t) for t in _step_lengths(x, s, u, v, w, z, p, qq, aff))
-        dx, ds, du, dv, dy, dw, dz, dp, dq = aff
-        mu_aff = ((x + ap * dx) @ (w + ad * dw) + (s + ap * ds) @ (z + ad * dz)
-                  + (u + ap * du) @ (p + ad * dp) + (v + ap * dv) @ (qq + ad * dq)) / n_pairs
-        sigma = (mu_aff / mu) ** 3
-        # corrector (Mehrotra): centring plus the second-order term
-        cen = sigma * mu
-        rhs = (cen - x * w - dx * dw, cen - s * z - ds * dz,
-               cen - u * p - du * dp, cen - v * qq - dv * dq)
-        step = solve(*rhs)
-        ap, ad = _step_lengths(x, s, u, v, w, z, p, qq, step)
-        # Gondzio's centrality correctors: each costs one more solve with the same
-        # factor (cheap next to forming it) and lengthens the steps, so fewer
-        # iterations -- fewer normal matrices -- are needed
-        for _ in range(_CORRECTORS):
-            if min(ap, ad) >= 1.0:
-                break
-            tp, td = min(1.0, ap + _CORRECTOR_REACH), min(1.0, ad + _CORRECTOR_REACH)
-            dx, ds, du, dv, dy, dw, dz, dp, dq = step
-            lo, hi = 0.1 * cen, 10.0 * cen
-            extra = []
-            for prim, dprim, dual_, ddual in ((x, dx, w, dw), (s, ds, z, dz), (u, du, p, dp),
-                                              (v, dv, qq, dq)):
-                prod = (prim + tp * dprim) * (dual_ + td * ddual)
-                extra.append(np.maximum(np.clip(prod, lo, hi) - prod, -hi))
-            trial_rhs = tuple(c + t for c, t in zip(rhs, extra))
-            trial = solve(*trial_rhs)
-            tap, tad = _step_lengths(x, s, u, v, w, z, p, qq, trial)
-            if min(tap, tad) < min(ap, ad) + 0.1 * _CORRECTOR_REACH:
-                break
-            step, rhs, ap, ad = trial, trial_rhs, tap, tad
-        ap, ad = min(1.0, 0.9995 * ap), min(1.0, 0.9995 * ad)
-        dx, ds, du, dv, dy, dw, dz, dp, dq = step
-        x = x + ap * dx
-        s = s + ap * ds
-        u = u + ap * du
-        v = v + ap * dv
-        y = y + ad * dy
-        w = w + ad * dw
-        z = z + ad * dz
-        p = p + ad * dp
-        qq = qq + ad * dq
-    else:
-        primal, dual = _lp_objectives(qf, a, x, y)
-        if primal - dual < best[0]:
-            best = (primal - dual, x.copy(), y.copy(), primal, dual)
-    _, xb, yb, primal, dual = best
-    return LPResult(np.clip(xb, 0.0, 1.0), np.clip(yb, -1.0, 1.0), primal, dual, it)
-
-
-_CROSSOVER_FROM = 1e-6      # relative gap below which vertex guesses are worth a try
-_REFINE_FROM = 1e-4         # relative gap below which search directions are refined
-_CORRECTORS = 2             # at most this many centrality correctors per iteration
-_CORRECTOR_REACH = 0.3      # each aims to lengthen the steps by this much
-
-
-class _NormalEquations:
-    """The interior-point normal equations (F + Q^T E^-1 Q) dx = rhs, n x n.
-
-    The matrix is one BLAS product over the rows whose weight is not negligible next to
-    the largest, factorised by Cholesky. Far from the optimum (``refine=False``) it is
-    formed in float32: Q is 0/1, so only the weights are rounded, and the direction only
-    steers the search (the certificate is computed in float64). Near the optimum the
-    weights spread over many orders of magnitude and float32 directions stall the method
-    at a relative gap of about 1e-5, so ``refine=True`` forms it in float64 (from even
-    fewer rows by then) and uses the factor as the preconditioner of conjugate gradients
-    on the exact system, which also restores the rows left out.
-    """
-
-    def __init__(self, qf, qt, q32, inv_e, f_diag, *, refine):
-        self.qf, self.qt, self.inv_e, self.f_diag, self.refine = qf, qt, inv_e, f_diag, refine
-        keep = inv_e > (_ROW_DROP_REFINED if refine else _ROW_DROP) * inv_e.max()
-        self.kept = int(keep.sum())
-        attempts = dict.fromkeys(((np.float64 if refine else np.float32, 0.0),
-                                  (np.float64, 0.0), (np.float64, 1e-12), (np.float64, 1e-8)))
-        for dtype, ridge in attempts:
-            source = q32 if dtype == np.float32 else qf
-            rows = source if self.kept == len(keep) else source[keep]
-            scaled = rows * np.sqrt(inv_e[keep]).astype(dtype)[:, None]
-            small = qf.size < _SMALL_LP
-            with _blas_limit(None if small else _blas_threads(big_product=True)):
-                normal = _weighted_gram(scaled)
-            diag = np.diag_indices_from(normal)
-            normal[diag] += f_diag.astype(dtype) + dtype(ridge) * normal[diag].max()
-            try:
-                self.factor = linalg.cho_factor(normal, overwrite_a=True, check_finite=False)
-                return
-            except linalg.LinAlgError:
-                continue
-        raise linalg.LinAlgError("the interior-point normal equations could not be factorised")
-
-    def matvec(self, v):
-        return self.f_diag * v + self.qt @ (self.inv_e * (self.qf @ v))
-
-    def precondition(self, r):
-        return linalg.cho_solve(self.factor, r, check_finite=False)
-
-    def solve(self, rhs):
-        if not self.refine:
-            return self.precondition(rhs)
-        # conjugate gradients on the exact system, preconditioned by the factor
-        return _pcg(self.matvec, self.precondition, rhs, rtol=1e-12, max_iter=_REFINE_MAX)[0]
-
-
-def _crossover(qf, qt, a, x, s, w, z, u, v, p, qq):
-    """Guess the optimal vertex from an interior iterate; return the best certified
-    (x, y, primal, dual) among a few guesses, or None.
-
-    A vertex of the L1 LP has each x_i free, at 0 or at 1, and (without degeneracy) as
-    many zero-residual answers (rows) as free x_i. Near the optimum, free x_i have both
-    x_i/w_i and s_i/z_i large; zero-residual rows have max(u_j, v_j)/min(p_j, q_j) small.
-    For k free variables, solving Q[Z, F] x_F = a_Z - Q[Z, U] 1 gives x; the dual point
-    takes y_j = sign(r_j) off Z and solves Q[Z, F]^T y_Z = -Q[not Z, F]^T y_notZ, so that
-    (Q^T y)_F = 0. Each guess is certified by its duality gap; k is tried at the two
-    indicator counts and a few values between them.
-    """
-    m, n = qf.shape
-    freeness = np.minimum(x / w, s / z)
-    score = np.maximum(u, v) / np.minimum(p, qq)
-    var_order = np.argsort(-freeness, kind="stable")
-    row_order = np.argsort(score, kind="stable")
-    k_var = int((freeness > 1.0).sum())
-    k_row = int((score < 1.0).sum())
-    tried = set()
-    best = None
-    lo, hi = sorted((k_var, k_row))
-    # the true count lies between the two indicators' counts, usually; try a few
-    guesses = [k_var, k_row] + list(np.unique(np.linspace(lo, hi, 8).round().astype(int)))
-    for k in guesses:
-        if k in tried or k < 0 or k > min(m, n):
-            continue
-        tried.add(k)
-        free = np.zeros(n, dtype=bool)
-        free[var_order[:k]] = True
-        upper = ~free & (s < x)
-        rows = row_order[:k]
-        xv = np.where(upper, 1.0, 0.0)
-        yv = np.zeros(m)
-        if k:
-            b = qf[np.ix_(rows, np.flatnonzero(free))]
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", linalg.LinAlgWarning)
-                    lu = linalg.lu_factor(b, check_finite=False)
-            except (linalg.LinAlgError, ValueError):
-                continue
-            if not np.all(np.isfinite(lu[0])) or np.min(np.abs(np.diag(lu[0]))) < 1e-9:
-                continue
-            xv[free] = linalg.lu_solve(lu, a[rows] - qf[rows] @ upper.astype(float),
-                                       check_finite=False)
-        xv = np.clip(xv, 0.0, 1.0)
-        r = a - qf @ xv
-        others = np.ones(m, dtype=bool)
-        others[rows] = False
-        yv[others] = np.sign(r[others])
-        if k:
-            yv[rows] = linalg.lu_solve(lu, -(qt[free] @ yv), trans=1, check_finite=False)
-        yv = np.clip(yv, -1.0, 1.0)
-        primal, dual = _lp_objectives(qf, a, xv, yv)
-        if best is None or primal - dual < best[2] - best[3]:
-            best = (xv, yv, primal, dual)
-    return best
-
-
-def _step_lengths(x, s, u, v, w, z, p, qq, step):
-    """The longest primal and dual steps along ``step`` that keep every variable
-    non-negative (may exceed 1, or be infinite)."""
-    dx, ds, du, dv, dy, dw, dz, dp, dq = step
-
-    def longest(vals, dirs):
-        neg = dirs < 0
-        if not neg.any():
-            return np.inf
-        return float(np.min(-vals[neg] / dirs[neg]))
-
-    ap = min(longest(x, dx), longest(s, ds), longest(u, du), longest(v, dv))
-    ad = min(longest(w, dw), longest(z, dz), longest(p, dp), longest(qq, dq))
-    return ap, ad
-
-
-def reconstruct_lp(queries, answers) -> np.ndarray:
-    """LP (L1) decoding, rounded: x = argmin_{0 <= x <= 1} ||Q x - a||_1, bit i = [x_i >= 1/2].
-
-    Dinur & Nissim (2003) use a feasibility LP; the L1 objective (Dwork, McSherry & Talwar
-    2007) needs no noise bound and survives a constant fraction of arbitrarily wrong
-    answers. The LP is solved to optimality (certified duality gap <= 1e-10 relative) by
-    :func:`lp_decode`, a specialised interior-point method several times faster than
-    scipy.optimize.linprog(method="highs") on the same LP (notebook 03).
-    """
-    return lp_decode(queries, answers).bits
-
-
 def textbook_lp(queries, answers):
-    """The reference: the equality-form L1 LP solved by scipy's HiGHS.
-
-    ``min sum(e+ + e-)  s.t.  Q x + e+ - e- = a,  0 <= x <= 1,  e+, e- >= 0``.
-    Returns (x, optimal value). Used by the tests and the benchmark as ground truth.
+    """The primal (P) as it is usually written, solved by scipy's HiGHS: returns
+    (x, optimal value) of ``min sum(u + v)  s.t.  Q x + u - v = a,  0 <= x <= 1,
+    u, v >= 0``. A second formulation, used by the tests and notebook 03 to cross-check
+    :func:`lp_decode`.
     """
-    from scipy import optimize, sparse
-
     q = _check_queries(queries)
     m, n = q.shape
     a = _check_answers(answers, m)
@@ -608,10 +230,6 @@ def textbook_lp(queries, answers):
 
 
 # ------------------------------------------------------------------ all 2^n subsets
-def _masks_popcount(k):
-    return np.bitwise_count(np.arange(1 << k, dtype=np.uint32)).astype(np.int64)
-
-
 def subset_sums(secret) -> np.ndarray:
     """All 2^n exact subset sums of a bit vector: entry ``mask`` is the number of ones
     among the people whose bit is set in ``mask`` (person i <-> bit i). n <= 24."""

@@ -225,7 +225,7 @@ def _dp_sweep(n, m, trials, prevalence, rng):
         q = rec.random_subset_queries(m, n, rng=rng)
         exact = rec.answer_queries(q, d).astype(float)
         z = rng.laplace(size=m)
-        x = rec._lsq_gram(q, np.column_stack([exact, z]))   # reconstruct_lsq's normal equations
+        x = rec._solvers.lsq_gram(q, np.column_stack([exact, z]))  # reconstruct_lsq's normal equations
         guesses = (x[:, 0] + scales[:, None] * x[:, 1] >= 0.5).astype(np.int8)
         fr[:, t] = np.mean(guesses == d, axis=1)
         if t == 0:
