@@ -3,6 +3,8 @@
 - ``loss_distribution``: the privacy loss L of Laplace, Gaussian and randomized response
   as a distribution (stems for atoms, a curve for a density), with delta(eps') -- the
   hockey-stick divergence -- against Pr[L > eps'].
+- ``tradeoff_curves``: the (eps, delta) region against the exact curves of the Laplace
+  mechanism and of mu-Gaussian DP.
 - ``tradeoff_attack``: a membership-inference attack on a released count; its measured
   (alpha, beta) over thresholds against the region every (eps, delta)-DP mechanism
   keeps an attacker in.
@@ -19,7 +21,7 @@ from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, 
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 from .gaussian import log_axes
 
-__all__ = ["loss_distribution", "tradeoff_attack", "attack_thresholds"]
+__all__ = ["loss_distribution", "tradeoff_curves", "tradeoff_attack", "attack_thresholds"]
 
 _MECHS = [("Laplace, b = Δ/ε", "laplace"), ("Gaussian, analytic σ for (ε, δ)", "gaussian"),
           ("randomized response", "randomized_response")]
@@ -107,6 +109,57 @@ def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
 
     return Panel(controls, fig, update, title="The privacy loss is a random variable",
                  name="loss_distribution")
+
+
+# ------------------------------------------------------------------ trade-off curves
+@register("tradeoff_curves")
+def tradeoff_curves(epsilon=1.0, delta=1e-5, mu=1.0):
+    """The (eps, delta) region beta >= f(alpha) against the exact curves of the Laplace
+    mechanism (at eps) and of a mu-Gaussian DP mechanism, with the Gaussian's own
+    (eps, delta_mu(eps)) curve, which touches G_mu."""
+    controls = {"epsilon": log_slider("ε", epsilon, -1, 0.5),
+                "delta": log_slider("δ", delta, -8, -1, 0.25, readout_format=".0e"),
+                "mu": float_slider("Gaussian μ = Δ/σ", mu, 0.1, 3.0, 0.05)}
+    fig, ax = new_figure(1, 1, figsize=(5.8, 4.6))
+    a = np.linspace(0, 1, 401)
+    zero = 0 * a
+    forbidden = band(ax, a, zero, zero, color=PALETTE["grey"], alpha=0.3,
+                     label="forbidden by (ε, δ)-DP")
+    f_line = density_line(ax, a, zero, color=PALETTE["black"], label="f(α) for (ε, δ)")
+    lap = density_line(ax, a, zero, color=PALETTE["blue"], linestyle="--",
+                       label="Laplace at ε (exact)")
+    gau = density_line(ax, a, zero, color=PALETTE["orange"], label="Gaussian G_μ (exact)")
+    g_f = density_line(ax, a, zero, color=PALETTE["orange"], linestyle=":",
+                       label="f(α) for (ε, δ_μ(ε))")
+    (kink,) = ax.plot([0.5], [0.5], "o", color=PALETTE["black"], zorder=5)
+    ax.plot([0, 1], [1, 0], ":", color=PALETTE["grey"], lw=1)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_aspect("equal")
+    label_axes(ax, "α: type I error", "β: type II error", "Trade-off curves")
+    ax.legend(loc="upper right", fontsize=8)
+    txt = note(ax, "", loc="upper right")
+    txt.set_y(0.62)
+
+    def update(epsilon, delta, mu):
+        f = tradeoff.tradeoff_curve(a, epsilon, delta)
+        f_line.set_ydata(f)
+        set_band(forbidden, a, zero, f)
+        lap.set_ydata(tradeoff.laplace_tradeoff(a, epsilon))
+        gau.set_ydata(tradeoff.gaussian_tradeoff(a, mu))
+        d_mu = float(tradeoff.privacy_loss_distribution("gaussian", sigma=1 / mu).delta(epsilon))
+        g_f.set_ydata(tradeoff.tradeoff_curve(a, epsilon, min(d_mu, 1 - 1e-12)))
+        k = (1 - delta) / (1 + np.exp(epsilon))
+        kink.set_data([k], [k])
+        beta5 = float(tradeoff.tradeoff_curve(0.05, epsilon, delta))
+        txt.set_text(f"at α = 0.05: β ≥ {beta5:.3f}\nbest 1 − α − β ≤ "
+                     f"{tradeoff.advantage_bound(epsilon, delta):.3f}\nδ_μ(ε) = {d_mu:.2e}")
+        return (f"(ε, δ) = ({epsilon:.3g}, {delta:.0e}): an attacker with α = 0.05 misses at least "
+                f"β = {beta5:.4f}; the kink is at α = β = {k:.4f}. A {mu:.3g}-GDP mechanism is "
+                f"(ε, {d_mu:.3g})-DP at this ε.")
+
+    return Panel(controls, fig, update, title="ε and δ as limits on an attacker's two errors",
+                 name="tradeoff_curves")
 
 
 # ------------------------------------------------------------------ the attack
