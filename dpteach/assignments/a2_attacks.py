@@ -19,10 +19,11 @@ check draws and keeps:
   √2·b/√k ≤ target_sd, at four hidden pairs;
 * Task 4 (2 points) ``reconstruct_lsq(queries, answers)`` and Task 5 (3 points)
   ``reconstruct_lp(queries, answers)``: Dinur-Nissim reconstruction of a hidden secret
-  of n = 128 bits from noisy random subset sums (Gaussian σ = 3 with m = 8n queries,
-  at least 90% of the bits; Laplace b = 1.5 with m = 4n, at least 95%). The sizes are
-  chosen so that the model solutions fail on fewer than one seed in a million (see
-  ``LSQ`` and ``LP`` below). The package's own decoders are noticed and refused.
+  of n = 128 bits from noisy random subset sums (Gaussian σ = 3 with m = 8n queries;
+  Laplace b = 1.5 with m = 4n, 5% of the answers wildly off, which least squares cannot
+  survive); at least 90% of the bits each. Sizes and bars are set so that the model
+  solutions fail on fewer than one seed in a million (measurements at ``LSQ`` and
+  ``LP`` below). The package's own decoders are noticed and refused.
 """
 
 from __future__ import annotations
@@ -41,15 +42,19 @@ NAMES = ["Ada", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jan",
 TRAIT = "Trait"
 
 #: Task 4: n bits, m = 8n queries, Gaussian noise sigma, fraction of bits needed.
-#: Least squares has per-bit error variance about sigma^2 (Q^T Q)^-1_ii ~ 4 sigma^2 / m;
-#: at m = 4n that is 0.070 (1 bit in 20 wrong, and a 1.3% chance of more than 12 of 128
-#: wrong, measured over 2000 seeds: 36 failures), at m = 8n 0.035 (about 1 bit in 130;
-#: more than 12 wrong then has binomial probability below 1e-12).
+#: Least squares has per-bit error variance about sigma^2 (Q^T Q)^-1_ii ~ 4 sigma^2 / m.
+#: At m = 4n the model solution failed 90% on 36 of 2000 seeds (1.8%); at m = 8n, over
+#: 1000 seeds: 0.78 wrong bits on average (variance 0.72), at most 4, none failed; the
+#: binomial chance of more than 12 wrong is below 1e-11.
 LSQ = {"n": 128, "m": 1024, "sigma": 3.0, "threshold": 0.90}
-#: Task 5: LP decoding (least absolute deviations) against Laplace noise b = 1.5 with
-#: m = 4n: 0.34 wrong bits per run on average over 300 seeds, at most 3; 95% allows 6.
+#: Task 5: LP decoding (least absolute deviations) with m = 4n against Laplace noise
+#: b = 1.5 plus 5% of the answers off by 20 to 40 (either sign): least squares then gets
+#: 32 of 128 bits wrong on average (at least 18 in 400 seeds), LP decoding 0.68 (variance
+#: 0.86, at most 6 in 1000 seeds). A negative binomial fitted to those counts puts more
+#: than 12 wrong (below 90%) at 4e-8, but more than 6 (below 95%) at 2.4e-4, so the bar
+#: is 90%.
 LP = {"n": 128, "m": 512, "b": 1.5, "outliers": 0.05, "outlier_size": (20.0, 40.0),
-      "threshold": 0.95}
+      "threshold": 0.90}
 
 
 def _people(rng, n=None):
@@ -409,7 +414,9 @@ def _t5_collect(answers, request):
 
 
 def _t5_judge(data, request, truth):
-    return _recon_judge("Task 5", data, request, truth, LP, f"Laplace noise b = {g(LP['b'])}")
+    return _recon_judge("Task 5", data, request, truth, LP,
+                        f"Laplace noise b = {g(LP['b'])}, {LP['outliers']:.0%} of the answers "
+                        f"off by {g(LP['outlier_size'][0])} to {g(LP['outlier_size'][1])}")
 
 
 TASKS = [
