@@ -77,13 +77,19 @@ _EXPORTS = {
     "gaussian_epsilon": "rdp",
     "subsampled_gaussian_rdp": "rdp",
     "RDPAccountant": "rdp",
+    # the local model (notebook 17)
+    "k_randomized_response": "local",
+    "k_randomized_response_estimate": "local",
+    "unary_encoding": "local",
+    "unary_encoding_estimate": "local",
+    "local_variance": "local",
 }
 
 _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",
                "attacks", "audit", "datasets", "plots", "panels", "exercises", "style",
                "discrete", "notebook", "comparison", "definition", "exponential",
                "properties", "tradeoff",
-               "assignments", "clipping", "sparse_vector", "rdp"}
+               "assignments", "clipping", "sparse_vector", "rdp", "local"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

@@ -1,0 +1,404 @@
+"""The local model: each person randomises their own answer before it leaves them.
+
+Randomized response for one bit (notebook 04, :func:`dpteach.randomized_response`) grows
+here into two ways of reporting one of k categories, each epsilon-LDP for every person:
+
+- **k-ary randomized response** (k-RR, generalized randomized response): report the true
+  category with probability p = e^eps / (e^eps + k - 1), otherwise one of the other k - 1
+  uniformly (each with probability q = 1 / (e^eps + k - 1)). For k = 2 it *is* binary
+  randomized response.
+- **unary encoding**: write the category as a one-hot vector of k bits and randomise each
+  bit. Symmetric (SUE, the basic one-time RAPPOR): each bit kept with probability
+  e^(eps/2) / (e^(eps/2) + 1), i.e. binary randomized response at eps/2 on every bit.
+  Optimized (OUE, Wang et al. 2017 section 4.4): the 1-bit is kept with probability
+  p = 1/2 and each 0-bit becomes 1 with probability q = 1 / (e^eps + 1).
+
+Both are estimated by the same unbiased correction of the report counts,
+f_hat = (c / n - q) / (p - q), whose variance (Wang, Blocki, Li & Jha, USENIX Security
+2017, section 3, eq. 2) is
+
+    Var[f_hat_v] = q (1 - q) / (n (p - q)^2) + f_v (1 - p - q) / (n (p - q)).
+
+A central curator adding Laplace noise to the histogram instead has error about
+1/(eps n) per frequency, against about 1/(eps sqrt(n)) in the local model. Notebook 17.
+
+Units: values are category indices 0..k-1; frequencies are fractions of the n people;
+variances are of those fractions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import (check_bits, check_epsilon, check_nonnegative_int, check_positive_int,
+                      check_real, check_rng, check_size, check_values)
+from .mechanisms import laplace_mechanism, randomized_response
+
+__all__ = [
+    "MECHANISMS",
+    "k_randomized_response_keep_probability",
+    "k_randomized_response_probabilities",
+    "k_randomized_response",
+    "k_randomized_response_estimate",
+    "unary_encoding_probabilities",
+    "unary_encoding",
+    "unary_encoding_estimate",
+    "unary_encoding_output_probabilities",
+    "local_epsilon",
+    "local_variance",
+    "central_variance",
+    "report_counts",
+    "estimate_from_counts",
+    "central_histogram_estimate",
+    "example_frequencies",
+    "true_counts",
+    "krr_is_better",
+]
+
+#: the local mechanisms of this module: name -> what it is
+MECHANISMS = {
+    "krr": "k-ary randomized response (keep with e^eps/(e^eps+k-1))",
+    "sue": "symmetric unary encoding (each bit: randomized response at eps/2)",
+    "oue": "optimized unary encoding (1-bit kept w.p. 1/2, 0-bit -> 1 w.p. 1/(e^eps+1))",
+}
+
+_MAX_K = 10**6
+
+
+def _check_k(k, *, minimum=2):
+    k = check_positive_int(k, "k", maximum=_MAX_K)
+    if k < minimum:
+        raise ValueError(f"k must be an integer >= {minimum} (the number of categories), got {k}")
+    return k
+
+
+def _check_mechanism(mechanism):
+    if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
+        raise ValueError(f"mechanism must be one of {sorted(MECHANISMS)}, got {mechanism!r}")
+    return mechanism
+
+
+def _check_categories(values, k, name="values"):
+    arr = check_values(name, values)
+    if np.any(arr != np.floor(arr)) or np.any(arr < 0) or np.any(arr > k - 1):
+        bad = arr[(arr != np.floor(arr)) | (arr < 0) | (arr > k - 1)].flat[0]
+        raise ValueError(f"{name} must be category indices 0..{k - 1} (k = {k}), got {bad!r}")
+    return arr.astype(np.int64)
+
+
+# ------------------------------------------------------------------ k-ary randomized response
+def k_randomized_response_keep_probability(k, epsilon) -> float:
+    """p = e^eps / (e^eps + k - 1): the chance k-RR reports the true category.
+
+    Computed as 1 / (1 + (k - 1) e^-eps), which never overflows. For k = 2 it equals
+    :func:`dpteach.randomized_response_keep_probability` (notebook 04). Each other
+    category is reported with q = (1 - p) / (k - 1) = 1 / (e^eps + k - 1), so p / q = e^eps
+    [Wang et al. 2017, section 4.1 ("direct encoding")]. Notebook 17.
+    """
+    k = _check_k(k)
+    epsilon = check_epsilon(epsilon)
+    return float(1.0 / (1.0 + (k - 1) * np.exp(-epsilon)))
+
+
+def _krr_pq(k, epsilon):
+    p = k_randomized_response_keep_probability(k, epsilon)
+    q = float(1.0 / (np.exp(epsilon) + k - 1)) if epsilon < 700 else 0.0
+    return p, q
+
+
+def k_randomized_response_probabilities(k, epsilon) -> np.ndarray:
+    """The k x k matrix P[true, reported] of k-RR: p on the diagonal, q elsewhere.
+
+    Every row sums to one; every column's largest over smallest entry is p / q = e^eps,
+    which is the mechanism's exact local epsilon (:func:`local_epsilon`). Notebook 17.
+    """
+    k = _check_k(k)
+    p, q = _krr_pq(k, check_epsilon(epsilon))
+    P = np.full((k, k), q)
+    np.fill_diagonal(P, p)
+    return P
+
+
+def k_randomized_response(values, k, epsilon, *, rng=None):
+    """Each person reports their category with probability e^eps/(e^eps + k - 1),
+    otherwise one of the other k - 1 categories uniformly at random.
+
+    ``values``: integers in 0..k-1 (any shape); returns reports of the same shape. Each
+    person is eps-LDP: any report is at most e^eps times likelier under one true category
+    than under another (p / q = e^eps). For k = 2 this calls the binary
+    :func:`dpteach.randomized_response` of notebook 04. Notebook 17.
+    """
+    k = _check_k(k)
+    v = _check_categories(values, k)
+    epsilon = check_epsilon(epsilon)
+    rng = check_rng(rng)
+    if k == 2:
+        out = np.asarray(randomized_response(v, epsilon, rng=rng)).astype(np.int64)
+    else:
+        p = k_randomized_response_keep_probability(k, epsilon)
+        keep = rng.random(v.shape) < p
+        # another category, uniform over the k - 1 that are not the truth
+        other = (v + rng.integers(1, k, size=v.shape)) % k
+        out = np.where(keep, v, other)
+    return int(out) if out.ndim == 0 else out
+
+
+def k_randomized_response_estimate(reports, k, epsilon) -> np.ndarray:
+    """Unbiased estimate of the k category frequencies from k-RR reports.
+
+    With c_v reports of category v among n, E[c_v / n] = q + f_v (p - q), so
+    f_hat_v = (c_v / n - q) / (p - q) [Wang et al. 2017, section 3, eq. 1]. Not clipped to
+    [0, 1] (clipping would bias it); the estimates sum to one. Variance:
+    :func:`local_variance` with ``mechanism="krr"``. For k = 2, f_hat_1 equals
+    :func:`dpteach.randomized_response_estimate`. Notebook 17.
+    """
+    k = _check_k(k)
+    r = _check_categories(reports, k, "reports").ravel()
+    epsilon = check_epsilon(epsilon)
+    counts = np.bincount(r, minlength=k)
+    return estimate_from_counts(counts, r.size, k, epsilon, mechanism="krr")
+
+
+# ------------------------------------------------------------------ unary encoding
+def unary_encoding_probabilities(epsilon, *, optimized=True) -> tuple[float, float]:
+    """(p, q): the chance a reported bit is 1 when the true bit is 1, and when it is 0.
+
+    Symmetric (``optimized=False``): p = e^(eps/2) / (e^(eps/2) + 1), q = 1 - p (binary
+    randomized response at eps/2 on every bit; two bits differ between any two inputs, so
+    the total is eps). Optimized (Wang et al. 2017, section 4.4, OUE): p = 1/2,
+    q = 1 / (e^eps + 1), chosen to minimise the estimator's variance. In both,
+    p (1 - q) / ((1 - p) q) = e^eps. Notebook 17.
+    """
+    epsilon = check_epsilon(epsilon)
+    optimized = _check_flag(optimized, "optimized")
+    if optimized:
+        return 0.5, float(1.0 / (1.0 + np.exp(epsilon))) if epsilon < 700 else 0.0
+    p = float(1.0 / (1.0 + np.exp(-epsilon / 2)))
+    return p, 1.0 - p
+
+
+def _check_flag(value, name):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def unary_encoding(values, k, epsilon, *, optimized=True, rng=None) -> np.ndarray:
+    """Each person sends a randomised one-hot vector of k bits.
+
+    ``values``: integers in 0..k-1, shape (n,) (or any shape S); returns 0/1 reports of
+    shape S + (k,). The true category's bit is 1 with probability p, every other bit is 1
+    with probability q (:func:`unary_encoding_probabilities`). Symmetric unary encoding is
+    literally :func:`dpteach.randomized_response` at eps/2 applied to every bit of the
+    one-hot vector (the basic one-time RAPPOR, Erlingsson, Pihur & Korolova 2014).
+    Notebook 17.
+    """
+    k = _check_k(k)
+    v = _check_categories(values, k)
+    epsilon = check_epsilon(epsilon)
+    optimized = _check_flag(optimized, "optimized")
+    rng = check_rng(rng)
+    onehot = (v[..., None] == np.arange(k)).astype(np.int8)
+    if not optimized:
+        return np.asarray(randomized_response(onehot, epsilon / 2, rng=rng), dtype=np.int8)
+    p, q = unary_encoding_probabilities(epsilon, optimized=True)
+    return (rng.random(onehot.shape) < np.where(onehot == 1, p, q)).astype(np.int8)
+
+
+def unary_encoding_estimate(reports, epsilon, *, optimized=True) -> np.ndarray:
+    """Unbiased estimate of the k category frequencies from unary-encoding reports.
+
+    ``reports``: 0/1 array of shape (n, k) (any leading shape; the last axis is the k
+    bits). With c_v the number of reports whose bit v is 1, f_hat_v = (c_v / n - q) / (p - q)
+    [Wang et al. 2017, section 3]. Variance: :func:`local_variance`. Notebook 17.
+    """
+    r = check_bits(reports, "reports")
+    if r.ndim < 1 or r.shape[-1] < 2:
+        raise ValueError(f"reports must have the k >= 2 bits on its last axis, got shape {r.shape}")
+    epsilon = check_epsilon(epsilon)
+    optimized = _check_flag(optimized, "optimized")
+    k = r.shape[-1]
+    r = r.reshape(-1, k)
+    return estimate_from_counts(r.sum(axis=0), r.shape[0], k, epsilon,
+                                mechanism="oue" if optimized else "sue")
+
+
+def unary_encoding_output_probabilities(k, epsilon, *, optimized=True) -> np.ndarray:
+    """The full 2^k-output table P[true category, report] of unary encoding (k <= 12).
+
+    Column j is the bit vector whose bit i is (j >> i) & 1. For checking the exact local
+    epsilon by brute force (:func:`local_epsilon`); the mechanism itself never builds it.
+    Notebook 17.
+    """
+    k = check_positive_int(k, "k", maximum=12)
+    if k < 2:
+        raise ValueError(f"k must be an integer >= 2 (the number of categories), got {k}")
+    p, q = unary_encoding_probabilities(epsilon, optimized=optimized)
+    bits = (np.arange(2**k)[None, :] >> np.arange(k)[:, None]) & 1      # (k bits, 2^k outputs)
+    out = np.empty((k, 2**k))
+    for v in range(k):
+        one = np.where(np.arange(k) == v, p, q)[:, None]                  # Pr[bit i = 1 | v]
+        out[v] = np.prod(np.where(bits == 1, one, 1 - one), axis=0)
+    return out
+
+
+def local_epsilon(probabilities) -> float:
+    """Exact local epsilon of a mechanism given as a table P[input, output]:
+    max over outputs y and inputs x, x' of ln P[x, y] / P[x', y].
+
+    Every person can hold any input, so every pair of inputs counts (the local model's
+    neighbours). An output possible under one input and impossible under another gives
+    inf. Notebook 17.
+    """
+    P = check_values("probabilities", probabilities)
+    if P.ndim != 2 or P.shape[0] < 2:
+        raise ValueError(f"probabilities must be a table with a row per input (>= 2 rows), "
+                         f"got shape {P.shape}")
+    if np.any(P < 0) or not np.allclose(P.sum(axis=1), 1.0, atol=1e-9):
+        raise ValueError("probabilities must have non-negative rows that sum to 1")
+    hi, lo = P.max(axis=0), P.min(axis=0)
+    used = hi > 0
+    if np.any(lo[used] == 0):
+        return float("inf")
+    return float(np.max(np.log(hi[used]) - np.log(lo[used])))
+
+
+# ------------------------------------------------------------------ estimators' error
+def _pq(mechanism, k, epsilon):
+    if mechanism == "krr":
+        return _krr_pq(k, epsilon)
+    return unary_encoding_probabilities(epsilon, optimized=mechanism == "oue")
+
+
+def local_variance(n, k, epsilon, *, mechanism="oue", frequency=None):
+    """Variance of one estimated frequency f_hat_v (a fraction) in the local model.
+
+    Wang et al. 2017 (section 3, eq. 2), with p, q the mechanism's report probabilities:
+
+        Var[f_hat_v] = q (1 - q) / (n (p - q)^2) + f_v (1 - p - q) / (n (p - q)).
+
+    ``frequency=None`` gives the first term alone, Wang et al.'s Var* (the variance for a
+    category nobody holds, which dominates when f_v is small); in closed form
+    k-RR: (e^eps + k - 2) / (n (e^eps - 1)^2), SUE: e^(eps/2) / (n (e^(eps/2) - 1)^2),
+    OUE: 4 e^eps / (n (e^eps - 1)^2). ``frequency`` may be an array (broadcasts). The
+    variance is over the randomisation, for a fixed dataset. Notebook 17.
+    """
+    n = check_positive_int(n, "n")
+    k = _check_k(k)
+    epsilon = check_epsilon(epsilon)
+    mechanism = _check_mechanism(mechanism)
+    p, q = _pq(mechanism, k, epsilon)
+    var = q * (1 - q) / (n * (p - q) ** 2)
+    if frequency is None:
+        return float(var)
+    f = check_values("frequency", frequency)
+    if np.any((f < 0) | (f > 1)):
+        raise ValueError("frequency must lie in [0, 1]")
+    out = var + f * (1 - p - q) / (n * (p - q))
+    return float(out) if out.ndim == 0 else out
+
+
+def central_variance(n, epsilon, *, sensitivity=1.0) -> float:
+    """Variance of one frequency from a central Laplace histogram: 2 (Delta/eps)^2 / n^2.
+
+    The curator adds Lap(Delta/eps) to every count (Delta = 1: adding or removing a person
+    changes one count by one; Dwork & Roth 2014, section 3.3) and divides by n, taken as
+    public. The standard deviation sqrt(2)/(eps n) shrinks like 1/n; the local model's
+    like 1/sqrt(n). Notebook 17.
+    """
+    n = check_positive_int(n, "n")
+    epsilon = check_epsilon(epsilon)
+    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
+    return float(2.0 * (sensitivity / epsilon) ** 2 / n**2)
+
+
+def krr_is_better(k, epsilon) -> bool:
+    """True when k-RR's Var* is below OUE's: k - 2 < 3 e^eps (Wang et al. 2017, section 4.5).
+
+    From (e^eps + k - 2) < 4 e^eps. Notebook 17.
+    """
+    k = _check_k(k)
+    epsilon = check_epsilon(epsilon)
+    return bool(k - 2 < 3 * np.exp(epsilon))
+
+
+# ------------------------------------------------------------------ simulating many people fast
+def example_frequencies(k) -> np.ndarray:
+    """A skewed example distribution over k categories: f_v proportional to 1/(v + 1)
+    (a Zipf law, as for the popularity of web pages or words). Notebook 17."""
+    k = _check_k(k)
+    w = 1.0 / np.arange(1, k + 1)
+    return w / w.sum()
+
+
+def true_counts(n, frequencies) -> np.ndarray:
+    """Integer counts summing to n, as close as possible to n * frequencies (largest
+    remainders). Notebook 17."""
+    n = check_nonnegative_int(n, "n")
+    f = check_values("frequencies", frequencies)
+    if f.ndim != 1 or np.any(f < 0) or not np.isclose(f.sum(), 1.0):
+        raise ValueError("frequencies must be a 1-D array of non-negative numbers summing to 1")
+    raw = n * f
+    counts = np.floor(raw).astype(np.int64)
+    short = n - counts.sum()
+    counts[np.argsort(raw - counts)[::-1][:short]] += 1
+    return counts
+
+
+def report_counts(counts, epsilon, *, mechanism="oue", rng=None, size=None) -> np.ndarray:
+    """The k report counts c_v of n people, drawn from their exact joint distribution.
+
+    ``counts``: how many people hold each category (length k). Same distribution as
+    running :func:`k_randomized_response` or :func:`unary_encoding` person by person and
+    counting, without the n x k work: for unary encoding c_v = Bin(n_v, p) + Bin(n - n_v, q),
+    independent over v (the bits are independent). k-RR is the same as "with probability
+    p - q report the truth, otherwise a category drawn uniformly from all k" (then the
+    truth comes out with p - q + q = p and each other category with q), so
+    c = Bin(n_v, p - q) for every v plus one Multinomial(rest, 1/k each). ``size``: that
+    many independent repetitions (shape size + counts.shape; leading axes of ``counts``
+    are separate datasets). Notebook 17.
+    """
+    c = check_values("counts", counts)
+    if c.ndim < 1 or c.shape[-1] < 2 or np.any(c < 0) or np.any(c != np.floor(c)):
+        raise ValueError("counts must hold k >= 2 non-negative whole numbers on its last axis")
+    c = c.astype(np.int64)
+    epsilon = check_epsilon(epsilon)
+    mechanism = _check_mechanism(mechanism)
+    size = check_size(size)
+    rng = check_rng(rng)
+    k = c.shape[-1]
+    n = c.sum(axis=-1, keepdims=True)
+    shape = () if size is None else (size if isinstance(size, tuple) else (size,))
+    shape = shape + c.shape          # several datasets (leading axes of counts) broadcast
+    p, q = _pq(mechanism, k, epsilon)
+    if mechanism == "krr":
+        truthful = rng.binomial(c, p - q, size=shape)
+        rest = n[..., 0] - truthful.sum(axis=-1)
+        return truthful + rng.multinomial(rest, np.full(k, 1.0 / k))
+    return rng.binomial(c, p, size=shape) + rng.binomial(n - c, q, size=shape)
+
+
+def estimate_from_counts(counts, n, k, epsilon, *, mechanism="oue"):
+    """f_hat_v = (c_v / n - q) / (p - q) for every report count c_v (last axis: the k
+    categories; leading axes broadcast). The correction shared by
+    :func:`k_randomized_response_estimate` and :func:`unary_encoding_estimate`. Notebook 17.
+    """
+    c = check_values("counts", counts)
+    n = check_positive_int(n, "n")
+    k = _check_k(k)
+    epsilon = check_epsilon(epsilon)
+    mechanism = _check_mechanism(mechanism)
+    p, q = _pq(mechanism, k, epsilon)
+    return (c / n - q) / (p - q)
+
+
+def central_histogram_estimate(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
+    """The central model's frequencies: (counts + Lap(1/eps) each) / n, via
+    :func:`dpteach.laplace_mechanism` with sensitivity 1 (notebook 06). Notebook 17."""
+    c = check_values("counts", counts)
+    if c.ndim != 1 or np.any(c < 0):
+        raise ValueError("counts must be a 1-D array of non-negative counts")
+    n = c.sum()
+    if n <= 0:
+        raise ValueError("counts must hold at least one person")
+    return laplace_mechanism(c, 1.0, epsilon, rng=rng, size=size) / n

@@ -1,0 +1,129 @@
+"""Panel for notebook 17: the error of the local model against the central one, measured."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import local
+from ..plots import PALETTE, label_axes, new_figure, note
+from ._base import Panel, dropdown, int_slider, log_slider, register
+
+_K_MAX = 32
+_RUNS = 100                                   # simulated surveys per n
+_GRID = np.round(10 ** np.arange(2.0, 6.01, 0.5)).astype(np.int64)     # 100 .. 10^6 people
+_MECHANISMS = [("optimized unary encoding (OUE)", "oue"),
+               ("symmetric unary encoding (SUE)", "sue"),
+               ("k-ary randomized response (k-RR)", "krr")]
+
+
+def measured_errors(counts, epsilon, mechanism, rng, laplace):
+    """Root-mean-square error of the estimated frequencies, local and central, over the
+    k categories and the runs, for every dataset (row) of ``counts``.
+
+    Local: report counts drawn from their exact distribution (``local.report_counts``)
+    and corrected by ``local.estimate_from_counts``. Central: ``laplace`` (unit Laplace
+    noise, shape runs x datasets x k) times 1/eps added to the counts. Returns
+    (local rmse, central rmse, one local estimate, one central estimate) per dataset.
+    """
+    n = counts.sum(axis=-1, keepdims=True)
+    k = counts.shape[-1]
+    truth = counts / n
+    reports = local.report_counts(counts, epsilon, mechanism=mechanism, rng=rng, size=laplace.shape[0])
+    est_local = _correct(reports, n, k, epsilon, mechanism)
+    est_central = (counts + laplace / epsilon) / n
+    rmse_local = np.sqrt(np.mean((est_local - truth) ** 2, axis=(0, 2)))
+    rmse_central = np.sqrt(np.mean((est_central - truth) ** 2, axis=(0, 2)))
+    return rmse_local, rmse_central, est_local[0], est_central[0]
+
+
+def _correct(reports, n, k, epsilon, mechanism):
+    # local.estimate_from_counts, with a different n for every dataset (row)
+    p, q = local._pq(mechanism, k, epsilon)
+    return (reports / n - q) / (p - q)
+
+
+@register("local_vs_central")
+def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
+    """Frequency estimation in the local model against the central one.
+
+    Left: root-mean-square error of an estimated frequency against the number of people n
+    (log-log); dots are measured over 100 simulated surveys per n (the seed fixes them),
+    lines are the formulas (Wang et al. 2017 for local; sqrt(2)/(eps n) for a central
+    Laplace histogram). Right: the true frequencies of the k categories and one survey's
+    local and central estimates at the chosen n.
+    """
+    controls = {"epsilon": log_slider("privacy ε", epsilon, -1, 1),
+                "n": log_slider("people n", n, 2, 6, 0.1, readout_format=".3g"),
+                "k": int_slider("categories k", k, 2, _K_MAX),
+                "mechanism": dropdown("local mechanism", _MECHANISMS, mechanism),
+                "seed": int_slider("seed", seed, 0, 20)}
+    fig, (ax1, ax2) = new_figure(1, 2, figsize=(10.0, 4.2), width_ratios=[1.15, 1.0])
+    n_line = np.logspace(2, 6, 60)
+    (loc_curve,) = ax1.plot(n_line, n_line, color=PALETTE["orange"], label="local: formula")
+    (cen_curve,) = ax1.plot(n_line, n_line, color=PALETTE["blue"], label="central: √2/(εn)")
+    (loc_dots,) = ax1.plot([], [], "o", color=PALETTE["orange"], markersize=5, label="local: measured")
+    (cen_dots,) = ax1.plot([], [], "s", color=PALETTE["blue"], markersize=5, label="central: measured")
+    (here,) = ax1.plot([n, n], [1e-8, 1e2], ":", color=PALETTE["black"], linewidth=1)
+    (loc_here,) = ax1.plot([], [], "o", color=PALETTE["vermillion"], markersize=9, fillstyle="none",
+                           markeredgewidth=2)
+    (cen_here,) = ax1.plot([], [], "s", color=PALETTE["vermillion"], markersize=9, fillstyle="none",
+                           markeredgewidth=2)
+    ax1.set_xscale("log")
+    ax1.set_yscale("log")
+    ax1.set_xlim(70, 1.4e6)
+    ax1.set_ylim(1e-7, 30)
+    label_axes(ax1, "people n", "error of a frequency (RMSE)", "Error against n")
+    ax1.legend(loc="lower left", fontsize=8)
+    txt1 = note(ax1, "", loc="upper right")
+    edges = np.arange(_K_MAX + 1) - 0.5
+    truth_bars = ax2.stairs(np.zeros(_K_MAX), edges, fill=True, color=PALETTE["grey"],
+                            label="true frequency")
+    (loc_est,) = ax2.plot([], [], "o", color=PALETTE["orange"], markersize=5, label="local estimate")
+    (cen_est,) = ax2.plot([], [], "s", color=PALETTE["blue"], markersize=4, label="central estimate")
+    ax2.axhline(0.0, color=PALETTE["black"], linewidth=0.6)
+    ax2.set_xlim(-0.8, _K_MAX - 0.2)
+    ax2.set_ylim(-0.3, 0.8)
+    label_axes(ax2, "category v", "frequency (share of people)", "One survey at the chosen n")
+    ax2.legend(loc="upper right", fontsize=8)
+    txt2 = note(ax2, "", loc="lower right")
+    cache = {}
+
+    def update(epsilon, n, k, mechanism, seed):
+        n = int(round(n))
+        if (seed, "laplace") not in cache:
+            g = np.random.default_rng([seed, 17])
+            cache[seed, "laplace"] = g.laplace(size=(_RUNS, _GRID.size + 1, _K_MAX))
+        if k not in cache:
+            cache[k] = local.example_frequencies(k)
+        f = cache[k]
+        counts = np.array([local.true_counts(m, f) for m in (*_GRID, n)])
+        rng = np.random.default_rng([seed, int(round(1000 * np.log(epsilon))) % 2**31, k, n])
+        laplace = cache[seed, "laplace"][:, :, :k]
+        rl, rc, one_local, one_central = measured_errors(counts, epsilon, mechanism, rng, laplace)
+        var_star = np.mean(local.local_variance(1, k, epsilon, mechanism=mechanism, frequency=f))
+        loc_curve.set_ydata(np.sqrt(var_star / n_line))
+        cen_curve.set_ydata(np.sqrt(2.0) / (epsilon * n_line))
+        loc_dots.set_data(_GRID, rl[:-1])
+        cen_dots.set_data(_GRID, rc[:-1])
+        here.set_xdata([n, n])
+        loc_here.set_data([n], [rl[-1]])
+        cen_here.set_data([n], [rc[-1]])
+        ratio = rl[-1] / rc[-1]
+        txt1.set_text(f"n = {n:,}: local {rl[-1]:.2g}, central {rc[-1]:.2g}\n"
+                      f"local error is {ratio:,.0f}× larger")
+        x = np.arange(k)
+        ax2.set_xlim(-0.8, k - 0.2)
+        truth_bars.set_data(np.r_[counts[-1] / n, np.zeros(_K_MAX - k)])
+        loc_est.set_data(x, one_local[-1])
+        cen_est.set_data(x, one_central[-1])
+        off = int(np.sum((one_local[-1] < -0.3) | (one_local[-1] > 0.8)))
+        txt2.set_text(f"{off} local estimate(s) off the scale" if off else "")
+        need = n * ratio**2
+        return (f"ε = {epsilon:.3g}, n = {n:,}, k = {k}, {mechanism.upper()}: measured error of a "
+                f"frequency {rl[-1]:.3g} (local) against {rc[-1]:.3g} (central), "
+                f"{ratio:,.1f}× larger; formulas {np.sqrt(var_star / n):.3g} and "
+                f"{np.sqrt(2.0) / (epsilon * n):.3g}. To match the central error the local model "
+                f"needs about {need:,.3g} people.")
+
+    return Panel(controls, fig, update, title="Local against central: the error of a frequency",
+                 name="local_vs_central")
