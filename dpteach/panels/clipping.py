@@ -109,10 +109,11 @@ def clipping_tradeoff(upper=100.0, epsilon=0.5, seed=0):
         u_line2.set_xdata([upper, upper])
         one = float(releases[i, 0])
         rel_line.set_xdata([max(one, edges[0])] * 2)
-        txt.set_text(f"U = {_GRID[i]:.3g}: bias {bias[i]:+.2f}, noise {sd[i]:.2f}, "
+        txt.set_text(f"U = {_GRID[i]:.3g}: clipping bias {m[i] - truth:+.2f}, noise {sd[i]:.2f}, "
                      f"RMSE {rmse[i]:.2f}\nbest U = {_GRID[i_best]:.3g} (RMSE {rmse[i_best]:.2f})")
         return (f"ε = {epsilon:.3g}, U = {_GRID[i]:.4g} k€: clipped mean {m[i]:.2f} vs true mean "
-                f"{truth:.2f}; over {_RUNS} releases the bias is {bias[i]:+.2f}, the noise sd "
+                f"{truth:.2f}; over {_RUNS} releases the average error is {bias[i]:+.2f} (clipping "
+                f"plus the floor and clip of the ratio), the noise sd "
                 f"{sd[i]:.2f}, the RMSE {rmse[i]:.2f}. Smallest RMSE at U = {_GRID[i_best]:.4g} "
                 f"({rmse[i_best]:.2f}). This seed's release: {one:.2f} k€.")
 
