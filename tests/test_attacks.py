@@ -101,7 +101,17 @@ def test_perturb_records_bounded_and_uniform(rng):
     assert ks_pvalue(out, stats.uniform(-1.8, 3.6).cdf) < ALPHA
 
 
-# -------------------------------------------------------------------- auditing
+# -------------------------------------------------------------------- query auditing
+def test_query_auditing_module_and_its_old_name():
+    # dpteach.attacks.auditing moved to query_auditing (not to be confused with dpteach.audit);
+    # the old name is an alias of the same module for one release
+    from dpteach.attacks import auditing, query_auditing
+    assert auditing is query_auditing
+    assert A.MaxAuditor is query_auditing.MaxAuditor is auditing.MaxAuditor
+    assert A.MaxAuditor.__module__ == "dpteach.attacks.query_auditing"
+    assert query_auditing is not dp.audit
+
+
 def test_max_query_example():
     t = dp.datasets.phd_students()
     males = A.max_query(t, "Sensitive value", lambda d: d["Gender"] == "M")

@@ -10,7 +10,7 @@ import importlib
 
 # public name -> submodule of dpteach.attacks that defines it
 _EXPORTS = {
-    # differencing, auditing, averaging (notebook 02)
+    # differencing, query auditing, averaging (notebook 02)
     "difference_of_counts": "differencing",
     "difference_of_means": "differencing",
     "sickle_cell_queries": "differencing",
@@ -19,10 +19,10 @@ _EXPORTS = {
     "perturb_records": "differencing",
     "blood_sugar_differencing": "differencing",
     "difference_noise_pdf": "differencing",
-    "max_query": "auditing",
-    "infer_from_max_queries": "auditing",
-    "MaxAuditor": "auditing",
-    "refusal_attack": "auditing",
+    "max_query": "query_auditing",
+    "infer_from_max_queries": "query_auditing",
+    "MaxAuditor": "query_auditing",
+    "refusal_attack": "query_auditing",
     "averaging_attack": "averaging",
     "averaging_error": "averaging",
     "collect_releases": "averaging",

@@ -7,6 +7,7 @@ the only female first-year student, has value 3. Worse, a refusal decided by loo
 the true answer is itself a message (Kenthapadi, Mishra & Nissim 2005): the attacker
 learns "answering would have revealed something", which can reveal the same thing.
 Their fix is *simulatable* auditing: decide using only past answers, never the data.
+Not to be confused with dpteach.audit (empirical lower bounds on epsilon, notebook 11).
 Taught in notebook 02.
 """
 
