@@ -308,3 +308,17 @@ def test_extreme_finite_values_answer_or_refuse_within_a_second(func, good, para
     assert seconds < 1.0, f"took {seconds:.2f} s"
     if isinstance(result, Exception):
         assert isinstance(result, (ValueError, TypeError, BudgetExceededError)), repr(result)
+
+
+def test_check_true_does_not_pass_a_nan():
+    # bool(nan) is True: a NaN condition used to pass silently
+    feedback = dp.exercises.check_true(float("nan"))
+    assert not feedback.passed and "True or False" in feedback.message
+    assert dp.exercises.check_true(np.bool_(True)).passed
+
+
+def test_max_auditor_refuses_a_column_with_missing_values():
+    from dpteach.attacks.auditing import MaxAuditor
+
+    with pytest.raises(ValueError, match="column 'x' must not contain NaN"):
+        MaxAuditor(pd.DataFrame({"x": [1.0, np.nan]}), "x")
