@@ -818,3 +818,41 @@ def test_every_public_callable_with_a_numeric_parameter_has_bad_input_rows():
             missing.append(f"{name}: {sorted(gaps)}")
     assert not missing, "public callables without bad-input rows:\n" + "\n".join(missing)
 
+
+
+# ------------------------------------------ panel builders check their arguments, generically
+def _panel_cases():
+    import inspect
+    import numbers
+
+    from dpteach.panels import REGISTRY
+
+    for name, builder in sorted(REGISTRY.items()):
+        for p in inspect.signature(builder).parameters.values():
+            d = p.default
+            if isinstance(d, (bool, np.bool_)):
+                values = ["yes", 1]
+            elif isinstance(d, numbers.Real):
+                # None is left out: several builders document None as "the default"
+                values = [NAN, INF, -1e308, "1", True]
+            elif isinstance(d, str):
+                values = ["no such option", 3]
+            else:
+                continue
+            for i, v in enumerate(values):
+                yield pytest.param(builder, p.name, v, id=f"{name}-{p.name}-{i}:{_short(v)}")
+
+
+@pytest.mark.parametrize("builder,param,bad", list(_panel_cases()))
+def test_panel_builders_refuse_bad_initial_values(builder, param, bad):
+    """A NaN, an out-of-range number, a string or a bool never reaches a slider: the
+    control factories of dpteach/panels/_base.py refuse it before any widget exists and
+    the REGISTRY wrapper names the builder's parameter."""
+    with pytest.raises((ValueError, TypeError)) as info:
+        builder(**{param: bad})
+    assert _mentions(str(info.value), param), str(info.value)
+
+
+def test_every_registry_builder_is_wrapped():
+    from dpteach.panels import REGISTRY
+    assert all(hasattr(b, "__wrapped__") for b in REGISTRY.values())

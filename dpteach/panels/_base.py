@@ -13,6 +13,10 @@ a committed notebook shows the picture on GitHub and before Run All.
 from __future__ import annotations
 
 import base64
+import functools
+import inspect
+import math
+import numbers
 import struct
 import time
 import warnings
@@ -38,14 +42,72 @@ REGISTRY: dict[str, Callable[..., "Panel"]] = {}
 
 
 def register(name: str):
-    """Add a panel builder to :data:`REGISTRY` under ``name``."""
+    """Add a panel builder to :data:`REGISTRY` under ``name``.
+
+    The builder is wrapped so that it checks its arguments like any public function: the
+    control factories below refuse an initial value outside the control's range (or of
+    the wrong kind: NaN, a string, a bool for a number) before any widget exists, and the
+    wrapper reports it as a ValueError or TypeError naming the builder's parameter.
+    """
     def deco(fn):
-        if name in REGISTRY and REGISTRY[name] is not fn:
+        if name in REGISTRY and getattr(REGISTRY[name], "__wrapped__", None) is not fn:
             raise ValueError(f"panel {name!r} registered twice")
-        REGISTRY[name] = fn
-        fn.panel_name = name
-        return fn
+
+        @functools.wraps(fn)
+        def builder(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except _BadInitialValue as exc:
+                raise _name_parameter(fn, args, kwargs, exc) from None
+
+        builder.panel_name = name
+        REGISTRY[name] = builder
+        return builder
     return deco
+
+
+class _BadInitialValue(Exception):
+    """A control factory was given an initial value its control cannot hold."""
+
+    def __init__(self, value, description, allowed, kind=ValueError):
+        super().__init__(f"{description!r} control must be {allowed}, got {value!r}")
+        self.value, self.description, self.allowed, self.kind = value, description, allowed, kind
+
+
+def _same(a, b) -> bool:
+    if a is b:
+        return True
+    try:
+        if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+            return True
+        return type(a) is type(b) and bool(a == b)
+    except Exception:   # noqa: BLE001 - arrays and odd objects are simply not the same
+        return False
+
+
+def _name_parameter(fn, args, kwargs, exc):
+    """The factory's complaint, restated in terms of the builder's parameter."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        names = [p for p, v in bound.arguments.items() if _same(v, exc.value)]
+    except TypeError:
+        names = []
+    who = names[0] if names else f"the {exc.description!r} control"
+    return exc.kind(f"{who} must be {exc.allowed}, got {exc.value!r}")
+
+
+def _number(value, description, lo, hi, *, integer=False):
+    """Check a slider's initial value: a real number (not bool, not NaN) in [lo, hi]."""
+    kind = "a whole number" if integer else "a number"
+    allowed = f"{kind} in [{lo:g}, {hi:g}]"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise _BadInitialValue(value, description, allowed, TypeError)
+    x = float(value)
+    tol = 1e-9 * max(abs(lo), abs(hi), 1.0)
+    if not (lo - tol <= x <= hi + tol) or (integer and x != round(x)):
+        raise _BadInitialValue(value, description, allowed)
+    return value
 
 
 class Panel:
@@ -331,12 +393,14 @@ _LAYOUT = {"width": "330px"}
 
 
 def float_slider(description, value, lo, hi, step, *, readout_format=".2f"):
+    _number(value, description, lo, hi)
     return widgets.FloatSlider(value=value, min=lo, max=hi, step=step, description=description,
                                readout_format=readout_format, continuous_update=True,
                                style=_STYLE, layout=widgets.Layout(**_LAYOUT))
 
 
 def log_slider(description, value, lo_exp, hi_exp, step=0.05, *, readout_format=".3g"):
+    _number(value, description, 10.0 ** lo_exp, 10.0 ** hi_exp)
     return widgets.FloatLogSlider(value=value, base=10, min=lo_exp, max=hi_exp, step=step,
                                   description=description, readout_format=readout_format,
                                   continuous_update=True, style=_STYLE,
@@ -344,11 +408,16 @@ def log_slider(description, value, lo_exp, hi_exp, step=0.05, *, readout_format=
 
 
 def int_slider(description, value, lo, hi, step=1):
+    _number(value, description, lo, hi, integer=True)
     return widgets.IntSlider(value=value, min=lo, max=hi, step=step, description=description,
                              continuous_update=True, style=_STYLE, layout=widgets.Layout(**_LAYOUT))
 
 
 def dropdown(description, options, value=None):
+    if value is not None:
+        allowed = [o[1] if isinstance(o, tuple) else o for o in options]
+        if not any(_same(value, a) for a in allowed):
+            raise _BadInitialValue(value, description, f"one of {allowed!r}")
     return widgets.Dropdown(options=options, value=value if value is not None else
                             (options[0][1] if isinstance(options[0], tuple) else options[0]),
                             description=description, style=_STYLE,
@@ -356,5 +425,7 @@ def dropdown(description, options, value=None):
 
 
 def checkbox(description, value=False):
+    if not isinstance(value, (bool, np.bool_)):
+        raise _BadInitialValue(value, description, "True or False", TypeError)
     return widgets.Checkbox(value=value, description=description, style=_STYLE,
                             layout=widgets.Layout(width="330px"))
