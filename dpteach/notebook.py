@@ -40,6 +40,8 @@ COURSE = [
      "clamped sums, the noisy mean, the clipping bound's bias-variance trade-off, private quantiles"),
     ("15", "15_sparse_vector.ipynb", "The sparse vector technique",
      "AboveThreshold, why below-threshold answers are free, broken variants audited"),
+    ("16", "16_modern_accounting.ipynb", "Modern accounting",
+     "Renyi DP, zCDP, the exact Gaussian, five accountants compared, subsampling, the Census's rho"),
 ]
 
 
