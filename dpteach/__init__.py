@@ -83,13 +83,18 @@ _EXPORTS = {
     "unary_encoding": "local",
     "unary_encoding_estimate": "local",
     "local_variance": "local",
+    # DP-SGD (notebook 18; the training function itself is dp.dp_sgd.dp_sgd)
+    "clip_gradients": "dp_sgd",
+    "noisy_gradient_sum": "dp_sgd",
+    "membership_inference": "dp_sgd",
 }
 
 _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",
                "attacks", "audit", "datasets", "plots", "panels", "exercises", "style",
                "discrete", "notebook", "comparison", "definition", "exponential",
                "properties", "tradeoff",
-               "assignments", "clipping", "sparse_vector", "rdp", "local"}
+               "assignments", "clipping", "sparse_vector", "rdp", "local",
+               "dp_sgd"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

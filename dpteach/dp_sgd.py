@@ -1,0 +1,323 @@
+"""DP-SGD on a small model: per-example clipping, Gaussian noise, Poisson subsampling.
+
+Logistic regression trained by noisy gradient descent (Abadi et al. 2016, "Deep learning
+with differential privacy", Algorithm 1), in NumPy. One step:
+
+1. Poisson subsampling: each training example joins the batch independently with
+   probability q (``batch_rate``);
+2. per-example gradients g_i of the logistic loss, each clipped to L2 norm at most C:
+   g_i · min(1, C / ||g_i||₂) (:func:`clip_gradients`);
+3. the clipped gradients are summed and Gaussian noise N(0, σ²C² I) is added
+   (:func:`noisy_gradient_sum`; σ is the noise multiplier): adding or removing one
+   example moves the sum by at most C in L2, so this is the Gaussian mechanism with
+   sensitivity C;
+4. the step divides the noisy sum by the expected batch size q·n and moves the weights
+   against it.
+
+Every step is a Poisson-subsampled Gaussian mechanism; the RDP accountant of notebook 16
+(:class:`dpteach.RDPAccountant`, Mironov, Talwar & Zhang 2019) adds up their cost and
+reports ε at δ as training runs. :func:`membership_inference` attacks the trained model
+by its losses (members of the training set have lower loss; Yeom et al. 2018, "Privacy
+risk in machine learning", Section 3) and reports the attack's type I / type II errors,
+which a DP model must keep inside the trade-off region of notebook 13
+(:func:`dpteach.tradeoff_curve`). Taught in notebook 18.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from ._checks import (check_delta, check_positive_int, check_real, check_rng, check_values)
+
+__all__ = ["clip_gradients", "noisy_gradient_sum", "per_example_gradients", "logistic_loss",
+           "predict", "accuracy", "dp_sgd", "DPSGDResult", "membership_inference",
+           "make_overfit_data", "calibrate_noise_multiplier", "EXAMPLE"]
+
+#: The notebook's setting (notebook 18): data of :func:`make_overfit_data` and the
+#: training recipe shared by the private and the non-private run (the non-private run
+#: uses noise_multiplier 0 and clip inf).
+EXAMPLE = {"n_train": 300, "n_test": 1000, "d": 1500, "noise_scale": 0.15, "signal": 0.7,
+           "epochs": 10, "batch_rate": 0.1, "clip": 1.0, "learning_rate": 3.0,
+           "noise_multiplier": 3.0, "delta": 1e-5}
+
+
+# -- the model -----------------------------------------------------------------------------
+def _data(X, y):
+    X = check_values("X", X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-d array (examples x features), got shape {X.shape}")
+    y = check_values("y", y)
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got shape "
+                         f"{y.shape}")
+    if not np.isin(y, (0.0, 1.0)).all():
+        raise ValueError("y must hold labels 0 and 1")
+    return X, y
+
+
+def _weights(w, d):
+    w = check_values("w", w)
+    if w.shape != (d,):
+        raise ValueError(f"w must have shape ({d},), got {w.shape}")
+    return w
+
+
+def logistic_loss(w, X, y):
+    """Per-example logistic loss ℓ_i = ln(1 + e^{z_i}) - y_i z_i with z_i = x_i·w (nats),
+    computed stably (logaddexp). Returns an array of n losses. Notebook 18."""
+    X, y = _data(X, y)
+    z = X @ _weights(w, X.shape[1])
+    return np.logaddexp(0.0, z) - y * z
+
+
+def per_example_gradients(w, X, y):
+    """Gradient of each example's logistic loss: g_i = (σ(x_i·w) - y_i) x_i, shape (n, d),
+    with σ the logistic function. Notebook 18."""
+    X, y = _data(X, y)
+    return _grads(_weights(w, X.shape[1]), X, y)
+
+
+def _grads(w, X, y):
+    return (special.expit(X @ w) - y)[:, None] * X
+
+
+def predict(w, X):
+    """Predicted labels 1[x·w > 0] (probability σ(x·w) > 1/2). Notebook 18."""
+    X = check_values("X", X)
+    return (X @ _weights(w, X.shape[-1]) > 0).astype(int)
+
+
+def accuracy(w, X, y):
+    """Fraction of examples whose predicted label equals y. Notebook 18."""
+    X, y = _data(X, y)
+    return float(np.mean(predict(w, X) == y))
+
+
+# -- the private step ------------------------------------------------------------------------
+def _clip(clip):
+    return check_real("clip", clip, low=0.0, low_open=True, allow_inf=True)
+
+
+def clip_gradients(per_example_grads, clip):
+    """Scale each row g_i to L2 norm at most C: g_i · min(1, C / ||g_i||₂).
+
+    Directions are kept; rows already within the bound are returned unchanged; C = inf
+    clips nothing. ``per_example_grads`` has shape (n, d) (one row per example). After
+    clipping, adding or removing one example moves the sum of the rows by at most C in
+    L2: the sum has L2 sensitivity C (Abadi et al. 2016, Section 3.1). Notebook 18.
+    """
+    g = check_values("per_example_grads", per_example_grads, allow_empty=True)
+    if g.ndim != 2:
+        raise ValueError(f"per_example_grads must be 2-d (examples x parameters), got shape "
+                         f"{g.shape}")
+    c = _clip(clip)
+    return _clip_rows(g, c)
+
+
+def _clip_rows(g, c):
+    if np.isinf(c):
+        return g.copy()
+    norms = np.sqrt(np.einsum("ij,ij->i", g, g))
+    scale = np.minimum(1.0, c / np.maximum(norms, np.finfo(float).tiny))
+    return g * scale[:, None]
+
+
+def noisy_gradient_sum(per_example_grads, clip, noise_multiplier, *, rng=None):
+    """Σ_i clip(g_i, C) + N(0, σ²C² I): the Gaussian mechanism on the clipped sum.
+
+    σ (``noise_multiplier``) is the noise's standard deviation in units of the
+    sensitivity C (Abadi et al. 2016, Algorithm 1). σ = 0 adds no noise (no privacy);
+    σ > 0 needs a finite C. Returns a vector of length d. Notebook 18.
+    """
+    g = check_values("per_example_grads", per_example_grads, allow_empty=True)
+    if g.ndim != 2:
+        raise ValueError(f"per_example_grads must be 2-d (examples x parameters), got shape "
+                         f"{g.shape}")
+    c = _clip(clip)
+    sigma = check_real("noise_multiplier", noise_multiplier, low=0.0)
+    if sigma > 0 and np.isinf(c):
+        raise ValueError("clip must be finite when noise_multiplier > 0 (the noise is σ·C)")
+    rng = check_rng(rng)
+    total = _clip_rows(g, c).sum(axis=0)
+    if sigma > 0:
+        total = total + rng.normal(0.0, sigma * c, size=total.shape)
+    return total
+
+
+# -- training --------------------------------------------------------------------------------
+@dataclass
+class DPSGDResult:
+    """What :func:`dp_sgd` returns.
+
+    ``weights`` (d,): the final model; ``epochs`` (E,): 1..E; ``epsilons`` (E,): ε at δ
+    after each epoch (inf when σ = 0); ``steps``: steps taken (E·round(1/q));
+    ``history`` (E + 1, d): the weights at the start and after each epoch; ``delta``,
+    ``batch_rate``, ``noise_multiplier``, ``clip``: the run's parameters.
+    """
+
+    weights: np.ndarray
+    epochs: np.ndarray
+    epsilons: np.ndarray
+    steps: int
+    history: np.ndarray
+    delta: float
+    batch_rate: float
+    noise_multiplier: float
+    clip: float
+
+    @property
+    def epsilon(self) -> float:
+        """ε at δ after the whole run."""
+        return float(self.epsilons[-1]) if self.epsilons.size else 0.0
+
+
+def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, rng=None,
+           accountant=None, delta=1e-5, w0=None, progress=False):
+    """Train logistic regression with DP-SGD; return a :class:`DPSGDResult`.
+
+    Each epoch has round(1/q) steps (q = ``batch_rate``). Each step draws a Poisson
+    sample (every example with probability q), clips each sampled example's gradient to
+    L2 norm C (``clip``; inf = no clipping), adds N(0, σ²C² I) to the sum (σ =
+    ``noise_multiplier``; 0 = no noise) and updates w ← w - η · noisy sum / (q n)
+    (η = ``learning_rate``; q n is the expected batch size, so that the batch's size,
+    which depends on the data, is never released). With q = 1, σ = 0 and C = inf this
+    is plain gradient descent on the mean loss.
+
+    The privacy cost is kept by ``accountant`` (default a fresh
+    :class:`dpteach.RDPAccountant`; anything with ``compose_gaussian(sigma, q=, steps=)``
+    and ``epsilon(delta)``): each epoch composes round(1/q) subsampled Gaussian steps and
+    ε at ``delta`` is recorded (Abadi et al. 2016; accounting as in Mironov, Talwar &
+    Zhang 2019). σ = 0 records ε = inf. ``progress=True`` shows a tqdm bar
+    (:func:`dpteach.notebook.progress`) with ε so far. Notebook 18.
+    """
+    X, y = _data(X, y)
+    n, d = X.shape
+    epochs = check_positive_int(epochs, "epochs", maximum=100_000)
+    q = check_real("batch_rate", batch_rate, low=0.0, high=1.0, low_open=True)
+    c = _clip(clip)
+    sigma = check_real("noise_multiplier", noise_multiplier, low=0.0)
+    if sigma > 0 and np.isinf(c):
+        raise ValueError("clip must be finite when noise_multiplier > 0 (the noise is σ·C)")
+    eta = check_real("learning_rate", learning_rate, low=0.0, low_open=True)
+    delta = check_delta(delta, required=True)
+    rng = check_rng(rng)
+    w = np.zeros(d) if w0 is None else _weights(w0, d).copy()
+    if sigma > 0 and accountant is None:
+        from .rdp import RDPAccountant
+        accountant = RDPAccountant()
+    steps_per_epoch = max(1, int(round(1.0 / q)))
+    history = [w.copy()]
+    eps = []
+    epoch_iter = range(epochs)
+    bar = None
+    if progress:
+        from .notebook import progress as _progress
+        bar = _progress(epoch_iter, desc="DP-SGD epochs", total=epochs)
+        epoch_iter = bar
+    for _ in epoch_iter:
+        for _ in range(steps_per_epoch):
+            batch = np.flatnonzero(rng.random(n) < q) if q < 1 else np.arange(n)
+            g = _grads(w, X[batch], y[batch])
+            total = _clip_rows(g, c).sum(axis=0)
+            if sigma > 0:
+                total = total + rng.normal(0.0, sigma * c, size=d)
+            w = w - eta * total / (q * n)
+        history.append(w.copy())
+        if sigma > 0:
+            accountant.compose_gaussian(sigma, q=q, steps=steps_per_epoch)
+            eps.append(float(accountant.epsilon(delta)))
+        else:
+            eps.append(np.inf)
+        if bar is not None:
+            bar.set_postfix_str(f"ε = {eps[-1]:.3g}")
+    return DPSGDResult(w, np.arange(1, epochs + 1), np.array(eps), epochs * steps_per_epoch,
+                       np.array(history), delta, q, sigma, c)
+
+
+def calibrate_noise_multiplier(target_epsilon, delta, steps, batch_rate, *, tol=1e-4):
+    """The smallest σ whose RDP accountant (:class:`dpteach.RDPAccountant`) gives
+    ε ≤ ``target_epsilon`` at δ after ``steps`` Poisson-subsampled Gaussian steps with rate
+    q = ``batch_rate``. ε falls as σ grows, so σ is found by bisection on a log scale (to
+    relative ``tol``). Notebook 18 (assignment A9 asks for it)."""
+    from .rdp import RDPAccountant
+
+    target = check_real("target_epsilon", target_epsilon, low=0.0, low_open=True)
+    delta = check_delta(delta, required=True)
+    steps = check_positive_int(steps, "steps")
+    q = check_real("batch_rate", batch_rate, low=0.0, high=1.0, low_open=True)
+    tol = check_real("tol", tol, low=0.0, low_open=True)
+
+    def eps(sigma):
+        return RDPAccountant().compose_gaussian(sigma, q=q, steps=steps).epsilon(delta)
+
+    lo, hi = 0.05, 1.0
+    while eps(hi) > target:
+        lo, hi = hi, hi * 2
+        if hi > 1e6:
+            raise ValueError("target_epsilon needs sigma > 1e6; use a larger target")
+    while eps(lo) <= target:
+        hi, lo = lo, lo / 2
+        if lo < 1e-4:
+            return hi
+    while hi / lo > 1 + tol:
+        mid = np.sqrt(lo * hi)
+        if eps(mid) > target:
+            lo = mid
+        else:
+            hi = mid
+    return float(hi)
+
+
+# -- the attack --------------------------------------------------------------------------------
+def membership_inference(member_losses, nonmember_losses, thresholds=None):
+    """The loss-threshold membership attack: say "member" when an example's loss is ≤ t.
+
+    Members of the training set tend to have lower loss (Yeom et al. 2018, Section 3).
+    For each threshold t: α(t) = fraction of non-members with loss ≤ t (type I error:
+    a non-member accused), β(t) = fraction of members with loss > t (type II error: a
+    member missed). Default thresholds: every observed loss, plus -inf and +inf (so
+    (0, 1) and (1, 0) are included). Returns (alpha, beta, thresholds), sorted by t.
+    An (ε, δ)-DP training run keeps every test's (α, β) above
+    :func:`dpteach.tradeoff_curve` (Kairouz, Oh & Viswanath 2015), up to sampling error.
+    Notebook 18.
+    """
+    m = np.sort(check_values("member_losses", member_losses).ravel())
+    o = np.sort(check_values("nonmember_losses", nonmember_losses).ravel())
+    if thresholds is None:
+        t = np.concatenate([[-np.inf], np.unique(np.concatenate([m, o])), [np.inf]])
+    else:
+        t = np.sort(check_values("thresholds", thresholds, allow_inf=True).ravel())
+    alpha = np.searchsorted(o, t, side="right") / o.size
+    beta = 1.0 - np.searchsorted(m, t, side="right") / m.size
+    return alpha, beta, t
+
+
+# -- the data --------------------------------------------------------------------------------
+def make_overfit_data(n_train=300, n_test=1000, d=1500, *, informative=5, signal=0.7,
+                      noise_scale=0.15, rng=None):
+    """A binary classification data set on which plain logistic regression overfits.
+
+    The first ``informative`` features are N(0, 1) and carry the label:
+    y = 1[x·w* + logistic noise > 0] with w* = ``signal`` on them. The other d - informative
+    features are pure noise N(0, ``noise_scale``²): individually tiny, but with d > n_train
+    they make the training set linearly separable, so unregularised training memorises
+    each member through them (large margins on members, small on fresh examples): the
+    loss gap a membership attack reads. Returns (X_train, y_train, X_test, y_test)
+    (``n_test`` fresh examples from the same distribution). Notebook 18.
+    """
+    n_train = check_positive_int(n_train, "n_train", maximum=10**6)
+    n_test = check_positive_int(n_test, "n_test", maximum=10**7)
+    d = check_positive_int(d, "d", maximum=10**5)
+    informative = check_positive_int(informative, "informative", maximum=d)
+    signal = check_real("signal", signal, low=0.0)
+    noise_scale = check_real("noise_scale", noise_scale, low=0.0)
+    rng = check_rng(rng)
+    n = n_train + n_test
+    X = rng.normal(0.0, 1.0, size=(n, d))
+    X[:, informative:] *= noise_scale
+    z = signal * X[:, :informative].sum(axis=1) + rng.logistic(size=n)
+    y = (z > 0).astype(float)
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]

@@ -1,0 +1,166 @@
+"""Panel for notebook 18: DP-SGD's accuracy against ε, and a membership attack on it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dp_sgd as _sgd
+from ..plots import PALETTE, density_line, label_axes, new_figure, note
+from ..rdp import RDPAccountant, rdp_to_dp
+from ..tradeoff import outside_region, tradeoff_curve
+from ._base import Panel, dropdown, int_slider, register
+
+#: noise multipliers the panel trains with (0 = the non-private run: no clipping, no noise)
+SIGMAS = (0.0, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
+SEEDS = 3
+_ALPHA = np.linspace(0.0, 1.0, 201)
+
+
+class _Silent:
+    """An accountant that records nothing: the panel accounts once per σ beside it."""
+
+    def compose_gaussian(self, *args, **kwargs):
+        return self
+
+    def epsilon(self, delta):
+        return 0.0
+
+
+def epsilon_per_epoch(sigma, batch_rate, epochs, delta):
+    """ε at δ after each of ``epochs`` epochs of round(1/q) Poisson-subsampled Gaussian
+    steps: one :class:`dpteach.RDPAccountant` curve per step, scaled by the step count
+    (RDP adds up), converted by :func:`dpteach.rdp_to_dp`. The same numbers
+    :func:`dpteach.dp_sgd.dp_sgd` records epoch by epoch (tested)."""
+    per_epoch = max(1, int(round(1.0 / batch_rate)))
+    acc = RDPAccountant().compose_gaussian(sigma, q=batch_rate, steps=per_epoch)
+    return np.array([rdp_to_dp(acc.orders, k * acc.rdp, delta) for k in range(1, epochs + 1)])
+
+
+def training_grid(sigmas=SIGMAS, seeds=SEEDS, data_seed=0):
+    """Train the notebook's model (:data:`dpteach.dp_sgd.EXAMPLE`) once per σ and seed.
+
+    Returns a dict with the data sizes, ``eps[σ]`` (ε per epoch) and ``runs[(σ, seed)]``
+    holding test accuracy per epoch and, per epoch, the losses of the 300 members and of
+    300 held-out non-members (the attack's two samples)."""
+    ex = _sgd.EXAMPLE
+    X, y, Xt, yt = _sgd.make_overfit_data(ex["n_train"], ex["n_test"], ex["d"],
+                                          noise_scale=ex["noise_scale"], signal=ex["signal"],
+                                          rng=data_seed)
+    n = X.shape[0]
+    Xo, yo = Xt[:n], yt[:n]
+    out = {"eps": {}, "runs": {}, "n": n}
+    for s in sigmas:
+        out["eps"][s] = (np.full(ex["epochs"], np.inf) if s == 0 else
+                         epsilon_per_epoch(s, ex["batch_rate"], ex["epochs"], ex["delta"]))
+        for seed in range(seeds):
+            r = _sgd.dp_sgd(X, y, epochs=ex["epochs"], batch_rate=ex["batch_rate"],
+                            clip=ex["clip"] if s else np.inf, noise_multiplier=s,
+                            learning_rate=ex["learning_rate"], rng=1000 + seed,
+                            accountant=_Silent(), delta=ex["delta"])
+            H = r.history[1:]                                   # (epochs, d)
+            zt = Xt @ H.T
+            acc = ((zt > 0) == (yt[:, None] == 1)).mean(axis=0)
+            zm, zo = X @ H.T, Xo @ H.T
+            lm = np.logaddexp(0.0, zm) - y[:, None] * zm
+            lo = np.logaddexp(0.0, zo) - yo[:, None] * zo
+            out["runs"][(s, seed)] = {"acc": acc, "member": lm.T.copy(),
+                                      "nonmember": lo.T.copy()}
+    return out
+
+
+@register("dp_sgd_attack")
+def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
+    """DP-SGD on the notebook's overfitting logistic regression (300 members, 1500
+    features): left, test accuracy against ε epoch by epoch, for this σ and (grey) the
+    final models of every σ, with the non-private model's accuracy; right, the
+    loss-threshold membership attack's (α, β) against the trade-off region of the run's
+    (ε, δ) (for the non-private run, the region of the σ = 3 run). Every run is trained
+    when the panel is built (24 runs, about a second); a move only looks results up.
+    """
+    ex = _sgd.EXAMPLE
+    opts = [("non-private (no clip, no noise)", 0.0)] + [(f"σ = {s:g}", s) for s in SIGMAS[1:]]
+    controls = {"noise_multiplier": dropdown("noise multiplier", opts, float(noise_multiplier)),
+                "epoch": int_slider("after epoch", epoch, 1, ex["epochs"]),
+                "seed": int_slider("seed", seed, 0, SEEDS - 1)}
+    grid = training_grid()
+    n, delta = grid["n"], ex["delta"]
+    ref_sigma = ex["noise_multiplier"]
+    fig, (ax1, ax2) = new_figure(1, 2, figsize=(10.0, 3.9))
+
+    # left: accuracy against epsilon
+    finals = np.array([[grid["eps"][s][-1], np.mean([grid["runs"][(s, k)]["acc"][-1]
+                                                     for k in range(SEEDS)])]
+                       for s in SIGMAS[1:]])
+    ax1.plot(finals[:, 0], finals[:, 1], "o", color=PALETTE["grey"], alpha=0.7,
+             label=f"every σ after {ex['epochs']} epochs (mean of {SEEDS} seeds)")
+    nonpriv = float(np.mean([grid["runs"][(0.0, k)]["acc"][-1] for k in range(SEEDS)]))
+    ax1.axhline(nonpriv, color=PALETTE["black"], linestyle="--", linewidth=1.2,
+                label=f"non-private model ({nonpriv:.2f})")
+    ax1.axhline(0.5, color=PALETTE["grey"], linestyle=":", linewidth=1.0, label="guessing")
+    traj = density_line(ax1, [1.0], [0.5], color=PALETTE["blue"], label="this run, epoch by epoch")
+    traj.set_marker(".")
+    (now1,) = ax1.plot([1.0], [0.5], marker="o", markersize=9, color=PALETTE["vermillion"],
+                       linestyle="none")
+    ax1.set_xscale("log")
+    ax1.set_xlim(0.05, 200)
+    ax1.set_ylim(0.4, 0.8)
+    label_axes(ax1, "ε at δ = 1e-5 (RDP accountant, log scale)", "test accuracy",
+               "Accuracy against privacy")
+    ax1.legend(loc="lower right", fontsize=8)
+
+    # right: the attack against the trade-off region
+    from matplotlib.patches import Polygon
+    region = Polygon(np.zeros((3, 2)), closed=True, color=PALETTE["vermillion"], alpha=0.15,
+                     label="forbidden by (ε, δ)-DP")
+    ax2.add_patch(region)
+    bound = density_line(ax2, _ALPHA, _ALPHA, color=PALETTE["vermillion"],
+                         label="trade-off curve f(α)")
+    roc = density_line(ax2, [0, 1], [1, 0], color=PALETTE["blue"],
+                       label="loss-threshold attack")
+    roc.set_drawstyle("steps-post")
+    (flag,) = ax2.plot([], [], "x", color=PALETTE["black"], markersize=6,
+                       label="outside beyond doubt (CP 1e-6)")
+    ax2.plot([0, 1], [1, 0], color=PALETTE["grey"], linestyle=":", linewidth=1.0)
+    ax2.set_xlim(0, 1)
+    ax2.set_ylim(0, 1)
+    label_axes(ax2, "α: non-members called members", "β: members missed",
+               "Membership inference")
+    ax2.legend(loc="upper right", fontsize=8)
+    txt = note(ax2, "", loc="lower left")
+
+    def update(noise_multiplier, epoch, seed):
+        s = float(noise_multiplier)
+        run = grid["runs"][(s, int(seed))]
+        e = int(epoch) - 1
+        eps = grid["eps"][s]
+        acc = run["acc"]
+        if s == 0:
+            traj.set_data([], [])
+            now1.set_data([150.0], [acc[e]])
+            eps_region = float(grid["eps"][ref_sigma][e])
+            which = f"the σ = {ref_sigma:g} run's ε = {eps_region:.3g}"
+        else:
+            traj.set_data(eps, acc)
+            now1.set_data([eps[e]], [acc[e]])
+            eps_region = float(eps[e])
+            which = f"this run's ε = {eps_region:.3g}"
+        alpha, beta, _ = _sgd.membership_inference(run["member"][e], run["nonmember"][e])
+        f = tradeoff_curve(_ALPHA, eps_region, delta)
+        bound.set_ydata(f)
+        region.set_xy(np.column_stack([np.r_[_ALPHA, 1.0, 0.0], np.r_[f, 0.0, 0.0]]))
+        roc.set_data(alpha, beta)
+        out = outside_region(alpha, beta, n, n, eps_region, delta)
+        flag.set_data(alpha[out], beta[out])
+        best = float(np.min(alpha + beta))
+        txt.set_text(f"region of {which}\nsmallest α + β = {best:.2f}; "
+                     f"{int(out.sum())} thresholds outside")
+        eps_text = "∞ (no noise)" if s == 0 else f"{eps[e]:.3g}"
+        return (f"{'non-private' if s == 0 else f'σ = {s:g}'}, after epoch {epoch} "
+                f"({int(epoch) * int(round(1 / ex['batch_rate']))} steps, q = "
+                f"{ex['batch_rate']:g}): ε = {eps_text} at δ = {delta:g}; test accuracy "
+                f"{acc[e]:.3f} (non-private {nonpriv:.3f}). The attack's best α + β is "
+                f"{best:.2f}; {int(out.sum())} of its {alpha.size} thresholds lie in the region "
+                f"forbidden by {which} beyond sampling doubt.")
+
+    return Panel(controls, fig, update, title="DP-SGD: accuracy, ε and a membership attack",
+                 name="dp_sgd_attack")

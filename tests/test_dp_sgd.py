@@ -1,0 +1,242 @@
+"""DP-SGD (notebook 18): clipping, the noise, training, accounting, the membership attack."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpteach as dp
+from dpteach import dp_sgd as sgd
+
+ALPHA = 1e-6
+EX = sgd.EXAMPLE
+
+
+# -- clipping --------------------------------------------------------------------------------
+def test_clip_gradients_exact():
+    rng = np.random.default_rng(0)
+    g = rng.normal(size=(500, 7)) * rng.choice([0.01, 0.3, 5.0, 100.0], size=(500, 1))
+    g[0] = 0.0                                     # a zero gradient stays zero
+    for c in (0.1, 1.0, 2.5):
+        out = sgd.clip_gradients(g, c)
+        norms = np.linalg.norm(g, axis=1)
+        new = np.linalg.norm(out, axis=1)
+        assert (new <= c * (1 + 1e-12)).all()
+        small = norms <= c
+        np.testing.assert_array_equal(out[small], g[small])           # untouched
+        big = ~small
+        np.testing.assert_allclose(new[big], c, rtol=1e-12)            # exactly C
+        cos = np.einsum("ij,ij->i", out[big], g[big]) / (new[big] * norms[big])
+        np.testing.assert_allclose(cos, 1.0, rtol=1e-12)               # direction kept
+    np.testing.assert_array_equal(sgd.clip_gradients(g, np.inf), g)
+
+
+def test_clipping_the_sum_instead_is_a_different_thing():
+    # the classic slip: clip the summed gradient, not each example's: the sum's sensitivity
+    # is then not C (one example with a huge gradient moves the clipped sum by up to 2C, and
+    # the clipped sum of many examples is far from the sum of clipped ones)
+    rng = np.random.default_rng(1)
+    g = rng.normal(size=(50, 4)) * 3
+    right = sgd.clip_gradients(g, 1.0).sum(axis=0)
+    s = g.sum(axis=0)
+    twin = s * min(1.0, 1.0 / np.linalg.norm(s))
+    assert np.linalg.norm(right - twin) > 1.0
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), "1", True, None])
+def test_clip_rejects_bad_bounds(bad):
+    with pytest.raises((ValueError, TypeError), match="clip"):
+        sgd.clip_gradients(np.ones((2, 2)), bad)
+
+
+def test_clip_rejects_bad_gradients():
+    with pytest.raises(ValueError, match="per_example_grads"):
+        sgd.clip_gradients(np.ones(3), 1.0)
+    with pytest.raises(ValueError, match="per_example_grads"):
+        sgd.clip_gradients([[1.0, float("nan")]], 1.0)
+
+
+# -- the noise -------------------------------------------------------------------------------
+def _noise_draws(fn, g, clip, sigma, runs, seed):
+    rng = np.random.default_rng(seed)
+    clipped = sgd.clip_gradients(g, clip).sum(axis=0)
+    return np.array([fn(g, clip, sigma, rng) - clipped for _ in range(runs)]).ravel()
+
+
+def _right(g, clip, sigma, rng):
+    return sgd.noisy_gradient_sum(g, clip, sigma, rng=rng)
+
+
+def _unscaled(g, clip, sigma, rng):                 # noise N(0, σ²), forgetting C
+    return sgd.clip_gradients(g, clip).sum(axis=0) + rng.normal(0, sigma, g.shape[1])
+
+
+def _per_example(g, clip, sigma, rng):              # noise added to each example's gradient
+    c = sgd.clip_gradients(g, clip)
+    return (c + rng.normal(0, sigma * clip, c.shape)).sum(axis=0)
+
+
+@pytest.mark.parametrize("clip,sigma", [(0.5, 1.0), (2.0, 0.7), (4.0, 3.0)])
+def test_noise_is_gaussian_sigma_times_clip(clip, sigma):
+    g = np.random.default_rng(2).normal(size=(20, 10)) * 2
+    z = _noise_draws(_right, g, clip, sigma, 2000, 3)
+    assert stats.kstest(z, "norm", args=(0, sigma * clip)).pvalue > ALPHA
+    # both wrong twins are rejected by the same test
+    for twin in (_unscaled, _per_example):
+        zt = _noise_draws(twin, g, clip, sigma, 2000, 4)
+        assert stats.kstest(zt, "norm", args=(0, sigma * clip)).pvalue < ALPHA
+
+
+def test_no_noise_and_infinite_clip():
+    g = np.arange(12.0).reshape(4, 3)
+    np.testing.assert_array_equal(sgd.noisy_gradient_sum(g, np.inf, 0.0), g.sum(axis=0))
+    with pytest.raises(ValueError, match="clip"):
+        sgd.noisy_gradient_sum(g, np.inf, 1.0)
+    for bad in (-1.0, float("nan"), float("inf"), "1", True):
+        with pytest.raises((ValueError, TypeError), match="noise_multiplier"):
+            sgd.noisy_gradient_sum(g, 1.0, bad)
+
+
+# -- gradients and training --------------------------------------------------------------------
+def test_per_example_gradients_match_finite_differences():
+    rng = np.random.default_rng(5)
+    X, y = rng.normal(size=(6, 4)), rng.integers(0, 2, 6).astype(float)
+    w = rng.normal(size=4)
+    g = sgd.per_example_gradients(w, X, y)
+    h = 1e-6
+    for j in range(4):
+        e = np.zeros(4)
+        e[j] = h
+        fd = (sgd.logistic_loss(w + e, X, y) - sgd.logistic_loss(w - e, X, y)) / (2 * h)
+        np.testing.assert_allclose(g[:, j], fd, rtol=1e-6, atol=1e-9)
+    # the loss agrees with -y ln p - (1 - y) ln(1 - p)
+    p = 1 / (1 + np.exp(-X @ w))
+    np.testing.assert_allclose(sgd.logistic_loss(w, X, y),
+                               -y * np.log(p) - (1 - y) * np.log1p(-p), rtol=1e-12)
+
+
+def test_no_noise_no_clipping_full_batch_is_plain_gradient_descent():
+    X, y, _, _ = sgd.make_overfit_data(40, 1, 8, rng=0)
+    r = sgd.dp_sgd(X, y, epochs=25, batch_rate=1.0, clip=np.inf, noise_multiplier=0.0,
+                   learning_rate=0.7, rng=1)
+    w = np.zeros(8)
+    for _ in range(25):
+        p = 1 / (1 + np.exp(-X @ w))
+        w = w - 0.7 * X.T @ (p - y) / len(y)
+    np.testing.assert_allclose(r.weights, w, rtol=1e-12, atol=1e-14)
+    assert np.isinf(r.epsilons).all() and r.steps == 25
+    # a wrong twin (dividing by the batch's own size is the same here; a forgotten 1/n is not)
+    w2 = np.zeros(8)
+    for _ in range(25):
+        w2 = w2 - 0.7 * X.T @ (1 / (1 + np.exp(-X @ w2)) - y)
+    assert np.abs(w2 - r.weights).max() > 1e-2
+
+
+def test_training_is_reproducible_and_seeded():
+    X, y, _, _ = sgd.make_overfit_data(50, 1, 20, rng=0)
+    kw = dict(epochs=3, batch_rate=0.2, clip=1.0, noise_multiplier=1.0, learning_rate=1.0)
+    a = sgd.dp_sgd(X, y, rng=7, **kw)
+    b = sgd.dp_sgd(X, y, rng=7, **kw)
+    c = sgd.dp_sgd(X, y, rng=8, **kw)
+    np.testing.assert_array_equal(a.weights, b.weights)
+    assert np.abs(a.weights - c.weights).max() > 0
+    assert a.history.shape == (4, 20) and a.steps == 15
+
+
+# -- accounting ------------------------------------------------------------------------------
+def test_epsilon_trajectory_is_the_kits_accountant():
+    X, y, _, _ = sgd.make_overfit_data(60, 1, 10, rng=0)
+    r = sgd.dp_sgd(X, y, epochs=4, batch_rate=0.1, clip=1.0, noise_multiplier=1.3,
+                   learning_rate=1.0, rng=0, delta=1e-6)
+    for k, eps in enumerate(r.epsilons, start=1):
+        acc = dp.RDPAccountant().compose_gaussian(1.3, q=0.1, steps=10 * k)
+        assert eps == pytest.approx(acc.epsilon(1e-6), rel=1e-12)
+    assert np.all(np.diff(r.epsilons) > 0)
+    # the panel's shortcut (one curve, scaled) gives the same numbers
+    from dpteach.panels.dp_sgd import epsilon_per_epoch
+    np.testing.assert_allclose(epsilon_per_epoch(1.3, 0.1, 4, 1e-6), r.epsilons, rtol=1e-12)
+
+
+@pytest.mark.parametrize("q,sigma,epochs", [(0.1, 3.0, 10), (0.05, 1.0, 3), (0.2, 0.8, 5)])
+def test_epsilon_matches_dp_accounting(q, sigma, epochs):
+    dpa = pytest.importorskip("dp_accounting")
+    from dp_accounting.rdp import rdp_privacy_accountant as dpa_rdp
+    orders = np.concatenate([np.arange(2, 64), [128, 256]]).astype(float)
+    X, y, _, _ = sgd.make_overfit_data(40, 1, 5, rng=0)
+    r = sgd.dp_sgd(X, y, epochs=epochs, batch_rate=q, clip=1.0, noise_multiplier=sigma,
+                   learning_rate=1.0, rng=0, accountant=dp.RDPAccountant(orders=orders),
+                   delta=1e-5)
+    theirs = dpa_rdp.RdpAccountant(orders=list(orders))
+    theirs.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), r.steps)
+    assert r.epsilon == pytest.approx(theirs.get_epsilon(1e-5), rel=1e-6)
+    # wrong twin: accounting without subsampling (q = 1) costs far more
+    full = dp.RDPAccountant(orders=orders).compose_gaussian(sigma, steps=r.steps).epsilon(1e-5)
+    assert full > 1.5 * r.epsilon
+
+
+def test_calibrate_noise_multiplier():
+    for target, steps, q in [(1.0, 100, 0.1), (4.0, 1000, 0.01), (0.5, 10, 1.0)]:
+        s = sgd.calibrate_noise_multiplier(target, 1e-5, steps, q)
+        eps = dp.RDPAccountant().compose_gaussian(s, q=q, steps=steps).epsilon(1e-5)
+        assert eps <= target
+        worse = dp.RDPAccountant().compose_gaussian(s * (1 - 3e-4), q=q, steps=steps)
+        assert worse.epsilon(1e-5) > target
+    with pytest.raises(ValueError, match="target_epsilon"):
+        sgd.calibrate_noise_multiplier(0.0, 1e-5, 10, 0.1)
+
+
+# -- the membership attack -------------------------------------------------------------------
+def test_membership_inference_counts():
+    a, b, t = sgd.membership_inference([0.1, 0.2, 0.3], [0.25, 0.5, 0.9, 1.0])
+    i = list(t).index(0.3)
+    assert a[i] == pytest.approx(1 / 4) and b[i] == 0.0
+    assert (a[0], b[0]) == (0.0, 1.0) and (a[-1], b[-1]) == (1.0, 0.0)
+    # swapped roles (members with HIGHER loss) is the wrong twin: it reads the gap backwards
+    a2, b2, _ = sgd.membership_inference([0.25, 0.5, 0.9, 1.0], [0.1, 0.2, 0.3])
+    assert np.min(a + b) < np.min(a2 + b2)
+
+
+def _attack(sigma, seed, epsilon_region):
+    X, y, Xt, yt = sgd.make_overfit_data(EX["n_train"], EX["n_test"], EX["d"],
+                                         noise_scale=EX["noise_scale"], signal=EX["signal"],
+                                         rng=seed)
+    r = sgd.dp_sgd(X, y, epochs=EX["epochs"], batch_rate=EX["batch_rate"],
+                   clip=EX["clip"] if sigma else np.inf, noise_multiplier=sigma,
+                   learning_rate=EX["learning_rate"], rng=100 + seed, delta=EX["delta"])
+    n = len(y)
+    a, b, _ = sgd.membership_inference(sgd.logistic_loss(r.weights, X, y),
+                                       sgd.logistic_loss(r.weights, Xt[:n], yt[:n]))
+    eps = r.epsilon if sigma else epsilon_region
+    return r, dp.tradeoff.outside_region(a, b, n, n, eps, EX["delta"], level=ALPHA)
+
+
+def test_membership_attack_private_inside_nonprivate_outside():
+    for seed in range(3):
+        private, out_p = _attack(EX["noise_multiplier"], seed, None)
+        assert 1.0 < private.epsilon < 2.0
+        assert not out_p.any()
+        _, out_np = _attack(0.0, seed, private.epsilon)
+        assert out_np.sum() >= 10
+
+
+# -- bad input -------------------------------------------------------------------------------
+def test_dp_sgd_rejects_bad_parameters():
+    X, y, _, _ = sgd.make_overfit_data(10, 1, 6, rng=0)
+    good = dict(epochs=1, batch_rate=0.5, clip=1.0, noise_multiplier=1.0, learning_rate=0.1)
+    for name, bad in [("epochs", 0), ("epochs", 1.5), ("batch_rate", 0.0), ("batch_rate", 1.1),
+                      ("batch_rate", float("nan")), ("clip", -1.0), ("noise_multiplier", -0.1),
+                      ("learning_rate", 0.0), ("learning_rate", "0.1"), ("epochs", True)]:
+        with pytest.raises((ValueError, TypeError), match=name):
+            sgd.dp_sgd(X, y, **{**good, name: bad})
+    with pytest.raises(ValueError, match="delta"):
+        sgd.dp_sgd(X, y, **good, delta=1.0)
+    with pytest.raises(ValueError, match="y"):
+        sgd.dp_sgd(X, y + 2, **good)
+    with pytest.raises(ValueError, match="X"):
+        sgd.dp_sgd(X[0], y, **good)
+
+
+def test_exported():
+    assert dp.dp_sgd.clip_gradients is sgd.clip_gradients
+    assert math.isfinite(sgd.accuracy(np.zeros(3), np.ones((2, 3)), np.array([0, 1])))
