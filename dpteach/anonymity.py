@@ -1,5 +1,7 @@
-"""Syntactic privacy: k-anonymity, l-diversity, t-closeness, generalisation, and the
-attacks that defeat them. Taught in notebook 01 (seed 004's opening slides).
+"""Syntactic privacy: k-anonymity, l-diversity, t-closeness and generalisation. The
+attacks that defeat them live in :mod:`dpteach.attacks.anonymity_attacks` and are
+reachable here too (``dp.anonymity.linkage_attack``). Taught in notebook 01 (seed 004's
+opening slides).
 
 Vocabulary
 ----------
@@ -549,146 +551,17 @@ def four_anonymous_rules() -> dict:
             "Nationality": "suppress"}
 
 
-# -- attacks -------------------------------------------------------------------------------
-def linkage_attack(released, public, quasi_identifiers, sensitive, *, rules=None) -> pd.DataFrame:
-    """Join a released table with a public one (a voter list) on the quasi-identifiers
-    (Sweeney 2002; seed 004's Race, Birth, Gender, ZIP setting).
-
-    ``rules`` (optional) generalises the public table first, the way the release was
-    generalised, so raw public values meet generalised released ones. Returns the public
-    table, one row per person, with ``matches`` (released rows sharing the person's
-    quasi-identifiers), ``candidates`` (their sensitive values, a tuple),
-    ``reidentified`` (exactly one match) and ``disclosed`` (the sensitive value when all
-    candidates agree, else None). Notebook 01.
-    """
-    released, qis = _prepare(released, quasi_identifiers, sensitive)
-    public = _check_table(public, "public")
-    _check_columns(public, qis, "quasi_identifiers (in the public table)")
-    keys = generalize(public, rules) if rules is not None else public
-    _check_no_missing(keys, qis)
-    grouped = released.groupby(qis, sort=False, observed=True)[sensitive]
-    classes = grouped.agg(tuple).rename("candidates").reset_index()
-    try:
-        merged = keys[qis].reset_index(drop=True).merge(classes, how="left", on=qis)
-    except ValueError as exc:  # e.g. int column merged with text
-        raise ValueError(f"cannot join the public table with the release on {qis}: {exc}; "
-                         "generalise the public table the same way (rules=...)") from None
-    cand = [c if isinstance(c, tuple) else () for c in merged["candidates"]]
-    out = public.copy()
-    out["matches"] = np.array([len(c) for c in cand], dtype=int)
-    out["candidates"] = pd.Series(cand, index=out.index, dtype=object)
-    out["reidentified"] = out["matches"] == 1
-    out["disclosed"] = pd.Series([c[0] if c and len(set(c)) == 1 else None for c in cand],
-                                 index=out.index, dtype=object)
-    return out
+# -- the attacks (dpteach/attacks/anonymity_attacks.py), reachable from here too ------------
+_ATTACKS = ("linkage_attack", "homogeneity_attack", "background_knowledge_attack",
+            "skewness_attack", "similarity_attack")
 
 
-def homogeneity_attack(table, quasi_identifiers, sensitive) -> pd.DataFrame:
-    """The classes whose rows all share one sensitive value: anyone known to be in such
-    a class has that value disclosed, however large k is (Machanavajjhala et al. 2007;
-    seed 004's 4-anonymous table, class 130** / 3* is all Cancer). Returns the classes'
-    quasi-identifiers, ``size`` and the ``disclosed`` value (possibly no rows)."""
-    report = class_report(table, quasi_identifiers, sensitive)
-    hit = report[report["l_distinct"] == 1].copy()
-    hit["disclosed"] = [next(iter(v)) for v in hit["values"]]
-    qis = _check_columns(table, quasi_identifiers, "quasi_identifiers")
-    return hit[qis + ["size", "disclosed"]]
+def __getattr__(name):
+    if name in _ATTACKS:
+        from .attacks import anonymity_attacks
+        return getattr(anonymity_attacks, name)
+    raise AttributeError(f"module 'dpteach.anonymity' has no attribute {name!r}")
 
 
-def _target_class(table, qis, target):
-    if not isinstance(target, Mapping):
-        raise TypeError("target must be a dict quasi-identifier -> value (as released)")
-    missing = [q for q in qis if q not in target]
-    if missing:
-        raise ValueError(f"target has no value for quasi-identifier {missing[0]!r}")
-    mask = np.ones(len(table), bool)
-    for q in qis:
-        mask &= (table[q] == target[q]).to_numpy()
-    if not mask.any():
-        raise ValueError(f"no released row matches the target {dict((q, target[q]) for q in qis)}")
-    return table.loc[mask]
-
-
-def background_knowledge_attack(table, quasi_identifiers, sensitive, target, knowledge):
-    """What an adversary believes about ``target`` (a dict of the target's released
-    quasi-identifier values) after combining the target's class with background
-    knowledge (Machanavajjhala et al. 2007's example: heart disease is rare among
-    Japanese patients, so a Japanese patient in a class of heart disease and viral
-    infection almost surely has the infection).
-
-    knowledge: values the adversary rules out (an iterable), or a dict value -> relative
-    likelihood for the target (missing values keep 1; 0 rules out). Returns a Series of
-    posterior probabilities (proportional to count in the class x likelihood), largest
-    first.
-    """
-    table, qis = _prepare(table, quasi_identifiers, sensitive)
-    rows = _target_class(table, qis, target)
-    counts = rows[sensitive].value_counts(sort=False).astype(float)
-    if isinstance(knowledge, Mapping):
-        weights = {}
-        for value, w in knowledge.items():
-            weights[value] = check_real(f"knowledge[{value!r}]", w, low=0.0)
-    else:
-        if isinstance(knowledge, str) or not isinstance(knowledge, Iterable):
-            raise TypeError("knowledge must be a list of ruled-out values or a dict value -> likelihood")
-        weights = {value: 0.0 for value in knowledge}
-    like = np.array([weights.get(v, 1.0) for v in counts.index])
-    post = counts.to_numpy() * like
-    if post.sum() <= 0:
-        raise ValueError("the knowledge rules out every value in the target's class")
-    out = pd.Series(post / post.sum(), index=counts.index, name="posterior")
-    return out.sort_values(ascending=False, kind="stable")
-
-
-def skewness_attack(table, quasi_identifiers, sensitive, value) -> pd.DataFrame:
-    """How much each class raises the chance of a rare sensitive ``value`` (Li, Li &
-    Venkatasubramanian 2007's skewness attack: a class that is half positive is
-    2-diverse, yet a test positive for 1% of the table becomes 50% likely).
-
-    Returns one row per class: quasi-identifiers, ``size``, ``l_distinct``, ``share``
-    (fraction of the class with ``value``), ``overall`` (fraction of the table) and
-    ``lift`` = share / overall, largest lift first."""
-    table, qis = _prepare(table, quasi_identifiers, sensitive)
-    hits = (table[sensitive] == value).to_numpy()
-    overall = hits.mean()
-    if overall == 0:
-        raise ValueError(f"value {value!r} does not occur in column {sensitive!r}")
-    report = class_report(table, qis, sensitive)
-    ids = _ids(table, qis)
-    share = np.bincount(ids, weights=hits) / np.bincount(ids)
-    out = report[qis + ["size", "l_distinct"]].copy()
-    out["share"] = share
-    out["overall"] = overall
-    out["lift"] = share / overall
-    return out.sort_values("lift", ascending=False, kind="stable")
-
-
-def similarity_attack(table, quasi_identifiers, sensitive, categories) -> pd.DataFrame:
-    """Classes whose distinct sensitive values all fall into one semantic category
-    (Li, Li & Venkatasubramanian 2007: a class of gastric ulcer, gastritis and stomach
-    cancer is 3-diverse yet discloses "stomach disease").
-
-    categories: dict value -> category, or a function Series -> Series of categories.
-    Returns one row per class: quasi-identifiers, ``size``, ``l_distinct``,
-    ``categories`` (the distinct categories, a tuple) and ``disclosed`` (the category
-    when there is only one, else None)."""
-    table, qis = _prepare(table, quasi_identifiers, sensitive)
-    col = table[sensitive]
-    if isinstance(categories, Mapping):
-        unknown = [v for v in pd.unique(col) if v not in categories]
-        if unknown:
-            raise ValueError(f"categories has no entry for value {unknown[0]!r} of {sensitive!r}")
-        cat = col.map(categories)
-    elif callable(categories):
-        cat = pd.Series(np.asarray(categories(col), dtype=object), index=table.index)
-    else:
-        raise TypeError("categories must be a dict value -> category or a function")
-    work = table[qis].copy()
-    work["_category"] = cat.to_numpy()
-    report = class_report(table, qis, sensitive)
-    per_class = class_report(work, qis, "_category")
-    out = report[qis + ["size", "l_distinct"]].copy()
-    out["categories"] = [tuple(v) for v in per_class["values"]]
-    out["disclosed"] = pd.Series([c[0] if len(c) == 1 else None for c in out["categories"]],
-                                 index=out.index, dtype=object)
-    return out
+def __dir__():
+    return sorted(set(globals()) | set(_ATTACKS))

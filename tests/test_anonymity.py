@@ -277,6 +277,24 @@ def test_coarser_generalisation_never_lowers_k():
 
 
 # -- attacks ---------------------------------------------------------------------------------
+ATTACKS = ["linkage_attack", "homogeneity_attack", "background_knowledge_attack",
+           "skewness_attack", "similarity_attack"]
+
+
+def test_attacks_live_with_the_attacks_and_stay_reachable_from_anonymity():
+    # one idea per module: the metrics in dpteach.anonymity, the attacks beside the others
+    from dpteach.attacks import anonymity_attacks
+    for name in ATTACKS:
+        fn = getattr(an, name)
+        assert fn is getattr(anonymity_attacks, name)
+        assert fn.__module__ == "dpteach.attacks.anonymity_attacks"
+        assert name in an.__all__ and name in dir(an)
+        assert name not in vars(an)              # a re-export, not a second copy
+    assert not any(name.endswith("_attack") for name in vars(an))
+    with pytest.raises(AttributeError, match="no attribute 'linkage_atack'"):
+        an.linkage_atack
+
+
 def test_linkage_with_voter_list():
     out = an.linkage_attack(ds.hospital_visits(), ds.voter_list(), VISIT_QI, "Problem")
     assert out["Name"].tolist() == ["Abe", "Bea", "Cal", "Dee", "Eve"]

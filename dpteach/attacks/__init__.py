@@ -1,5 +1,7 @@
 """Attacks on released statistics: differencing, query auditing, averaging,
-Dinur-Nissim reconstruction, and Mironov's floating-point attack.
+Dinur-Nissim reconstruction, and Mironov's floating-point attack. The attacks on
+anonymised tables (linkage, homogeneity, background knowledge, skewness, similarity) are
+in ``anonymity_attacks`` and reached as ``dp.anonymity.<attack>`` (notebook 01).
 
 Names load on first use (see ``_EXPORTS``), like the top-level package.
 """
