@@ -609,6 +609,67 @@ EXEMPT_PARAMS = {
 }
 
 
+# notebooks 16 and 17 (dpteach.rdp, dpteach.local)
+from dpteach import local as _local, rdp as _rdp  # noqa: E402
+
+BAD_DELTA_OPEN = BAD_DELTA_REQUIRED
+BAD_K2 = BAD_COUNT + [1]            # at least two categories
+
+SPECS += [
+    Spec(_opt(_local, "k_randomized_response_keep_probability"), dict(k=4, epsilon=1.0),
+         dict(k=BAD_K2, epsilon=BAD_EPSILON)),
+    Spec(_opt(_local, "k_randomized_response_probabilities"), dict(k=4, epsilon=1.0),
+         dict(k=BAD_K2, epsilon=BAD_EPSILON)),
+    Spec(_opt(_local, "k_randomized_response"), dict(values=[0, 1, 3], k=4, epsilon=1.0),
+         dict(values=[[0, 4], [-1], [0.5], None, "01"], k=BAD_K2, epsilon=BAD_EPSILON,
+              rng=BAD_RNG + [-1])),
+    Spec(_opt(_local, "k_randomized_response_estimate"), dict(reports=[0, 1, 3], k=4, epsilon=1.0),
+         dict(k=BAD_K2, epsilon=BAD_EPSILON)),
+    Spec(_opt(_local, "unary_encoding_probabilities"), dict(epsilon=1.0),
+         dict(epsilon=BAD_EPSILON, optimized=BAD_FLAG)),
+    Spec(_opt(_local, "unary_encoding"), dict(values=[0, 1, 3], k=4, epsilon=1.0),
+         dict(values=[[0, 4], [-1], None], k=BAD_K2, epsilon=BAD_EPSILON, optimized=BAD_FLAG,
+              rng=BAD_RNG + [-1])),
+    Spec(_opt(_local, "unary_encoding_estimate"), dict(reports=[[1, 0], [0, 1]], epsilon=1.0),
+         dict(epsilon=BAD_EPSILON, optimized=BAD_FLAG)),
+    Spec(_opt(_local, "unary_encoding_output_probabilities"), dict(k=4, epsilon=1.0),
+         dict(k=BAD_K2, epsilon=BAD_EPSILON, optimized=BAD_FLAG)),
+    Spec(_opt(_local, "local_variance"), dict(n=100, k=4, epsilon=1.0),
+         dict(n=BAD_COUNT, k=BAD_K2, epsilon=BAD_EPSILON, mechanism=["nope", None])),
+    Spec(_opt(_local, "central_variance"), dict(n=100, epsilon=1.0),
+         dict(n=BAD_COUNT, epsilon=BAD_EPSILON, sensitivity=BAD_SENSITIVITY_POSITIVE)),
+    Spec(_opt(_local, "report_counts"), dict(counts=[5, 3, 2], epsilon=1.0, size=2),
+         dict(counts=[[5, -1], [2.5], None], epsilon=BAD_EPSILON, mechanism=["nope", None],
+              rng=BAD_RNG + [-1], size=BAD_SIZE)),
+    Spec(_opt(_local, "estimate_from_counts"), dict(counts=[5, 3, 2], n=10, k=3, epsilon=1.0),
+         dict(n=BAD_COUNT, k=BAD_K2, epsilon=BAD_EPSILON, mechanism=["nope", None])),
+    Spec(_opt(_local, "central_histogram_estimate"), dict(counts=[5, 3, 2], epsilon=1.0, size=2),
+         dict(epsilon=BAD_EPSILON, rng=BAD_RNG + [-1], size=BAD_SIZE)),
+    Spec(_opt(_local, "example_frequencies"), dict(k=4), dict(k=BAD_K2)),
+    Spec(_opt(_local, "true_counts"), dict(n=10, frequencies=[0.5, 0.5]),
+         dict(n=BAD_INT0)),
+    Spec(_opt(_local, "krr_is_better"), dict(k=4, epsilon=1.0),
+         dict(k=BAD_K2, epsilon=BAD_EPSILON)),
+    Spec(_opt(_rdp, "gaussian_rdp"), dict(order=2.0, sigma=1.0),
+         dict(sigma=BAD_SCALE, l2_sensitivity=BAD_SENSITIVITY)),
+    Spec(_opt(_rdp, "gaussian_zcdp"), dict(sigma=1.0),
+         dict(sigma=BAD_SCALE, l2_sensitivity=BAD_SENSITIVITY)),
+    Spec(_opt(_rdp, "rdp_to_dp"), dict(orders=[2.0, 4.0], rdp=[0.1, 0.2], delta=1e-5),
+         dict(delta=BAD_DELTA_OPEN, method=["nope", None])),
+    Spec(_opt(_rdp, "rdp_to_dp_order"), dict(orders=[2.0, 4.0], rdp=[0.1, 0.2], delta=1e-5),
+         dict(delta=BAD_DELTA_OPEN, method=["nope", None])),
+    Spec(_opt(_rdp, "zcdp_to_dp"), dict(rho=0.1, delta=1e-5),
+         dict(delta=BAD_DELTA_OPEN, method=["nope", None])),
+    Spec(_opt(_rdp, "gaussian_epsilon"), dict(sigma=1.0, delta=1e-5, k=2),
+         dict(sigma=BAD_SCALE, delta=BAD_DELTA_OPEN, k=BAD_COUNT,
+              l2_sensitivity=BAD_SENSITIVITY_POSITIVE)),
+    Spec(_opt(_rdp, "subsampled_gaussian_rdp"), dict(q=0.1, sigma=1.0, orders=[2, 4]),
+         dict(q=BAD_PROB, sigma=BAD_SCALE)),
+    Spec(_opt(_rdp, "composition_epsilons"), dict(sigma=1.0, delta=1e-5, ks=[1, 2]),
+         dict(sigma=BAD_SCALE, delta=BAD_DELTA_OPEN, l2_sensitivity=BAD_SENSITIVITY_POSITIVE)),
+]
+
+
 EXTRA_ROWS += [
     pytest.param(curator_count, dict(epsilon=0.5), "where", "age > 3", id="Curator.count-where-str"),
 ]
