@@ -136,16 +136,17 @@ def test_gaussian_epsilon_is_zero_when_delta_covers_everything():
 
 
 def test_gaussian_epsilon_against_dp_accounting_pld():
-    # the PLD accountant discretises the privacy loss pessimistically: it may only be above
-    # the exact answer, by about its discretisation interval (1e-4 here)
+    # the PLD accountant discretises the privacy loss pessimistically, so it may only be
+    # above the exact answer; with a 1e-4 grid it is above by about 4e-10 relative here
+    # (connect-the-dots discretisation), well inside the 1e-6 asked for
     from dp_accounting.pld import pld_privacy_accountant as pld
     for sigma, k, delta in [(2.0, 10, 1e-6), (5.0, 100, 1e-5)]:
         acc = pld.PLDAccountant(value_discretization_interval=1e-4)
         acc.compose(dpa.GaussianDpEvent(sigma), k)
         theirs = acc.get_epsilon(delta)
         ours = dp.gaussian_epsilon(sigma, delta, k=k)
-        assert ours <= theirs + 1e-9
-        assert theirs - ours < 2e-3 * ours
+        assert ours <= theirs * (1 + 1e-12)
+        assert theirs - ours < 1e-6 * ours
 
 
 def test_vectorised_exact_epsilon_matches_brentq():
