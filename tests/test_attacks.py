@@ -267,3 +267,30 @@ def test_collect_releases_without_budget():
 def test_bad_input(call, exc):
     with pytest.raises(exc):
         call()
+
+
+def test_attacks_compose_the_kits_mechanisms():
+    # inline Laplace sampling stays only where the sampler is the point: the textbook
+    # floating-point sampler and the naive server of the averaging attack
+    import pathlib
+    import re
+    folder = pathlib.Path(A.__file__).parent
+    users = {p.name for p in folder.glob("*.py") if re.search(r"\.laplace\(", p.read_text())}
+    assert users <= {"floating_point.py", "averaging.py"}, users
+    assert len(re.findall(r"\.laplace\(", (folder / "averaging.py").read_text())) == 2
+    # Laplace answers in the reconstruction experiments are dp.laplace_mechanism's draws
+    q = A.random_subset_queries(50, 10, rng=1)
+    d = np.arange(10) % 2
+    exact = A.answer_queries(q, d).astype(float)
+    np.testing.assert_array_equal(A.noisy_answers(q, d, 3.0, noise="laplace", rng=7),
+                                  dp.laplace_mechanism(exact, 3.0, 1.0, rng=7))
+
+
+def test_caching_server_keeps_the_naive_servers_first_answer():
+    t = pd.DataFrame({"x": np.arange(20)})
+    naive = A.NaiveNoisyServer(t, 2.0, rng=5)
+    cached = A.CachingNoisyServer(t, 2.0, rng=5)
+    first = naive.count(lambda d: (d["x"] > 9).to_numpy())
+    assert cached.count("x > 9") == first                 # same seed, same draw
+    assert cached.count("x > 9") == first and cached.answers_given == 1
+    assert cached.count("x - 1 > 8") != first and cached.answers_given == 2

@@ -92,7 +92,11 @@ class NaiveNoisyServer:
         if not callable(where):
             raise TypeError("where must be a callable taking the table and returning a mask")
         size = check_size(size)
-        true = self._count(where)
+        return self._release(self._count(where), size)
+
+    def _release(self, true, size=None):
+        # the naive defence's own sampler (the point of this class): fresh Lap(scale)
+        # noise on every request, nothing remembered, nothing charged
         if size is None:
             self.answers_given += 1
             return true + float(self._rng.laplace(0.0, self.scale))
@@ -117,10 +121,8 @@ class CachingNoisyServer(NaiveNoisyServer):
     def count(self, expression):
         if not isinstance(expression, str):
             raise TypeError(f"expression must be a pandas query string, got {expression!r}")
-        if expression not in self._cache:
-            true = len(self._table.query(expression))
-            self.answers_given += 1
-            self._cache[expression] = true + float(self._rng.laplace(0.0, self.scale))
+        if expression not in self._cache:                # the naive server's answer, kept
+            self._cache[expression] = self._release(len(self._table.query(expression)))
         return self._cache[expression]
 
 

@@ -24,6 +24,7 @@ from scipy import optimize, sparse
 
 from .._checks import (check_bits, check_positive_int, check_real,
                        check_rng, check_values)
+from ..mechanisms import laplace_mechanism
 from . import _solvers
 
 __all__ = ["random_subset_queries", "answer_queries", "noisy_answers", "reconstruct_lsq", "textbook_lp",
@@ -86,19 +87,19 @@ def answer_queries(queries, secret) -> np.ndarray:
 
 def noisy_answers(queries, secret, scale, *, noise="gaussian", rng=None) -> np.ndarray:
     """Q d plus independent noise per answer: ``"gaussian"`` N(0, scale^2),
-    ``"laplace"`` Lap(scale) or ``"uniform"`` U(-scale, scale) (noise bounded by scale)."""
+    ``"laplace"`` Lap(scale) (the kit's Laplace mechanism with b = scale: for these
+    counts, of sensitivity 1, epsilon = 1/scale per answer) or ``"uniform"``
+    U(-scale, scale) (noise bounded by scale)."""
     exact = answer_queries(queries, secret).astype(float)
     scale = check_real("scale", scale, low=0.0)
     rng = check_rng(rng)
+    if noise == "laplace":
+        return laplace_mechanism(exact, scale, 1.0, rng=rng)
     if noise == "gaussian":
-        z = rng.normal(0.0, scale, size=exact.shape)
-    elif noise == "laplace":
-        z = rng.laplace(0.0, scale, size=exact.shape)
-    elif noise == "uniform":
-        z = rng.uniform(-scale, scale, size=exact.shape)
-    else:
-        raise ValueError(f"noise must be 'gaussian', 'laplace' or 'uniform', got {noise!r}")
-    return exact + z
+        return exact + rng.normal(0.0, scale, size=exact.shape)
+    if noise == "uniform":
+        return exact + rng.uniform(-scale, scale, size=exact.shape)
+    raise ValueError(f"noise must be 'gaussian', 'laplace' or 'uniform', got {noise!r}")
 
 
 def fraction_agree(guess, secret) -> float:
