@@ -112,7 +112,6 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
         txt1.set_text(f"n = {n:,}: local {rl[-1]:.2g}, central {rc[-1]:.2g}\n"
                       f"local error is {ratio:,.0f}× larger")
         x = np.arange(k)
-        ax2.set_xlim(-0.8, k - 0.2)
         truth_bars.set_data(np.r_[counts[-1] / n, np.zeros(_K_MAX - k)])
         loc_est.set_data(x, one_local[-1])
         cen_est.set_data(x, one_central[-1])
