@@ -506,6 +506,20 @@ def test_a3_cheats_and_slips_fail(key, cheat):
     assert_fails_everywhere("A3", key, {name: cheat}, reason="wrong")
 
 
+@pytest.mark.parametrize("key, cheat", [
+    ("Task 1", lambda M: dp.global_sensitivity(lambda x: float(np.sum(x)), list(range(M + 1)), 2)),
+    ("Task 2a", lambda M, n: dp.sensitivity.global_sensitivity(
+        lambda x: float(np.mean(x)), [0, M / 2, M], n, neighbours="substitute")),
+    ("Task 3b", lambda c, nb, norm: dp.global_sensitivity(
+        lambda x: np.bincount(np.asarray(x, int), minlength=c), list(range(c)), 3,
+        neighbours=nb, norm=norm)),
+])
+def test_a3_brute_force_inside_the_function_is_refused(key, cheat):
+    name = task("A3", key).names[0]
+    assert_fails_everywhere("A3", key, {name: cheat}, seeds=range(2), reason="forbidden")
+    assert dp.global_sensitivity(lambda x: float(np.sum(x)), [0, 1], 2) == 1    # restored
+
+
 def test_a3_expected_sensitivities_come_from_brute_force_and_match_the_closed_forms():
     rng = np.random.default_rng(7)
     ns = model("A3")

@@ -20,7 +20,9 @@ setting and writes a Laplace mechanism; the checks evaluate them at hidden param
 
 Every expected sensitivity is computed by brute force with
 :func:`dpteach.sensitivity.global_sensitivity` inside the check, not from the formulas
-above.
+above; the student's functions for Tasks 1-3 must not call it (brute force is for
+checking the prediction in the notebook; calls through ``dp`` or ``dp.sensitivity``
+while the check runs are noticed and fail the task).
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ import numpy as np
 
 from .. import exercises as ex
 from . import Task
-from ._student import (call, fail, field, first_problem, g, missing_answer, number, ok,
-                       problem_feedback, short, unsolved)
+from ._student import (call, fail, field, first_problem, forbid, g, missing_answer, number,
+                       ok, problem_feedback, short, unsolved)
 
 
 def _value(x):
@@ -40,20 +42,33 @@ def _value(x):
     return v if v is not None else {"type": type(x).__name__, "repr": short(x)}
 
 
-def _collect_calls(answers, name, argsets):
+#: brute force answers Tasks 1-3 for any setting: the graded answer is the formula
+_BRUTE = tuple(f"{mod}:{name}" for mod in ("dpteach", "dpteach.sensitivity")
+               for name in ("global_sensitivity", "l1_sensitivity", "l2_sensitivity",
+                            "local_sensitivity"))
+
+
+def _collect_calls(answers, name, argsets, *, forbidden=()):
     if missing_answer(answers, [name]):
         return {"unsolved": True}
     out = []
-    for args in argsets:
-        res, problem = call(answers[name], *args)
-        out.append(problem if problem is not None else {"value": _value(res)})
-    return {"results": out}
+    with forbid(*forbidden) as guard:
+        for args in argsets:
+            res, problem = call(answers[name], *args)
+            out.append(problem if problem is not None else {"value": _value(res)})
+    return {"results": out, "used": guard.used}
 
 
 def _judge_calls(key, data, cases, truth, *, signature, describe, hint, rel=1e-6):
     kind, item = first_problem(data, len(cases))
     if kind is not None:
         return problem_feedback(key, kind, item, signature)
+    used = field(data, "used", [])
+    if isinstance(used, list) and used:
+        return fail(key, f"your function called {', '.join(map(str, used))}: brute force is "
+                         "for checking your prediction in the notebook; the task is the "
+                         "formula, as a function of the setting's parameters.", "forbidden",
+                    used=used)
     for case, item, expected in zip(cases, data["results"], truth):
         found = item.get("value")
         if not isinstance(found, float):
@@ -87,7 +102,8 @@ def _t1_request(rng):
 
 
 def _t1_collect(answers, request):
-    return _collect_calls(answers, "sum_sensitivity", [(c["M"],) for c in request["cases"]])
+    return _collect_calls(answers, "sum_sensitivity", [(c["M"],) for c in request["cases"]],
+                          forbidden=_BRUTE)
 
 
 def _t1_judge(data, request, truth):
@@ -130,7 +146,7 @@ def _t2a_request(rng):
 
 def _t2a_collect(answers, request):
     return _collect_calls(answers, "mean_sensitivity",
-                          [(c["M"], c["n"]) for c in request["cases"]])
+                          [(c["M"], c["n"]) for c in request["cases"]], forbidden=_BRUTE)
 
 
 def _t2a_judge(data, request, truth):
@@ -147,7 +163,7 @@ def _t2b_request(rng):
 
 def _t2b_collect(answers, request):
     return _collect_calls(answers, "median_sensitivity",
-                          [(c["M"], c["n"]) for c in request["cases"]])
+                          [(c["M"], c["n"]) for c in request["cases"]], forbidden=_BRUTE)
 
 
 def _t2b_judge(data, request, truth):
@@ -177,7 +193,7 @@ def _hist_request(rng, norm):
 def _hist_collect(answers, request):
     return _collect_calls(answers, "histogram_sensitivity",
                           [(c["n_categories"], c["neighbours"], c["norm"])
-                           for c in request["cases"]])
+                           for c in request["cases"]], forbidden=_BRUTE)
 
 
 def _hist_judge(key, data, request, truth):
