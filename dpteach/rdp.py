@@ -44,16 +44,22 @@ def _sigma(sigma, name="sigma"):
     return check_real(name, sigma, low=0.0, low_open=True)
 
 
-def _orders(orders, *, integer=False):
-    arr = check_values("orders", orders)
+_MAX_INTEGER_ORDER = 10_000     # the binomial sum has alpha + 1 terms per order
+
+
+def _orders(orders, *, integer=False, name="orders"):
+    arr = check_values(name, orders)
     if np.isinf(arr).any():
-        raise ValueError("orders must be finite")
+        raise ValueError(f"{name} must be finite")
     if (arr <= 1).any():
-        raise ValueError(f"orders must all be > 1, got {arr[arr <= 1][0]:g}")
+        raise ValueError(f"{name} must all be > 1, got {arr[arr <= 1][0]:g}")
     if integer and (arr != np.round(arr)).any():
         bad = arr[arr != np.round(arr)][0]
-        raise ValueError(f"orders must be whole numbers (2, 3, ...) for the exact binomial "
+        raise ValueError(f"{name} must be whole numbers (2, 3, ...) for the exact binomial "
                          f"formula, got {bad:g}")
+    if integer and arr.max() > _MAX_INTEGER_ORDER:
+        raise ValueError(f"{name} must be <= {_MAX_INTEGER_ORDER} for the exact binomial "
+                         f"formula, got {arr.max():g}")
     return arr
 
 
@@ -68,7 +74,7 @@ def gaussian_rdp(order, sigma, l2_sensitivity=1.0):
     Mironov 2017, "Rényi differential privacy", Proposition 7 (Table II). Vectorised over
     ``order`` (every order > 1). Notebook 16.
     """
-    orders = _orders(order)
+    orders = _orders(order, name="order")
     sigma = _sigma(sigma)
     d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
     out = orders * d * d / (2 * sigma * sigma)

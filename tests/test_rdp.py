@@ -257,11 +257,12 @@ def test_five_accountants_in_order_and_against_accounting_module():
 
 # -- bad input ------------------------------------------------------------------------------
 @pytest.mark.parametrize("call,name", [
-    (lambda: dp.gaussian_rdp(1.0, 1.0), "orders"),
+    (lambda: dp.gaussian_rdp(1.0, 1.0), "order"),
     (lambda: dp.gaussian_rdp(2.0, 0.0), "sigma"),
     (lambda: dp.gaussian_rdp(2.0, float("nan")), "sigma"),
     (lambda: dp.gaussian_rdp(2.0, 1.0, -1.0), "l2_sensitivity"),
-    (lambda: dp.gaussian_rdp("2", 1.0), "orders"),
+    (lambda: dp.gaussian_rdp("2", 1.0), "order"),
+    (lambda: dp.subsampled_gaussian_rdp(0.1, 1.0, [10**6]), "orders"),
     (lambda: dp.rdp_to_dp([2.0, 3.0], [0.1], 1e-5), "same shape"),
     (lambda: dp.rdp_to_dp([2.0], [-0.1], 1e-5), "rdp"),
     (lambda: dp.rdp_to_dp([2.0], [0.1], 0.0), "delta"),
