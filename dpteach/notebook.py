@@ -42,6 +42,8 @@ COURSE = [
      "AboveThreshold, why below-threshold answers are free, broken variants audited"),
     ("16", "16_modern_accounting.ipynb", "Modern accounting",
      "Renyi DP, zCDP, the exact Gaussian, five accountants compared, subsampling, the Census's rho"),
+    ("17", "17_local_model.ipynb", "The local model",
+     "k-ary randomized response, unary encoding (RAPPOR), frequency estimation, local against central"),
     ("18", "18_dp_sgd.ipynb", "DP-SGD on a small model",
      "per-example clipping, noise on the sum, Poisson subsampling, epsilon as training runs, a membership attack"),
 ]
