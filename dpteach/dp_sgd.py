@@ -34,7 +34,7 @@ from ._checks import (check_delta, check_positive_int, check_real, check_rng, ch
 
 __all__ = ["clip_gradients", "noisy_gradient_sum", "per_example_gradients", "logistic_loss",
            "predict", "accuracy", "dp_sgd", "DPSGDResult", "membership_inference",
-           "make_overfit_data", "calibrate_noise_multiplier", "EXAMPLE"]
+           "make_overfit_data", "EXAMPLE"]
 
 #: The notebook's setting (notebook 18): data of :func:`make_overfit_data` and the
 #: training recipe shared by the private and the non-private run (the non-private run
@@ -235,40 +235,6 @@ def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, r
             bar.set_postfix_str(f"ε = {eps[-1]:.3g}")
     return DPSGDResult(w, np.arange(1, epochs + 1), np.array(eps), epochs * steps_per_epoch,
                        np.array(history), delta, q, sigma, c)
-
-
-def calibrate_noise_multiplier(target_epsilon, delta, steps, batch_rate, *, tol=1e-4):
-    """The smallest σ whose RDP accountant (:class:`dpteach.RDPAccountant`) gives
-    ε ≤ ``target_epsilon`` at δ after ``steps`` Poisson-subsampled Gaussian steps with rate
-    q = ``batch_rate``. ε falls as σ grows, so σ is found by bisection on a log scale (to
-    relative ``tol``). Notebook 18 (assignment A9 asks for it)."""
-    from .rdp import RDPAccountant
-
-    target = check_real("target_epsilon", target_epsilon, low=0.0, low_open=True)
-    delta = check_delta(delta, required=True)
-    steps = check_positive_int(steps, "steps")
-    q = check_real("batch_rate", batch_rate, low=0.0, high=1.0, low_open=True)
-    tol = check_real("tol", tol, low=0.0, low_open=True)
-
-    def eps(sigma):
-        return RDPAccountant().compose_gaussian(sigma, q=q, steps=steps).epsilon(delta)
-
-    lo, hi = 0.05, 1.0
-    while eps(hi) > target:
-        lo, hi = hi, hi * 2
-        if hi > 1e6:
-            raise ValueError("target_epsilon needs sigma > 1e6; use a larger target")
-    while eps(lo) <= target:
-        hi, lo = lo, lo / 2
-        if lo < 1e-4:
-            return hi
-    while hi / lo > 1 + tol:
-        mid = np.sqrt(lo * hi)
-        if eps(mid) > target:
-            lo = mid
-        else:
-            hi = mid
-    return float(hi)
 
 
 # -- the attack --------------------------------------------------------------------------------

@@ -175,17 +175,6 @@ def test_epsilon_matches_dp_accounting(q, sigma, epochs):
     assert full > 1.5 * r.epsilon
 
 
-def test_calibrate_noise_multiplier():
-    for target, steps, q in [(1.0, 100, 0.1), (4.0, 1000, 0.01), (0.5, 10, 1.0)]:
-        s = sgd.calibrate_noise_multiplier(target, 1e-5, steps, q)
-        eps = dp.RDPAccountant().compose_gaussian(s, q=q, steps=steps).epsilon(1e-5)
-        assert eps <= target
-        worse = dp.RDPAccountant().compose_gaussian(s * (1 - 3e-4), q=q, steps=steps)
-        assert worse.epsilon(1e-5) > target
-    with pytest.raises(ValueError, match="target_epsilon"):
-        sgd.calibrate_noise_multiplier(0.0, 1e-5, 10, 0.1)
-
-
 # -- the membership attack -------------------------------------------------------------------
 def test_membership_inference_counts():
     a, b, t = sgd.membership_inference([0.1, 0.2, 0.3], [0.25, 0.5, 0.9, 1.0])

@@ -40,6 +40,7 @@ ASSIGNMENTS = {
     "A4": "a4_composition",
     "A5": "a5_exponential",
     "A6": "a6_auditing",
+    "A9": "a9_dp_sgd",
 }
 
 

@@ -1,0 +1,285 @@
+"""A9 · Accounting and DP-SGD (graded tasks).
+
+Both tasks run the student's functions on inputs the check draws itself:
+
+* Task 1 (3 points) ``calibrate_sigma(target_epsilon, delta, steps, q, accountant)``: the
+  smallest noise multiplier σ whose ``steps`` Gaussian steps (each on a Poisson subsample
+  of rate q) cost at most ``target_epsilon`` at ``delta`` by the named accountant:
+  "rdp" (:class:`dpteach.RDPAccountant`, any q), "zcdp" (ρ = steps/(2σ²),
+  :func:`dpteach.zcdp_to_dp`; q = 1) or "exact" (:func:`dpteach.gaussian_epsilon` with
+  k = steps; q = 1) (notebooks 16 and 18). Judged at hidden targets against the check's
+  own bisection: within 0.1% of the smallest σ.
+* Task 2 (3 points) ``clip_and_noise(per_example_grads, clip, noise_multiplier, rng)``:
+  Σᵢ gᵢ·min(1, C/‖gᵢ‖) + N(0, σ²C²I) (Abadi et al. 2016, Algorithm 1; notebook 18).
+  Judged on held-out gradient batches: with σ = 0 on one-row batches the output must be
+  the clipped row exactly (norm ≤ C, direction kept, rows within C and the zero row
+  untouched), on larger batches the sum of the clipped rows; with σ > 0 (C ≠ 1 hidden)
+  the noise (output minus the clipped sum, which only the check knows) must be
+  N(0, σ²C²): a Kolmogorov-Smirnov test and a χ² test of the per-coordinate means over
+  300 calls (fresh noise every call), each at α/2 with α = 1e-6. Noise not scaled by C,
+  noise on every example, and clipping the sum instead of each example all fail.
+
+Notebook: notebooks/solutions/A9_accounting_and_dp_sgd.ipynb.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from ..exercises import ALPHA
+from . import Task
+from ._calls import UNSOLVED, call, early, fail, float_array, g, number, ok, unsolved
+
+ACCOUNTANTS = ("rdp", "zcdp", "exact")
+
+
+# ------------------------------------------------------------------ the check's accountant
+def accountant_epsilon(sigma, delta, steps, q, accountant):
+    """ε at δ after ``steps`` Gaussian steps of noise multiplier σ (Poisson rate q)."""
+    from .. import rdp
+    if accountant == "rdp":
+        return rdp.RDPAccountant().compose_gaussian(sigma, q=q, steps=steps).epsilon(delta)
+    if accountant == "zcdp":
+        return rdp.zcdp_to_dp(steps / (2.0 * sigma * sigma), delta)
+    if accountant == "exact":
+        return rdp.gaussian_epsilon(sigma, delta, k=steps)
+    raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}")
+
+
+def smallest_sigma(target, delta, steps, q, accountant, rtol=1e-7):
+    """The check's answer: bisection on log σ (ε falls as σ grows) to relative ``rtol``."""
+    def eps(s):
+        return accountant_epsilon(s, delta, steps, q, accountant)
+
+    lo, hi = 0.1, 1.0
+    while eps(hi) > target:
+        lo, hi = hi, 2.0 * hi
+    while eps(lo) <= target:
+        lo, hi = lo / 2.0, lo
+    while hi / lo > 1 + rtol:
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if eps(mid) > target else (lo, mid)
+    return hi
+
+
+# ------------------------------------------------------------------ Task 1
+def _t1_request(rng):
+    cases = []
+    for acc, q in (("rdp", float(rng.uniform(0.005, 0.05))), ("rdp", float(rng.uniform(0.05, 0.3))),
+                   ("rdp", 1.0), ("zcdp", 1.0), ("exact", 1.0)):
+        many = acc == "rdp" and q < 1
+        cases.append({"target_epsilon": float(np.round(rng.uniform(0.5, 6.0), 3)),
+                      "delta": float(10 ** np.round(rng.uniform(-7, -4), 2)),
+                      "steps": int(rng.integers(200, 3000) if many else rng.integers(1, 60)),
+                      "q": float(np.round(q, 4)), "accountant": acc})
+    order = rng.permutation(len(cases))
+    cases = [cases[i] for i in order]
+    truth = [smallest_sigma(c["target_epsilon"], c["delta"], c["steps"], c["q"], c["accountant"])
+             for c in cases]
+    return {"cases": cases}, {"sigmas": truth}
+
+
+def _t1_collect(answers, req):
+    fn = answers.get("calibrate_sigma")
+    if unsolved(fn):
+        return dict(UNSOLVED)
+    out = []
+    for c in req["cases"]:
+        value, problem = call(fn, c["target_epsilon"], c["delta"], c["steps"], c["q"],
+                              c["accountant"])
+        if problem is not None:
+            return problem
+        v = number(value)
+        out.append(v if v is not None else repr(value)[:80])
+    return {"sigmas": out}
+
+
+def _t1_judge(data, req, truth):
+    key = "Task 1"
+    bad = early(key, data, "Hint: bisect on sigma: epsilon falls as sigma grows.")
+    if bad is not None:
+        return bad
+    found, expected = data.get("sigmas"), truth.get("sigmas", [])
+    cases = req.get("cases", []) if isinstance(req, dict) else []
+    if not isinstance(found, list) or len(found) != len(expected) or len(cases) != len(expected):
+        return fail(key, "the check's data is malformed.", "malformed")
+    for c, f, want in zip(cases, found, expected):
+        shown = (f"calibrate_sigma({c['target_epsilon']:g}, {c['delta']:.3g}, {c['steps']}, "
+                 f"{c['q']:g}, {c['accountant']!r})")
+        v = number(f)
+        if v is None or v <= 0:
+            return fail(key, f"{shown} returned {f!r}; expected a positive number (σ).", "type")
+        if abs(v / want - 1) > 1e-3:
+            try:
+                eps_v = accountant_epsilon(v, c["delta"], c["steps"], c["q"], c["accountant"])
+                spent = f" (it costs ε = {g(eps_v)} by this accountant)"
+            except Exception:                       # noqa: BLE001 - the message only
+                spent = ""
+            hint = ("it is too small: the target ε is exceeded" if v < want else
+                    "it is larger than needed: a smaller σ also meets the target")
+            extra = ""
+            if c["accountant"] == "rdp" and c["q"] < 1:
+                extra = (" Did you account for the Poisson subsampling (q) in every step? "
+                         "dp.RDPAccountant().compose_gaussian(sigma, q=q, steps=steps)")
+            return fail(key, f"{shown} returned σ = {g(v, 6)}{spent}; the smallest σ meeting "
+                             f"ε ≤ {c['target_epsilon']:g} is {g(want, 6)}: {hint}.{extra}",
+                        "wrong")
+    rows = "; ".join(f"{c['accountant']} (q = {c['q']:g}, {c['steps']} steps, ε = "
+                     f"{c['target_epsilon']:g}): σ = {g(s, 4)}" for c, s in zip(cases, expected))
+    return ok(key, f"correct at {len(expected)} hidden targets: {rows}.")
+
+
+# ------------------------------------------------------------------ Task 2
+_CLIPS = (0.3, 0.5, 2.0, 4.0)        # never 1: forgetting the factor C must show
+_NOISE_CALLS = 300
+
+
+def _t2_request(rng):
+    d = int(rng.integers(12, 30))
+    clip = float(rng.choice(_CLIPS))
+    return {"seed": int(rng.integers(2**62)), "d": d, "clip": clip,
+            "sigma": float(np.round(rng.uniform(0.5, 2.0), 3)),
+            "noise_rows": int(rng.integers(6, 12)), "noise_seed": int(rng.integers(2**62))}, {}
+
+
+def _t2_batches(req):
+    """The held-out gradients: one-row batches (norms from 0 to 5 C, one exactly zero),
+    multi-row batches, and the batch the noise is measured on."""
+    r = np.random.default_rng(req["seed"])
+    d, c = req["d"], req["clip"]
+    singles = r.normal(size=(40, d))
+    singles /= np.linalg.norm(singles, axis=1, keepdims=True)
+    singles *= (c * r.uniform(0.0, 5.0, 40))[:, None]
+    singles[0] = 0.0
+    singles[1] *= c * 0.999 / np.linalg.norm(singles[1])      # just inside the bound
+    sums = [r.normal(size=(int(r.integers(5, 30)), d)) * r.uniform(0.1, 3.0) * c
+            for _ in range(10)]
+    noise = r.normal(size=(req["noise_rows"], d)) * 2 * c
+    return singles, sums, noise
+
+
+def _clipped(g, c):
+    norms = np.linalg.norm(g, axis=1)
+    return g * np.minimum(1.0, c / np.maximum(norms, 1e-300))[:, None]
+
+
+def _t2_collect(answers, req):
+    fn = answers.get("clip_and_noise")
+    if unsolved(fn):
+        return dict(UNSOLVED)
+    singles, sums, noise_batch = _t2_batches(req)
+    c, s = req["clip"], req["sigma"]
+
+    def run(batch, sigma, rng):
+        value, problem = call(fn, batch.copy(), c, sigma, rng)
+        if problem is not None:
+            return None, problem
+        arr = float_array(value)
+        if arr is None or arr.shape != (req["d"],):
+            return None, {"shape": repr(getattr(value, "shape", type(value).__name__))[:80]}
+        return arr, None
+
+    quiet = np.random.default_rng(0)
+    out_single, out_sum, out_noise = [], [], []
+    for row in singles:
+        arr, problem = run(row[None, :], 0.0, quiet)
+        if problem is not None:
+            return problem
+        out_single.append(arr)
+    for batch in sums:
+        arr, problem = run(batch, 0.0, quiet)
+        if problem is not None:
+            return problem
+        out_sum.append(arr)
+    rng = np.random.default_rng(req["noise_seed"])
+    for _ in range(_NOISE_CALLS):
+        arr, problem = run(noise_batch, s, rng)
+        if problem is not None:
+            return problem
+        out_noise.append(arr)
+    return {"singles": np.array(out_single), "sums": np.array(out_sum),
+            "noisy": np.array(out_noise)}
+
+
+def _t2_judge(data, req, truth):
+    key = "Task 2"
+    bad = early(key, data, "Hint: clip each row to norm C, sum, add N(0, (sigma C)^2) per "
+                           "coordinate.")
+    if bad is not None:
+        return bad
+    if "shape" in data:
+        return fail(key, f"clip_and_noise must return one vector of length d = {req['d']} (the "
+                         f"noisy sum over the batch), found {data['shape']}.", "shape")
+    singles, sums, noise_batch = _t2_batches(req)
+    c, s, d = req["clip"], req["sigma"], req["d"]
+    got1 = float_array(data.get("singles"), (len(singles), d))
+    got2 = float_array(data.get("sums"), (len(sums), d))
+    got3 = float_array(data.get("noisy"), (_NOISE_CALLS, d))
+    if got1 is None or got2 is None or got3 is None:
+        return fail(key, "the check's data is malformed (wrong shapes or non-finite values: "
+                         "did a zero gradient give NaN?).", "malformed")
+    want1 = _clipped(singles, c)
+    norms = np.linalg.norm(got1, axis=1)
+    in_norms = np.linalg.norm(singles, axis=1)
+    if (norms > c * (1 + 1e-9)).any():
+        i = int(np.argmax(norms))
+        return fail(key, f"with σ = 0 and a batch of one gradient of norm {g(in_norms[i])}, your "
+                         f"output has norm {g(norms[i])} > C = {g(c)}. Hint: scale each row by "
+                         "min(1, C / ||g||).", "norm")
+    if not np.allclose(got1, want1, rtol=1e-9, atol=1e-12 * c):
+        diff = np.abs(got1 - want1).max(axis=1)
+        i = int(np.argmax(diff))
+        what = ("a gradient within the bound must be left as it is" if in_norms[i] <= c else
+                "a long gradient must keep its direction and get norm exactly C")
+        return fail(key, f"with σ = 0, a batch of one gradient of norm {g(in_norms[i])} "
+                         f"(C = {g(c)}) came back as {np.round(got1[i][:3], 4).tolist()}…, "
+                         f"expected {np.round(want1[i][:3], 4).tolist()}…: {what}.", "clip")
+    want2 = np.array([_clipped(b, c).sum(axis=0) for b in sums])
+    if not np.allclose(got2, want2, rtol=1e-9, atol=1e-12 * c):
+        i = int(np.argmax(np.abs(got2 - want2).max(axis=1)))
+        summed = sums[i].sum(axis=0)
+        clipped_sum = summed * min(1.0, c / np.linalg.norm(summed))
+        hint = (" That is the clipped sum: clip every example's gradient first, then add them "
+                "up (the sum's sensitivity is C only then)."
+                if np.allclose(got2[i], clipped_sum, rtol=1e-6) else
+                " Hint: the sum over the batch of the clipped rows.")
+        return fail(key, f"with σ = 0 on a batch of {len(sums[i])} gradients your output differs "
+                         f"from the sum of the clipped gradients (by {g(np.abs(got2[i] - want2[i]).max())} "
+                         f"in some coordinate).{hint}", "sum")
+    z = got3 - _clipped(noise_batch, c).sum(axis=0)
+    sd = s * c
+    ks = stats.kstest(z.ravel(), "norm", args=(0.0, sd)).pvalue
+    means = z.mean(axis=0)
+    chi2 = float(np.sum(means ** 2) * _NOISE_CALLS / sd ** 2)
+    chi_p = float(stats.chi2.sf(chi2, d))
+    measured = float(z.std())
+    if ks < ALPHA / 2 or chi_p < ALPHA / 2:
+        hints = []
+        if math.isclose(measured, s, rel_tol=0.1):
+            hints.append(f"its spread is about σ = {g(s)}, not σ·C: the noise must be scaled by C")
+        elif math.isclose(measured, sd * math.sqrt(len(noise_batch)), rel_tol=0.1):
+            hints.append("its spread is √n·σC: noise was added to every example; add it once, "
+                         "to the sum")
+        elif chi_p < ALPHA / 2:
+            hints.append("the noise does not average out over calls: draw fresh noise every call "
+                         "(from the rng you are given)")
+        hint = ("; ".join(hints) + ".") if hints else "Hint: rng.normal(0, sigma * C, size=d)."
+        return fail(key, f"over {_NOISE_CALLS} calls with σ = {g(s)}, C = {g(c)} on a batch of "
+                         f"{len(noise_batch)} gradients, the noise (your output minus the clipped "
+                         f"sum) has standard deviation {g(measured)}, expected σ·C = {g(sd)} "
+                         f"(Kolmogorov-Smirnov p = {g(ks, 3)}, mean test p = {g(chi_p, 3)}; "
+                         f"rejected at α = {g(ALPHA)}): {hint}", "noise", sd=measured)
+    return ok(key, f"clipping exact on {len(singles)} single gradients and {len(sums)} batches; "
+                   f"the noise over {_NOISE_CALLS} calls has sd {g(measured)} (σ·C = {g(sd)}), "
+                   f"consistent with N(0, σ²C²) (KS p = {g(ks, 3)}).", sd=measured)
+
+
+TASKS = [
+    Task("Task 1", 3, ("calibrate_sigma",), _t1_request, _t1_collect, _t1_judge,
+         title="calibrate σ for a target (ε, δ) under each accountant"),
+    Task("Task 2", 3, ("clip_and_noise",), _t2_request, _t2_collect, _t2_judge,
+         title="clip each gradient, then add noise to the sum"),
+]
