@@ -229,15 +229,15 @@ def subsampled_gaussian_rdp(q, sigma, orders):
     """RDP at integer orders of the Poisson-subsampled Gaussian (sensitivity 1).
 
     Each record is in the sample independently with probability q; the Gaussian's σ is the
-    noise multiplier (σ / Δ). For integer α ≥ 2 (Mironov, Talwar & Zhang 2019, "Rényi
-    differential privacy of the sampled Gaussian mechanism", Section 3.3):
+    noise multiplier (σ / Δ). For integer α ≥ 2 the binomial expansion is exact (Mironov,
+    Talwar & Zhang 2019, "Rényi differential privacy of the sampled Gaussian mechanism"):
 
         r(α) = 1/(α - 1) · ln Σ_{i=0}^{α} C(α, i) (1 - q)^(α - i) q^i exp((i² - i)/(2σ²)),
 
     summed in log space. q = 1 gives α/(2σ²) back; q = 0 gives 0. For small q the terms
     i = 0, 1 nearly cancel and r(α) ≈ q² α (e^(1/σ²) - 1)/2: the cost shrinks like q², not
     like q (privacy amplification by subsampling).
-    Non-integer orders are refused (they need the series of Section 3.3 of the paper).
+    Non-integer orders are refused (they need the paper's infinite series).
     Notebook 16.
     """
     q = check_real("q", q, low=0.0, high=1.0)
