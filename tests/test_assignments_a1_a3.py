@@ -260,6 +260,32 @@ def test_a1_task4b_cheats_and_slips_fail(cheat, reason):
     assert_fails_everywhere("A1", "Task 4b", {"t_ordered": cheat}, reason=reason)
 
 
+def _imported(name, helper, body):
+    """A student function whose notebook did ``from ... import helper``."""
+    ns = {name: helper, "np": np}
+    exec(body, ns)
+    return ns["f"]
+
+
+@pytest.mark.parametrize("assignment, key, answer", [
+    ("A1", "Task 3", an.l_diversity),                                # the helper itself
+    ("A1", "Task 3", _imported("l_diversity", an.l_diversity,
+                               "def f(t, q, s):\n    return l_diversity(t, q, s)")),
+    ("A1", "Task 4b", _imported("t_closeness", an.t_closeness,
+                                "def f(t, q, s):\n    return t_closeness(t, q, s, ordered=True)")),
+    ("A2", "Task 5", dp.attacks.reconstruct_lp),
+    ("A2", "Task 4", _imported("reconstruct_lsq", dp.attacks.reconstruct_lsq,
+                               "def f(q, a):\n    return reconstruct_lsq(q, a)")),
+])
+def test_forbidden_helpers_are_noticed_however_imported(assignment, key, answer):
+    name = task(assignment, key).names[0]
+    before = dict(getattr(answer, "__globals__", {}))
+    fb = run(assignment, key, {name: answer}, 0)
+    assert not fb.passed and fb.details["reason"] == "forbidden", fb
+    after = getattr(answer, "__globals__", {})
+    assert all(after[k] is v for k, v in before.items())         # bindings restored
+
+
 def test_a1_forbidden_helpers_are_restored_after_collect():
     real = an.l_diversity
     run("A1", "Task 3", {"distinct_l": lambda t, q, s: an.l_diversity(t, q, s)})
@@ -355,13 +381,13 @@ def _one_answer(server, where):
     return int(round(server.count(where)))
 
 
-def _peek_count(server, where):
+def _peek_count(server, where):           # the hidden table is not reachable this way
     return int(where(server._table).sum())
 
 
 @pytest.mark.parametrize("cheat, reason", [
     (lambda s, w: 3, "wrong"),                                   # the notebook's count
-    (_one_answer, ("wrong", "too_few")), (_peek_count, "too_few"),
+    (_one_answer, ("wrong", "too_few")), (_peek_count, "error"),
     (lambda s, w: float(np.mean(s.count(w, size=1000))), "wrong"),   # forgot to round
 ])
 def test_a2_task3a_cheats_and_slips_fail(cheat, reason):

@@ -55,14 +55,24 @@ class forbid:
     """Context manager: while active, ``module.name`` for each ``"module:name"`` is a
     wrapper that records the call and then does the real work. ``.used`` lists the
     helpers called. Catches the calls a student makes through the module
-    (``an.l_diversity(...)``, ``dp.attacks.reconstruct_lp(...)``)."""
+    (``an.l_diversity(...)``, ``dp.attacks.reconstruct_lp(...)``) and, with ``code``
+    (the student's functions), names their global namespaces bind to the helper
+    (``from dpteach.anonymity import l_diversity``)."""
 
-    def __init__(self, *targets):
+    def __init__(self, *targets, code=()):
         self.targets = targets
+        self.code = list(code)
+        self.namespaces = [f.__globals__ for f in code
+                           if isinstance(getattr(f, "__globals__", None), dict)]
         self.used = []
-        self._saved = []
+        self._undo = []                  # (dict, key, old value or _MISSING), in order
+
+    def _set(self, mapping, key, value):
+        self._undo.append((mapping, key, mapping.get(key, _MISSING)))
+        mapping[key] = value
 
     def __enter__(self):
+        wrappers = {}                    # id(real helper) -> its wrapper
         for target in self.targets:
             mod_name, name = target.split(":")
             try:
@@ -70,28 +80,36 @@ class forbid:
                 real = getattr(module, name)
             except (ImportError, AttributeError):
                 continue
-            label = f"{mod_name.replace('dpteach', 'dp')}.{name}"
-
-            def wrapper(*a, _real=real, _label=label, **k):
-                if _label not in self.used:
-                    self.used.append(_label)
-                return _real(*a, **k)
-
-            self._saved.append((module, name, real, name in vars(module)))
-            setattr(module, name, wrapper)
+            real = getattr(real, "_forbidden_real", real)    # already wrapped above
+            label = f"{real.__module__.replace('dpteach', 'dp')}.{name}"
+            if id(real) not in wrappers:
+                def wrapper(*a, _real=real, _label=label, **k):
+                    if _label not in self.used:
+                        self.used.append(_label)
+                    return _real(*a, **k)
+                wrapper._forbidden_real = real
+                wrappers[id(real)] = wrapper
+                if any(f is real for f in self.code) and label not in self.used:
+                    self.used.append(label)                  # the answer IS the helper
+            wrapper = wrappers[id(real)]
+            self._set(vars(module), name, wrapper)
+            for ns in self.namespaces:
+                for key, value in list(ns.items()):
+                    if value is real:
+                        self._set(ns, key, wrapper)
         return self
 
     def __exit__(self, *exc):
-        for module, name, real, was_set in reversed(self._saved):
-            if was_set:
-                setattr(module, name, real)
+        for mapping, key, old in reversed(self._undo):
+            if old is _MISSING:
+                mapping.pop(key, None)
             else:
-                try:
-                    delattr(module, name)
-                except AttributeError:
-                    pass
-        self._saved = []
+                mapping[key] = old
+        self._undo = []
         return False
+
+
+_MISSING = object()
 
 
 # ------------------------------------------------------------------ feedback

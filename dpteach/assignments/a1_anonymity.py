@@ -420,7 +420,7 @@ def _collect_tables(answers, request, name):
     if missing_answer(answers, [name]):
         return {"unsolved": True}
     out = []
-    with forbid(*_FORBIDDEN) as guard:
+    with forbid(*_FORBIDDEN, code=[answers[name]]) as guard:
         for item in request["tables"]:
             res, problem = call(answers[name], item["table"].copy(),
                                 list(item["quasi_identifiers"]), item["sensitive"])
@@ -520,7 +520,7 @@ def _t4a_collect(answers, request):
     if missing_answer(answers, ["ordered_emd"]):
         return {"unsolved": True}
     out = []
-    with forbid(*_FORBIDDEN) as guard:
+    with forbid(*_FORBIDDEN, code=[answers["ordered_emd"]]) as guard:
         for pair in request["pairs"]:
             res, problem = call(answers["ordered_emd"], list(pair["class_values"]),
                                 list(pair["table_values"]))

@@ -214,6 +214,29 @@ def _t2_judge(data, request, truth):
 MIN_ANSWERS = 30
 
 
+def _front(server):
+    """What the student's function gets: the server's ``count``, ``scale`` and
+    ``answers_given``, without the attribute that holds the hidden table."""
+
+    class NoisyServer:
+        __slots__ = ()
+        scale = server.scale
+        __doc__ = ("A server adding fresh Lap(scale) noise to every count: "
+                   "count(where, size=None).")
+
+        def count(self, where, *, size=None):
+            return server.count(where, size=size)
+
+        @property
+        def answers_given(self):
+            return server.answers_given
+
+        def __repr__(self):
+            return f"NoisyServer(scale={server.scale:g}, answers_given={server.answers_given})"
+
+    return NoisyServer()
+
+
 def _has_trait(table):
     """The question Task 3a averages: who has the trait?"""
     return table[TRAIT].to_numpy() == 1
@@ -235,7 +258,7 @@ def _t3a_collect(answers, request):
 
     for table, scale, seed in zip(request["tables"], request["scales"], request["seeds"]):
         server = NaiveNoisyServer(table, scale, rng=np.random.default_rng(seed))
-        res, problem = call(answers["recover_count"], server, _has_trait)
+        res, problem = call(answers["recover_count"], _front(server), _has_trait)
         item = problem if problem is not None else {"count": _bit(res)}
         item["answers_given"] = server.answers_given
         out.append(item)
@@ -340,7 +363,7 @@ def _recon_request(rng, spec, noise):
 def _recon_collect(answers, request, name):
     if missing_answer(answers, [name]):
         return {"unsolved": True}
-    with forbid(*_DECODERS) as guard:
+    with forbid(*_DECODERS, code=[answers[name]]) as guard:
         res, problem = call(answers[name], np.array(request["queries"]).copy(),
                             np.array(request["answers"], dtype=float).copy())
     if problem is not None:

@@ -52,7 +52,7 @@ def _collect_calls(answers, name, argsets, *, forbidden=()):
     if missing_answer(answers, [name]):
         return {"unsolved": True}
     out = []
-    with forbid(*forbidden) as guard:
+    with forbid(*forbidden, code=[answers[name]]) as guard:
         for args in argsets:
             res, problem = call(answers[name], *args)
             out.append(problem if problem is not None else {"value": _value(res)})
