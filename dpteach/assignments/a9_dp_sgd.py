@@ -2,13 +2,15 @@
 
 Both tasks run the student's functions on inputs the check draws itself:
 
-* Task 1 (3 points) ``calibrate_sigma(target_epsilon, delta, steps, q, accountant)``: the
+* Task 1a (2 points) and 1b (2 points)
+  ``calibrate_sigma(target_epsilon, delta, steps, q, accountant)``: the
   smallest noise multiplier σ whose ``steps`` Gaussian steps (each on a Poisson subsample
   of rate q) cost at most ``target_epsilon`` at ``delta`` by the named accountant:
   "rdp" (:class:`dpteach.RDPAccountant`, any q), "zcdp" (ρ = steps/(2σ²),
   :func:`dpteach.zcdp_to_dp`; q = 1) or "exact" (:func:`dpteach.gaussian_epsilon` with
   k = steps; q = 1) (notebooks 16 and 18). Judged at hidden targets against the check's
-  own bisection: within 0.1% of the smallest σ.
+  own bisection: within 0.1% of the smallest σ. 1a: five full-batch cases (each
+  accountant); 1b: three rdp cases with 0.005 ≤ q ≤ 0.3 and 200-3000 steps.
 * Task 2 (3 points) ``clip_and_noise(per_example_grads, clip, noise_multiplier, rng)``:
   Σᵢ gᵢ·min(1, C/‖gᵢ‖) + N(0, σ²C²I) (Abadi et al. 2016, Algorithm 1; notebook 18).
   Judged on held-out gradient batches: with σ = 0 on one-row batches the output must be
@@ -66,20 +68,30 @@ def smallest_sigma(target, delta, steps, q, accountant, rtol=1e-7):
 
 
 # ------------------------------------------------------------------ Task 1
-def _t1_request(rng):
-    cases = []
-    for acc, q in (("rdp", float(rng.uniform(0.005, 0.05))), ("rdp", float(rng.uniform(0.05, 0.3))),
-                   ("rdp", 1.0), ("zcdp", 1.0), ("exact", 1.0)):
-        many = acc == "rdp" and q < 1
-        cases.append({"target_epsilon": float(np.round(rng.uniform(0.5, 6.0), 3)),
-                      "delta": float(10 ** np.round(rng.uniform(-7, -4), 2)),
-                      "steps": int(rng.integers(200, 3000) if many else rng.integers(1, 60)),
-                      "q": float(np.round(q, 4)), "accountant": acc})
-    order = rng.permutation(len(cases))
-    cases = [cases[i] for i in order]
-    truth = [smallest_sigma(c["target_epsilon"], c["delta"], c["steps"], c["q"], c["accountant"])
-             for c in cases]
-    return {"cases": cases}, {"sigmas": truth}
+def _t1_request_for(kinds):
+    """Hidden cases: (accountant, q) for each kind; "sub" is rdp at a random q < 1."""
+    def request(rng):
+        cases = []
+        for kind in kinds:
+            if kind == "sub":
+                acc, q = "rdp", float(np.round(10 ** rng.uniform(np.log10(0.005), np.log10(0.3)), 4))
+            else:
+                acc, q = kind, 1.0
+            many = q < 1
+            cases.append({"target_epsilon": float(np.round(rng.uniform(0.5, 6.0), 3)),
+                          "delta": float(10 ** np.round(rng.uniform(-7, -4), 2)),
+                          "steps": int(rng.integers(200, 3000) if many else rng.integers(1, 60)),
+                          "q": q, "accountant": acc})
+        order = rng.permutation(len(cases))
+        cases = [cases[i] for i in order]
+        truth = [smallest_sigma(c["target_epsilon"], c["delta"], c["steps"], c["q"],
+                                c["accountant"]) for c in cases]
+        return {"cases": cases}, {"sigmas": truth}
+    return request
+
+
+_t1a_request = _t1_request_for(("rdp", "zcdp", "exact", "zcdp", "exact"))
+_t1b_request = _t1_request_for(("sub", "sub", "sub"))
 
 
 def _t1_collect(answers, req):
@@ -97,8 +109,11 @@ def _t1_collect(answers, req):
     return {"sigmas": out}
 
 
-def _t1_judge(data, req, truth):
-    key = "Task 1"
+def _t1_judge_as(key):
+    return lambda data, req, truth: _t1_judge(data, req, truth, key)
+
+
+def _t1_judge(data, req, truth, key="Task 1a"):
     bad = early(key, data, "Hint: bisect on sigma: epsilon falls as sigma grows.")
     if bad is not None:
         return bad
@@ -278,8 +293,10 @@ def _t2_judge(data, req, truth):
 
 
 TASKS = [
-    Task("Task 1", 3, ("calibrate_sigma",), _t1_request, _t1_collect, _t1_judge,
-         title="calibrate σ for a target (ε, δ) under each accountant"),
+    Task("Task 1a", 2, ("calibrate_sigma",), _t1a_request, _t1_collect, _t1_judge_as("Task 1a"),
+         title="calibrate σ for a target (ε, δ): full-batch accountants"),
+    Task("Task 1b", 2, ("calibrate_sigma",), _t1b_request, _t1_collect, _t1_judge_as("Task 1b"),
+         title="calibrate σ for a target (ε, δ): Poisson-subsampled steps"),
     Task("Task 2", 3, ("clip_and_noise",), _t2_request, _t2_collect, _t2_judge,
          title="clip each gradient, then add noise to the sum"),
 ]
