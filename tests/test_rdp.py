@@ -110,6 +110,10 @@ def test_census_rho_conversion():
     # rho = 2.63 at delta = 1e-10 (notebook 16); the classic conversion is ~0.76 looser
     assert dp.zcdp_to_dp(2.63, 1e-10) == pytest.approx(17.4306, abs=1e-3)
     assert dp.zcdp_to_dp(2.63, 1e-10, method="classic") == pytest.approx(18.1938, abs=1e-3)
+    # the persons budget of the production code (global_scale = 339/542, rho = 1/scale^2)
+    # converts to the persons epsilon the Census Bureau published, 17.14
+    assert dp.zcdp_to_dp((542 / 339) ** 2, 1e-10) == pytest.approx(17.14, abs=5e-3)
+    assert dp.zcdp_to_dp((542 / 339) ** 2, 1e-10, method="classic") > 17.8     # classic twin misses it
 
 
 # -- the exact epsilon of k Gaussians -----------------------------------------------------------
