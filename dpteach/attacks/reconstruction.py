@@ -154,10 +154,9 @@ def lp_decode(queries, answers, *, solver="highs", tol=1e-10, max_iter=100) -> L
 
     ``solver="highs"`` hands the dual (D) to ``scipy.optimize.linprog(method="highs")``
     as an LP in (y, t): max a^T y - sum(t) s.t. Q^T y <= t, t >= 0, -1 <= y <= 1. Its n
-    constraints' multipliers are the primal x. Of the formulations tried this one HiGHS
-    solves fastest (m = 4n, 2-core machine: 0.04 s at n = 100 and 0.22 s at n = 200, against
-    0.09 s / 0.76 s for the equality form of :func:`textbook_lp` and 0.19 s / 1.5 s for
-    variables (x, e) with -e <= Qx - a <= e).
+    constraints' multipliers are the primal x. HiGHS solves this form faster than the
+    primal ones (the equality form of :func:`textbook_lp`, or variables (x, e) with
+    -e <= Qx - a <= e); benchmarks/bench_reconstruction.py times all three.
     ``solver="ipm"`` uses a specialised interior-point method (``_solvers.py``) that
     stops at a relative gap ``tol`` or after ``max_iter`` iterations; it is for n = 1000
     and more (benchmarks/bench_reconstruction.py).
