@@ -10,7 +10,6 @@ dpteach.assignments.dumps/loads (every run below goes through it).
 """
 
 import ast
-import math
 from pathlib import Path
 
 import nbformat
@@ -86,9 +85,12 @@ def assert_fails_everywhere(assignment, key, answers, seeds=range(10), reason=No
             assert fb.details.get("reason") in np.atleast_1d(reason), (seed, fb)
 
 
+_SLOW = (("A3", "Task 4"), ("A3", "Task 5"))      # the mechanism check: tested below
+
+
 @pytest.mark.parametrize("assignment, key", [(a, t.key) for a in ("A1", "A2", "A3")
                                              for t in assignments.tasks(a)
-                                             if (a, t.key) not in (("A3", "Task 4"), ("A3", "Task 5"))])
+                                             if (a, t.key) not in _SLOW])
 def test_requests_travel_as_json_and_the_model_still_passes(assignment, key):
     fb = run(assignment, key, answers_of(assignment, key), 11, send_request=True)
     assert fb.passed, fb
@@ -313,7 +315,8 @@ def test_a1_generalised_value_readers():
     for label, age, want in [("30-39", 31, True), ("30-39", 40, False), ("< 30", 29, True),
                              ("< 30", 30, False), ("≥ 40", 40, True), ("3*", 35, True),
                              ("3*", 41, False), ("[30, 40)", 40, False), ("[30, 40]", 40, True),
-                             ("*", 99, True), ("31", 31, True), (31, 31, True), ("young", 20, False),
+                             ("*", 99, True), ("31", 31, True), (31, 31, True),
+                             ("young", 20, False),
                              ("<= 30", 30, True), ("> 30", 30, False)]:
         assert age_matches(label, age) is want, (label, age)
     assert nationality_matches("*", "Indian") and nationality_matches("American/Indian", "Indian")
@@ -357,7 +360,8 @@ def _peek_bit(count, target):           # reads the hidden table instead of aski
 
 
 @pytest.mark.parametrize("cheat, reason", [
-    (lambda c, t: 0, ("wrong", "not_differencing")), (lambda c, t: 1, ("wrong", "not_differencing")),
+    (lambda c, t: 0, ("wrong", "not_differencing")),
+    (lambda c, t: 1, ("wrong", "not_differencing")),
     (_peek_bit, "not_differencing"),
     (lambda c, t: c(lambda p: (p["Name"] == t).to_numpy()), "refused"),   # one person: refused
     (lambda c, t: c(lambda p: np.ones(len(p), bool)) % 2, ("wrong", "not_differencing")),

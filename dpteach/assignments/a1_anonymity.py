@@ -35,7 +35,7 @@ import pandas as pd
 from .. import anonymity as an
 from . import Task
 from ._student import (call, error_text, fail, field, first_problem, forbid, g,
-                       missing_answer, number, ok, problem_feedback, short, unsolved)
+                       missing_answer, number, ok, problem_feedback, short)
 
 QIS = ["Zip Code", "Age", "Nationality"]
 SENSITIVE = "Condition"

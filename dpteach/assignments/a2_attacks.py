@@ -192,7 +192,8 @@ def _t2_judge(data, request, truth):
     groups = field(request, "groups", [])
     kind, item = first_problem(data, len(groups))
     if kind is not None:
-        return problem_feedback(key, kind, item, "bob_from_means(mean_all, n_all, mean_rest, n_rest)")
+        return problem_feedback(key, kind, item,
+                                "bob_from_means(mean_all, n_all, mean_rest, n_rest)")
     for item, gr, value in zip(data["results"], groups, truth):
         found = item.get("value")
         if not isinstance(found, float):
@@ -425,7 +426,8 @@ def _t4_collect(answers, request):
 
 
 def _t4_judge(data, request, truth):
-    return _recon_judge("Task 4", data, request, truth, LSQ, f"Gaussian noise σ = {g(LSQ['sigma'])}")
+    return _recon_judge("Task 4", data, request, truth, LSQ,
+                        f"Gaussian noise σ = {g(LSQ['sigma'])}")
 
 
 def _t5_request(rng):
