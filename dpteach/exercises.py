@@ -1219,7 +1219,8 @@ def check_disclosure(found, table, quasi_identifiers, sensitive, target, *,
     quasi-identifier values) falls in one class; if every row of it shares one
     sensitive value, that value is disclosed and ``found`` must name it; otherwise
     ``found`` must be None-like "no disclosure" (the string "none"). Notebook A1."""
-    from .anonymity import _prepare, _target_class
+    from .anonymity import _prepare
+    from .attacks.anonymity_attacks import _target_class
 
     if _unsolved(found):
         return _not_solved(name)
