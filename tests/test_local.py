@@ -344,6 +344,12 @@ BAD = [
     (local.true_counts, dict(n=10, frequencies=[0.5, 0.6]), "frequencies"),
     (local.unary_encoding_output_probabilities, dict(k=13, epsilon=1.0), "k"),
     (local.krr_is_better, dict(k=1, epsilon=1.0), "k"),
+    (local.unary_encoding_output_probabilities, dict(k=1, epsilon=1.0), "k"),
+    (local.local_epsilon, dict(probabilities=[[0.5, 0.5]]), "probabilities"),
+    (local.local_epsilon, dict(probabilities=[0.5, 0.5]), "probabilities"),
+    (local.central_histogram_estimate, dict(counts=[-1, 2], epsilon=1.0), "counts"),
+    (local.central_histogram_estimate, dict(counts=[0, 0], epsilon=1.0), "counts"),
+    (local.central_histogram_estimate, dict(counts=[3, 2], epsilon=0.0), "epsilon"),
 ]
 
 
