@@ -27,6 +27,8 @@ def pyproject_packages():
 
 
 def environment_packages():
+    """(env, packages, pip lines): conda packages and the pip section's PyPI packages
+    together (the test-only peers come from PyPI), then the raw pip lines."""
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     conda, pip = {}, []
     for dep in env["dependencies"]:
@@ -34,6 +36,10 @@ def environment_packages():
             pip.extend(dep.get("pip", []))
         else:
             name, spec = _split(dep)
+            conda[name] = spec
+    for line in pip:
+        if not line.startswith("-"):
+            name, spec = _split(line)
             conda[name] = spec
     return env, conda, pip
 
