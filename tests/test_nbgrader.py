@@ -41,7 +41,7 @@ def course(tmp_path_factory):
 
 def test_every_assignment_is_exported_with_a_config(course):
     folder, written = course
-    assert sorted(p.parent.name for p in written) == [f"A{i}" for i in range(1, 7)]
+    assert sorted(p.parent.name for p in written) == sorted(assignments.ASSIGNMENTS)
     for path in written:
         assert path.name in {p.name for p in SOLUTIONS.glob("*.ipynb")}
     config = (folder / "nbgrader_config.py").read_text(encoding="utf-8")
