@@ -63,6 +63,7 @@ MECHANISMS = {
 }
 
 _MAX_K = 10**6
+_MAX_N = 10**15          # people: every count below it is an exact float
 
 
 def _check_k(k, *, minimum=2):
@@ -265,9 +266,18 @@ def local_epsilon(probabilities) -> float:
 
 # ------------------------------------------------------------------ estimators' error
 def _pq(mechanism, k, epsilon):
+    """(p, q, p - q), with p - q computed without cancellation (it is tiny for small eps):
+    k-RR (e^eps - 1)/(e^eps + k - 1), OUE tanh(eps/2)/2, SUE tanh(eps/4)."""
     if mechanism == "krr":
-        return _krr_pq(k, epsilon)
-    return unary_encoding_probabilities(epsilon, optimized=mechanism == "oue")
+        p, q = _krr_pq(k, epsilon)
+        gap = float(np.expm1(epsilon) / (np.exp(epsilon) + k - 1)) if epsilon < 700 else 1.0
+    else:
+        p, q = unary_encoding_probabilities(epsilon, optimized=mechanism == "oue")
+        gap = float(np.tanh(epsilon / 2) / 2) if mechanism == "oue" else float(np.tanh(epsilon / 4))
+    if gap == 0.0:
+        raise ValueError(f"epsilon = {epsilon!r} is too small: the reports carry no signal in "
+                         f"floating point (p - q = 0), so no estimate or variance exists")
+    return p, q, gap
 
 
 def local_variance(n, k, epsilon, *, mechanism="oue", frequency=None):
@@ -283,18 +293,18 @@ def local_variance(n, k, epsilon, *, mechanism="oue", frequency=None):
     OUE: 4 e^eps / (n (e^eps - 1)^2). ``frequency`` may be an array (broadcasts). The
     variance is over the randomisation, for a fixed dataset. Notebook 17.
     """
-    n = check_positive_int(n, "n")
+    n = check_positive_int(n, "n", maximum=_MAX_N)
     k = _check_k(k)
     epsilon = check_epsilon(epsilon)
     mechanism = _check_mechanism(mechanism)
-    p, q = _pq(mechanism, k, epsilon)
-    var = q * (1 - q) / (n * (p - q) ** 2)
+    p, q, gap = _pq(mechanism, k, epsilon)
+    var = q * (1 - q) / (n * gap**2)
     if frequency is None:
         return float(var)
     f = check_values("frequency", frequency)
     if np.any((f < 0) | (f > 1)):
         raise ValueError("frequency must lie in [0, 1]")
-    out = var + f * (1 - p - q) / (n * (p - q))
+    out = var + f * (1 - p - q) / (n * gap)
     return float(out) if out.ndim == 0 else out
 
 
@@ -306,7 +316,7 @@ def central_variance(n, epsilon, *, sensitivity=1.0) -> float:
     public. The standard deviation sqrt(2)/(eps n) shrinks like 1/n; the local model's
     like 1/sqrt(n). Notebook 17.
     """
-    n = check_positive_int(n, "n")
+    n = check_positive_int(n, "n", maximum=_MAX_N)
     epsilon = check_epsilon(epsilon)
     sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
     return float(2.0 * (sensitivity / epsilon) ** 2 / n**2)
@@ -334,7 +344,7 @@ def example_frequencies(k) -> np.ndarray:
 def true_counts(n, frequencies) -> np.ndarray:
     """Integer counts summing to n, as close as possible to n * frequencies (largest
     remainders). Notebook 17."""
-    n = check_nonnegative_int(n, "n")
+    n = check_nonnegative_int(n, "n", maximum=_MAX_N)
     f = check_values("frequencies", frequencies)
     if f.ndim != 1 or np.any(f < 0) or not np.isclose(f.sum(), 1.0):
         raise ValueError("frequencies must be a 1-D array of non-negative numbers summing to 1")
@@ -370,9 +380,9 @@ def report_counts(counts, epsilon, *, mechanism="oue", rng=None, size=None) -> n
     n = c.sum(axis=-1, keepdims=True)
     shape = () if size is None else (size if isinstance(size, tuple) else (size,))
     shape = shape + c.shape          # several datasets (leading axes of counts) broadcast
-    p, q = _pq(mechanism, k, epsilon)
+    p, q, gap = _pq(mechanism, k, epsilon)
     if mechanism == "krr":
-        truthful = rng.binomial(c, p - q, size=shape)
+        truthful = rng.binomial(c, gap, size=shape)
         rest = n[..., 0] - truthful.sum(axis=-1)
         return truthful + rng.multinomial(rest, np.full(k, 1.0 / k))
     return rng.binomial(c, p, size=shape) + rng.binomial(n - c, q, size=shape)
@@ -384,12 +394,12 @@ def estimate_from_counts(counts, n, k, epsilon, *, mechanism="oue"):
     :func:`k_randomized_response_estimate` and :func:`unary_encoding_estimate`. Notebook 17.
     """
     c = check_values("counts", counts)
-    n = check_positive_int(n, "n")
+    n = check_positive_int(n, "n", maximum=_MAX_N)
     k = _check_k(k)
     epsilon = check_epsilon(epsilon)
     mechanism = _check_mechanism(mechanism)
-    p, q = _pq(mechanism, k, epsilon)
-    return (c / n - q) / (p - q)
+    p, q, gap = _pq(mechanism, k, epsilon)
+    return (c / n - q) / gap
 
 
 def central_histogram_estimate(counts, epsilon, *, rng=None, size=None) -> np.ndarray:

@@ -226,6 +226,19 @@ def test_var_star_closed_forms():
         assert dp.local_variance(n, k, eps, mechanism="krr") != pytest.approx((e + k - 1) / (n * (e - 1) ** 2), rel=1e-6)
 
 
+def test_variance_keeps_its_precision_at_tiny_epsilon():
+    """p - q is computed without cancellation: Var* stays exact to 1e-9 at eps = 1e-12
+    (subtracting p and q there loses four digits)."""
+    eps = 1e-12
+    e, m = math.exp(eps), math.expm1(eps)
+    assert dp.local_variance(1, 8, eps, mechanism="oue") == pytest.approx(4 * e / m**2, rel=1e-9)
+    assert dp.local_variance(1, 8, eps, mechanism="krr") == pytest.approx((e + 6) / m**2, rel=1e-9)
+    h = math.expm1(eps / 2)
+    assert dp.local_variance(1, 8, eps, mechanism="sue") == pytest.approx(math.exp(eps / 2) / h**2, rel=1e-9)
+    with pytest.raises(ValueError, match="epsilon"):
+        dp.local_variance(10, 3, 5e-324)
+
+
 def test_oue_never_worse_than_sue_and_the_krr_rule():
     for eps in np.linspace(0.1, 6, 25):
         assert dp.local_variance(1000, 8, eps, mechanism="oue") <= dp.local_variance(1000, 8, eps, mechanism="sue") * (1 + 1e-12)
@@ -344,6 +357,11 @@ BAD = [
     (local.true_counts, dict(n=10, frequencies=[0.5, 0.6]), "frequencies"),
     (local.unary_encoding_output_probabilities, dict(k=13, epsilon=1.0), "k"),
     (local.krr_is_better, dict(k=1, epsilon=1.0), "k"),
+    (dp.local_variance, dict(n=10**400, k=3, epsilon=1.0), "n"),
+    (local.central_variance, dict(n=1e308, epsilon=1.0), "n"),
+    (local.true_counts, dict(n=10**400, frequencies=[0.5, 0.5]), "n"),
+    (local.estimate_from_counts, dict(counts=[1, 2], n=10**400, k=2, epsilon=1.0), "n"),
+    (local.estimate_from_counts, dict(counts=[1, 2], n=3, k=2, epsilon=5e-324), "epsilon"),
     (local.unary_encoding_output_probabilities, dict(k=1, epsilon=1.0), "k"),
     (local.local_epsilon, dict(probabilities=[[0.5, 0.5]]), "probabilities"),
     (local.local_epsilon, dict(probabilities=[0.5, 0.5]), "probabilities"),

@@ -38,8 +38,8 @@ def measured_errors(counts, epsilon, mechanism, rng, laplace):
 
 def _correct(reports, n, k, epsilon, mechanism):
     # local.estimate_from_counts, with a different n for every dataset (row)
-    p, q = local._pq(mechanism, k, epsilon)
-    return (reports / n - q) / (p - q)
+    _, q, gap = local._pq(mechanism, k, epsilon)
+    return (reports / n - q) / gap
 
 
 @register("local_vs_central")
