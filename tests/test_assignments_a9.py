@@ -68,11 +68,26 @@ def test_model_clip_and_noise_passes(seed):
     assert fb.passed, fb.message
 
 
-def test_the_packages_step_passes_too():
-    # dp.noisy_gradient_sum is the notebook's function: a student may build on it
+def test_calling_the_packages_step_fails():
+    # dp.noisy_gradient_sum and dp.clip_gradients are notebook 18's answer: not allowed
     def via_package(g, clip, sigma, rng):
         return dp.noisy_gradient_sum(g, clip, sigma, rng=rng)
-    assert run("Task 2", 3, clip_and_noise=via_package).passed
+
+    def via_module(g, clip, sigma, rng):
+        return dp.dp_sgd.clip_gradients(g, clip).sum(axis=0) + rng.normal(0, sigma * clip,
+                                                                          np.shape(g)[1])
+    for fn in (via_package, via_module):
+        fb = run("Task 2", 3, clip_and_noise=fn)
+        assert not fb.passed and "yourself" in fb.message
+    assert dp.noisy_gradient_sum is dp.dp_sgd.noisy_gradient_sum       # restored afterwards
+
+
+def test_calling_the_checks_own_search_fails():
+    def copy_the_check(target_epsilon, delta, steps, q, accountant):
+        return a9.smallest_sigma(target_epsilon, delta, steps, q, accountant)
+    for key in ("Task 1a", "Task 1b"):
+        fb = run(key, 0, calibrate_sigma=copy_the_check)
+        assert not fb.passed and "yourself" in fb.message
 
 
 # ------------------------------------------------------------------ stubs

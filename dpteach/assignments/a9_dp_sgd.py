@@ -19,7 +19,9 @@ Both tasks run the student's functions on inputs the check draws itself:
   the noise (output minus the clipped sum, which only the check knows) must be
   N(0, σ²C²): a Kolmogorov-Smirnov test and a χ² test of the per-coordinate means over
   300 calls (fresh noise every call), each at α/2 with α = 1e-6. Noise not scaled by C,
-  noise on every example, and clipping the sum instead of each example all fail.
+  noise on every example, and clipping the sum instead of each example all fail; so does
+  a call of the kit's dp.noisy_gradient_sum or dp.clip_gradients (noticed while the check
+  runs), and in Task 1 a call of the check's own search.
 
 Notebook: notebooks/solutions/A9_accounting_and_dp_sgd.ipynb.
 """
@@ -33,7 +35,7 @@ from scipy import stats
 
 from ..exercises import ALPHA
 from . import Task
-from ._calls import UNSOLVED, call, early, fail, float_array, g, number, ok, unsolved
+from ._calls import UNSOLVED, Watch, call, early, fail, float_array, g, number, ok, unsolved
 
 ACCOUNTANTS = ("rdp", "zcdp", "exact")
 
@@ -51,8 +53,13 @@ def accountant_epsilon(sigma, delta, steps, q, accountant):
     raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}")
 
 
+#: how often the check's own answer was computed (a student's function calling it shows)
+_ANSWER_CALLS = [0]
+
+
 def smallest_sigma(target, delta, steps, q, accountant, rtol=1e-7):
     """The check's answer: bisection on log σ (ε falls as σ grows) to relative ``rtol``."""
+    _ANSWER_CALLS[0] += 1
     def eps(s):
         return accountant_epsilon(s, delta, steps, q, accountant)
 
@@ -99,6 +106,7 @@ def _t1_collect(answers, req):
     if unsolved(fn):
         return dict(UNSOLVED)
     out = []
+    before = _ANSWER_CALLS[0]
     for c in req["cases"]:
         value, problem = call(fn, c["target_epsilon"], c["delta"], c["steps"], c["q"],
                               c["accountant"])
@@ -106,7 +114,7 @@ def _t1_collect(answers, req):
             return problem
         v = number(value)
         out.append(v if v is not None else repr(value)[:80])
-    return {"sigmas": out}
+    return {"sigmas": out, "called_check": _ANSWER_CALLS[0] != before}
 
 
 def _t1_judge_as(key):
@@ -117,6 +125,9 @@ def _t1_judge(data, req, truth, key="Task 1a"):
     bad = early(key, data, "Hint: bisect on sigma: epsilon falls as sigma grows.")
     if bad is not None:
         return bad
+    if data.get("called_check") is True:
+        return fail(key, "your function calls the check's own search (smallest_sigma); the task "
+                         "is to write the search yourself with the kit's accountants.", "library")
     found, expected = data.get("sigmas"), truth.get("sigmas", [])
     cases = req.get("cases", []) if isinstance(req, dict) else []
     if not isinstance(found, list) or len(found) != len(expected) or len(cases) != len(expected):
@@ -197,6 +208,15 @@ def _t2_collect(answers, req):
             return None, {"shape": repr(getattr(value, "shape", type(value).__name__))[:80]}
         return arr, None
 
+    from .. import dp_sgd
+    with Watch(dp_sgd, "noisy_gradient_sum") as w1, Watch(dp_sgd, "clip_gradients") as w2:
+        data = _t2_run(run, singles, sums, noise_batch, s, req)
+    if isinstance(data, dict) and "singles" in data:
+        data["called_library"] = w1.called or w2.called
+    return data
+
+
+def _t2_run(run, singles, sums, noise_batch, s, req):
     quiet = np.random.default_rng(0)
     out_single, out_sum, out_noise = [], [], []
     for row in singles:
@@ -225,6 +245,10 @@ def _t2_judge(data, req, truth):
                            "coordinate.")
     if bad is not None:
         return bad
+    if data.get("called_library") is True:
+        return fail(key, "your function calls dp.noisy_gradient_sum or dp.clip_gradients (the "
+                         "notebook's answer); the task is to write the clipping and the noise "
+                         "yourself with numpy.", "library")
     if "shape" in data:
         return fail(key, f"clip_and_noise must return one vector of length d = {req['d']} (the "
                          f"noisy sum over the batch), found {data['shape']}.", "shape")
