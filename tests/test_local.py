@@ -184,6 +184,10 @@ def test_estimators_are_unbiased_on_simulated_people_and_raw_shares_are_not(mech
         raw = reports.mean(axis=1)
     var = dp.local_variance(n, k, eps, mechanism=mechanism, frequency=FREQ)
     assert _z_ok(est, FREQ, var)
+    # the spread of the person-by-person estimates matches the formula too (chi-square on s^2)
+    stat = (runs - 1) * est.var(axis=0, ddof=1) / var
+    assert np.all(stats.chi2.sf(stat, runs - 1) > ALPHA / (2 * k))
+    assert np.all(stats.chi2.cdf(stat, runs - 1) > ALPHA / (2 * k))
     # twins: the uncorrected shares, and the correction at the wrong epsilon
     assert not _z_ok(raw, FREQ, var)
     wrong = local.estimate_from_counts(raw * n, n, k, eps / 2, mechanism=mechanism)
