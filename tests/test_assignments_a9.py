@@ -176,6 +176,17 @@ def _fixed_noise(g, clip, sigma, rng):
     return c + np.random.default_rng(0).normal(0.0, sigma * clip, size=c.shape)
 
 
+def _laplace_noise(g, clip, sigma, rng):                      # right sd, wrong law
+    c = clip_and_noise(g, clip, 0.0, rng)
+    return c + rng.laplace(0.0, sigma * clip / np.sqrt(2), size=c.shape)
+
+
+def _uniform_noise(g, clip, sigma, rng):
+    c = clip_and_noise(g, clip, 0.0, rng)
+    w = sigma * clip * np.sqrt(3)
+    return c + rng.uniform(-w, w, size=c.shape)
+
+
 def _no_noise(g, clip, sigma, rng):
     return clip_and_noise(g, clip, 0.0, rng)
 
@@ -199,7 +210,8 @@ def _always_scale_to_c(g, clip, sigma, rng):                  # normalises every
 
 
 @pytest.mark.parametrize("twin", [_unscaled, _per_example_noise, _clip_the_sum, _fixed_noise,
-                                  _no_noise, _clip_at_one, _nan_on_zero, _always_scale_to_c])
+                                  _no_noise, _clip_at_one, _nan_on_zero, _always_scale_to_c,
+                                  _laplace_noise, _uniform_noise])
 def test_clip_and_noise_twins_fail(twin):
     for seed in range(4):
         fb = run("Task 2", seed, clip_and_noise=twin)

@@ -18,7 +18,7 @@ Both tasks run the student's functions on inputs the check draws itself:
   untouched), on larger batches the sum of the clipped rows; with σ > 0 (C ≠ 1 hidden)
   the noise (output minus the clipped sum, which only the check knows) must be
   N(0, σ²C²): a Kolmogorov-Smirnov test and a χ² test of the per-coordinate means over
-  300 calls (fresh noise every call), each at α/2 with α = 1e-6. Noise not scaled by C,
+  1,000 calls (fresh noise every call), each at α/2 with α = 1e-6. Noise not scaled by C,
   noise on every example, and clipping the sum instead of each example all fail; so does
   a call of the kit's dp.noisy_gradient_sum or dp.clip_gradients (noticed while the check
   runs), and in Task 1 a call of the check's own search.
@@ -160,7 +160,7 @@ def _t1_judge(data, req, truth, key="Task 1a"):
 
 # ------------------------------------------------------------------ Task 2
 _CLIPS = (0.3, 0.5, 2.0, 4.0)        # never 1: forgetting the factor C must show
-_NOISE_CALLS = 300
+_NOISE_CALLS = 1000
 
 
 def _t2_request(rng):
