@@ -140,7 +140,9 @@ def _t1_judge(data, req, truth, key="Task 1a"):
             return fail(key, f"{shown} returned {f!r}; expected a positive number (σ).", "type")
         if abs(v / want - 1) > 1e-3:
             try:
-                eps_v = accountant_epsilon(v, c["delta"], c["steps"], c["q"], c["accountant"])
+                with np.errstate(all="ignore"):
+                    eps_v = accountant_epsilon(v, c["delta"], c["steps"], c["q"],
+                                               c["accountant"])
                 spent = f" (it costs ε = {g(eps_v)} by this accountant)"
             except Exception:                       # noqa: BLE001 - the message only
                 spent = ""

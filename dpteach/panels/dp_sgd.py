@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dp_sgd as _sgd
-from ..plots import PALETTE, density_line, label_axes, new_figure, note
+from ..plots import PALETTE, density_line, label_axes, new_figure
 from .._checks import check_real
 from ..rdp import RDPAccountant, rdp_to_dp
 from ..tradeoff import outside_region, tradeoff_curve
@@ -128,7 +128,7 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
     label_axes(ax2, "α: non-members called members", "β: members missed",
                "Membership inference")
     ax2.legend(loc="upper right", fontsize=8)
-    txt = note(ax2, "", loc="lower left")
+    title_size = 0.85 * ax2.title.get_fontsize()
 
     def update(noise_multiplier, epoch, seed):
         s = float(noise_multiplier)
@@ -154,8 +154,9 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
         out = outside_region(alpha, beta, n, n, eps_region, delta)
         flag.set_data(alpha[out], beta[out])
         best = float(np.min(alpha + beta))
-        txt.set_text(f"region of {which}\nsmallest α + β = {best:.2f}; "
-                     f"{int(out.sum())} thresholds outside")
+        ax2.set_title(f"Membership attack; region of ε = {eps_region:.3g}"
+                      f"{f' (σ = {ref_sigma:g})' if s == 0 else ''}: "
+                      f"{int(out.sum())} outside", fontsize=title_size)
         eps_text = "∞ (no noise)" if s == 0 else f"{eps[e]:.3g}"
         return (f"{'non-private' if s == 0 else f'σ = {s:g}'}, after epoch {epoch} "
                 f"({int(epoch) * int(round(1 / ex['batch_rate']))} steps, q = "
