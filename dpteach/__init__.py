@@ -18,6 +18,7 @@ _EXPORTS = {
     "clamped_sum": "mechanisms",
     "gaussian_sigma": "mechanisms",
     "gaussian_delta": "mechanisms",
+    "sigma_curves": "mechanisms",
     "gaussian_mechanism": "mechanisms",
     "exponential_probabilities": "mechanisms",
     "exponential_mechanism": "mechanisms",

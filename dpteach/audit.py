@@ -48,8 +48,7 @@ __all__ = [
     "per_call_mechanism",
     "ZooEntry",
     "ZOO",
-    "audit_zoo",
-]
+    "audit_zoo", "audit_convergence_counts"]
 
 #: share of the n runs on each input used to choose the event (the rest are counted)
 SELECT_FRACTION = 0.1
@@ -828,3 +827,34 @@ def audit_zoo(names=None, *, n=None, alpha=None, rng=None, progress=False):
                      "truly private": entry.private, "event": str(res.event),
                      "seconds": round(res.seconds, 2)})
     return pd.DataFrame(rows).set_index("mechanism")
+
+
+def audit_convergence_counts(names, grid, *, n_select=5_000, rng=None):
+    """For each zoo entry: choose the event with :func:`dpteach.audit.audit` on
+    ``n_select`` runs, then run the mechanism max(grid) more times on x and on y and
+    record how often the event happened among the first n counting runs, for every n in
+    ``grid`` (increasing run counts). Notebook 11's convergence panel draws
+    :func:`epsilon_interval` from these counts.
+    Returns name -> dict(event, numerator, grid, count_num, count_den)."""
+    grid = np.array([check_positive_int(g, "grid", maximum=10**7) for g in np.ravel(grid)], dtype=int)
+    if len(grid) == 0 or (np.diff(grid) <= 0).any():
+        raise ValueError("grid must be increasing run counts >= 1")
+    n_select = check_positive_int(n_select, "n_select", maximum=10**7)
+    unknown = [name for name in names if name not in ZOO]
+    if unknown or isinstance(names, str):
+        raise ValueError(f"names must be a list of ZOO entries, got {names!r}")
+    n_max = int(grid[-1])
+    rng = check_rng(rng)
+    table = {}
+    for name in names:
+        entry = ZOO[name]
+        chosen = audit(entry.mechanism, entry.x, entry.y, n=2 * n_select,
+                              select_fraction=0.5, rng=rng)
+        ev = chosen.event
+        hit_x = ev.contains(np.asarray(entry.mechanism(entry.x, n_max, rng)))
+        hit_y = ev.contains(np.asarray(entry.mechanism(entry.y, n_max, rng)))
+        cx, cy = np.cumsum(hit_x)[grid - 1], np.cumsum(hit_y)[grid - 1]
+        num, den = (cx, cy) if chosen.numerator == "x" else (cy, cx)
+        table[name] = {"event": ev, "numerator": chosen.numerator, "grid": grid,
+                       "count_num": num, "count_den": den}
+    return table

@@ -22,11 +22,11 @@ import pandas as pd
 
 from . import mechanisms
 from ._checks import (check_delta, check_epsilon, check_nonnegative_int, check_positive_int,
-                      check_real, check_scores, check_sensitivity)
+                      check_real, check_scores, check_sensitivity, check_values)
 
 __all__ = ["MechanismCard", "MECHANISMS", "mechanism_table", "noise_std", "choose_mechanism",
            "Recommendation", "count_release_errors", "noisy_argmax_probabilities",
-           "classic_gaussian_epsilon_limit"]
+           "classic_gaussian_epsilon_limit", "queries_noise"]
 
 
 @dataclass(frozen=True)
@@ -346,3 +346,19 @@ def classic_gaussian_epsilon_limit(delta) -> float:
     while log_ratio(hi) < 0:
         hi *= 2
     return float(optimize.brentq(log_ratio, lo, hi, xtol=1e-10, rtol=1e-14))
+
+
+def queries_noise(k, epsilon, delta, *, analytic=True):
+    """Noise standard deviation per query when k counting queries are released at once.
+
+    One person changes each of the k counts by at most 1, so the L1 sensitivity is k and
+    the L2 sensitivity sqrt(k) (seed 002, section IV: 50 queries give 50 and 7.07).
+    Laplace: sqrt(2) k / epsilon; Gaussian: sigma(sqrt(k), epsilon, delta). Returns
+    (laplace_std, gaussian_std) as arrays over ``k``. Notebooks 08 and 10.
+    """
+    k = check_values("k", k)
+    if (k < 1).any() or (k != np.round(k)).any():
+        raise ValueError("k must hold whole numbers of queries >= 1")
+    lap = np.sqrt(2) * k * mechanisms.laplace_scale(1.0, epsilon)
+    gau = np.sqrt(k) * mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=analytic)
+    return lap, gau

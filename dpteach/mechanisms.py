@@ -28,8 +28,7 @@ __all__ = [
     "randomized_response_keep_probability",
     "randomized_response_estimate",
     "output_distribution",
-    "privacy_loss",
-]
+    "privacy_loss", "sigma_curves"]
 
 
 # --------------------------------------------------------------------------- Laplace
@@ -100,6 +99,26 @@ def gaussian_delta(sigma, l2_sensitivity, epsilon) -> float:
     d = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
     epsilon = check_epsilon(epsilon)
     return _gaussian_delta(sigma, d, epsilon)
+
+
+def sigma_curves(eps_grid, l2_sensitivity, delta):
+    """Classic and analytic sigma over ``eps_grid`` and the delta each really gives.
+
+    The classic sigma is computed by :func:`gaussian_sigma` at epsilon 0.5 and
+    carried to other epsilons by its 1/epsilon form, so that its (invalid) continuation
+    past epsilon = 1 can be drawn and its true delta measured with
+    :func:`gaussian_delta`. Returns (classic, analytic, true_delta_classic). Notebook 08.
+    """
+    eps_grid = check_values("eps_grid", eps_grid)
+    if eps_grid.ndim != 1 or (eps_grid <= 0).any():
+        raise ValueError("eps_grid must be a 1-D list of epsilons > 0")
+    l2_sensitivity = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
+    classic = gaussian_sigma(l2_sensitivity, 0.5, delta) * 0.5 / eps_grid
+    analytic = np.array([gaussian_sigma(l2_sensitivity, e, delta, analytic=True)
+                         for e in eps_grid])
+    true_delta = np.array([gaussian_delta(s, l2_sensitivity, e)
+                           for s, e in zip(classic, eps_grid)])
+    return classic, analytic, true_delta
 
 
 def _gaussian_delta(sigma, d, epsilon):

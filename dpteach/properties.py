@@ -25,7 +25,7 @@ from ._checks import (check_delta, check_epsilon, check_positive_int, check_real
                       check_sensitivity, check_values)
 
 __all__ = ["group_privacy", "gaussian_group_delta", "parallel_composition", "postprocess_laplace", "max_log_ratio",
-           "OutputLaw", "POSTPROCESSINGS"]
+           "OutputLaw", "POSTPROCESSINGS", "group_curves", "parallel_costs"]
 
 
 # ------------------------------------------------------------------ group privacy
@@ -248,3 +248,27 @@ def _log_cell_both(a, c, v, b):
     right = stats.laplace.logsf(a, v, b) + np.log1p(-np.exp(np.minimum(
         stats.laplace.logsf(c, v, b) - stats.laplace.logsf(a, v, b), -1e-300)))
     return np.where(c <= v, left, right)
+
+
+def group_curves(epsilon, delta, ks):
+    """For groups of k people: the Gaussian mechanism calibrated to (eps, delta) (analytic
+    sigma, L2 sensitivity 1) has true delta at k eps equal to gaussian_delta(sigma, k, k
+    eps); the group-privacy bound is k e^((k-1) eps) delta. Returns (true, bound)."""
+    ks = [check_positive_int(k, "ks", maximum=10**6) for k in np.atleast_1d(np.asarray(ks, object))]
+    true = np.array([gaussian_group_delta(epsilon, delta, int(k)) for k in ks])
+    bound = np.array([group_privacy(epsilon, delta, k)[1] for k in ks])
+    return true, bound
+
+
+def parallel_costs(epsilon, n_bins):
+    """Worst-case privacy loss of releasing ``n_bins`` counts, each with Lap(1/eps), when
+    one person is added: disjoint bins change by (1, 0, ..., 0), cumulative counts
+    ("age group <= j") by (1, 1, ..., 1) for the youngest person. The joint loss of
+    independent Laplace releases is the sum of |change_i| eps. Returns (disjoint,
+    cumulative), equal to parallel_composition and basic_composition of n_bins eps."""
+    epsilon = check_epsilon(epsilon)
+    n_bins = check_positive_int(n_bins, "n_bins", maximum=10**6)
+    disjoint = np.zeros(n_bins)
+    disjoint[0] = 1.0
+    cumulative = np.ones(n_bins)
+    return float(np.abs(disjoint).sum() * epsilon), float(np.abs(cumulative).sum() * epsilon)

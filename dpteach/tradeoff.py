@@ -32,7 +32,7 @@ from ._checks import (check_delta, check_epsilon, check_nonnegative_int, check_p
 
 __all__ = ["tradeoff_curve", "gaussian_tradeoff", "laplace_tradeoff", "privacy_loss_distribution",
            "LossDistribution", "membership_attack", "empirical_tradeoff", "outside_region",
-           "clopper_pearson", "advantage_bound", "MECHANISMS"]
+           "clopper_pearson", "advantage_bound", "MECHANISMS", "attack_thresholds"]
 
 MECHANISMS = ("laplace", "gaussian", "randomized_response")
 
@@ -286,6 +286,18 @@ def empirical_tradeoff(out, in_, thresholds):
     alpha = 1.0 - np.searchsorted(a, t, side="right") / a.size
     beta = np.searchsorted(b, t, side="right") / b.size
     return alpha, beta
+
+
+def attack_thresholds(out, in_, n=31, *, count=40):
+    """Thresholds for the attack: quantiles of all releases, plus the midpoint between
+    the two true counts, ``count`` and ``count + 1`` (the one test that separates exact
+    counts). Used by :func:`empirical_tradeoff` in notebook 13's attack panel."""
+    out = check_values("out", out).ravel()
+    in_ = check_values("in_", in_).ravel()
+    n = check_positive_int(n, "n", maximum=10**6)
+    count = check_real("count", count)
+    both = np.concatenate([out, in_])
+    return np.unique(np.append(np.quantile(both, np.linspace(0.01, 0.99, n)), count + 0.5))
 
 
 def clopper_pearson(successes, n, level=1e-6):

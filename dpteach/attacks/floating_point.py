@@ -34,10 +34,10 @@ import math
 
 import numpy as np
 
-from .._checks import (check_nonnegative_int, check_real, check_rng, check_size, check_values,
-                       release_shape)
+from .._checks import (check_epsilon, check_nonnegative_int, check_positive_int, check_real,
+                       check_rng, check_size, check_values, release_shape)
 
-__all__ = ["naive_laplace_mechanism", "floating_point_attack", "preimages"]
+__all__ = ["naive_laplace_mechanism", "floating_point_attack", "preimages", "rule_out_fractions"]
 
 _TWO52 = 2 ** 52
 _SAMPLERS = ("naive", "numpy")
@@ -235,3 +235,31 @@ def preimages(output, candidate, scale, *, sampler="naive", window=2):
             rows.append({"branch": label, "uniform index": j, "output": val,
                          "output (hex)": float.hex(val), "equals": val == o})
     return pd.DataFrame(rows)
+
+
+def rule_out_fractions(values, epsilons, *, n_outputs=150, rng=None):
+    """Fraction of releases that rule out the neighbouring input (value + 1), for every
+    (sampler, true value, epsilon) on a grid; epsilon is that of a count (scale 1/eps).
+    The samplers are the textbook one (:func:`naive_laplace_mechanism`) and numpy's own
+    ``Generator.laplace`` (the sampler under attack, drawn directly on purpose).
+    Returns sampler -> (fractions, truth): arrays (len(values), len(epsilons)) of the
+    share ruling out value + 1 and the share ruling out the true value (always 0).
+    Notebook 11's panel draws them."""
+    values = [float(v) for v in check_values("values", values).ravel()]
+    epsilons = [check_epsilon(e, "epsilons") for e in check_values("epsilons", epsilons).ravel()]
+    n_outputs = check_positive_int(n_outputs, "n_outputs", maximum=10**6)
+    rng = check_rng(rng)
+    table = {}
+    for sampler in ("naive", "numpy"):
+        frac = np.zeros((len(values), len(epsilons)))
+        truth = np.zeros_like(frac)
+        for i, value in enumerate(values):
+            for j, eps in enumerate(epsilons):
+                scale = 1.0 / eps
+                out = (naive_laplace_mechanism(value, scale, rng=rng, size=n_outputs)
+                       if sampler == "naive" else rng.laplace(value, scale, size=n_outputs))
+                ok = floating_point_attack(out, [value, value + 1.0], scale, sampler=sampler)
+                truth[i, j] = np.mean(~ok[:, 0])
+                frac[i, j] = np.mean(~ok[:, 1])
+        table[sampler] = (frac, truth)
+    return table

@@ -30,7 +30,7 @@ from . import _solvers
 __all__ = ["random_subset_queries", "answer_queries", "noisy_answers", "reconstruct_lsq", "textbook_lp",
            "reconstruct_lp", "lp_decode", "LPResult", "subset_sums", "bounded_noise_answers",
            "decoy_answers", "consistent_candidates", "reconstruct_exhaustive", "fraction_agree",
-           "phase_transition"]
+           "phase_transition", "exhaustive_sweep", "RandomQuerySweep", "dp_defence_sweep"]
 
 MAX_EXHAUSTIVE_N = 24
 
@@ -424,3 +424,97 @@ def phase_transition(ns, ratios, *, queries_per_person=4, method="lsq", trials=3
             fr.append(fraction_agree(solver(qm, ans), d))
         rows.append((n, float(r), float(r * math.sqrt(n)), float(np.mean(fr))))
     return pd.DataFrame(rows, columns=["n", "ratio", "sigma", "fraction"])
+
+
+def exhaustive_sweep(n, grid, *, rng=None):
+    """For each E: the worst Hamming distance to the truth among all databases consistent
+    with (a) answers steered to a decoy and (b) uniform noise in [-E, E]; and how many
+    databases are consistent (notebook 03's exhaustive panel).
+    Returns three arrays over ``grid``: worst_decoy, worst_uniform, count_decoy."""
+    n = check_positive_int(n, "n", maximum=MAX_EXHAUSTIVE_N)
+    grid = [check_real("grid", e, low=0.0, high=1e300) for e in check_values("grid", grid).ravel()]
+    rng = check_rng(rng)
+    d = (rng.random(n) < 0.5).astype(np.int8)
+    worst_decoy, worst_unif, count_decoy = [], [], []
+    for e in grid:
+        answers, _ = decoy_answers(d, e, rng=rng)
+        cands = consistent_candidates(answers, e)
+        worst_decoy.append(int((cands != d).sum(axis=1).max()))
+        count_decoy.append(len(cands))
+        cands = consistent_candidates(bounded_noise_answers(d, e, rng=rng), e)
+        worst_unif.append(int((cands != d).sum(axis=1).max()))
+    return np.array(worst_decoy), np.array(worst_unif), np.array(count_decoy)
+
+
+class RandomQuerySweep:
+    """One population, one stream of m = max(per_person)·n random queries and one
+    Gaussian noise vector (from ``rng``); the m/n = q setting uses the first q·n of them.
+    Each m/n (``per_person[i]``) is swept over every σ/√n in ``ratios`` once, when first
+    asked for (16 solves, about 40 ms): ``fraction(i)[method][j]`` (share of bits LP
+    decoding or least squares recovers) and ``guess(i, method, j)``. Notebook 03."""
+
+    def __init__(self, n, ratios, per_person, *, rng=None):
+        n = check_positive_int(n, "n", maximum=10**5)
+        ratios = check_values("ratios", ratios)
+        if ratios.ndim != 1 or (ratios < 0).any():
+            raise ValueError("ratios must be a 1-D list of noise ratios sigma/sqrt(n) >= 0")
+        per_person = [check_positive_int(q, "per_person", maximum=100) for q in per_person]
+        rng = check_rng(rng)
+        self.n = n
+        self.ratios, self.per_person = np.asarray(ratios, float), tuple(per_person)
+        self.d = (rng.random(n) < 0.5).astype(np.int8)
+        self.base = rng.standard_normal(max(self.per_person) * n)
+        self.queries = random_subset_queries(max(self.per_person) * n, n, rng=rng)
+        self.exact = answer_queries(self.queries, self.d).astype(float)
+        self._done = {}
+
+    def _sweep(self, i):
+        if i not in self._done:
+            rows = self.per_person[i] * self.n
+            q = self.queries[:rows]
+            frac = {"lsq": np.zeros(len(self.ratios)), "lp": np.zeros(len(self.ratios))}
+            guesses = {}
+            for j, r in enumerate(self.ratios):
+                a = self.exact[:rows] + r * np.sqrt(self.n) * self.base[:rows]
+                for method, fn in (("lsq", reconstruct_lsq), ("lp", reconstruct_lp)):
+                    g = fn(q, a)
+                    guesses[method, j] = g
+                    frac[method][j] = np.mean(g == self.d)
+            self._done[i] = frac, guesses
+        return self._done[i]
+
+    def fraction(self, i):
+        return self._sweep(i)[0]
+
+    def guess(self, i, method, j):
+        return self._sweep(i)[1][method, j]
+
+
+def dp_defence_sweep(n, m, trials, prevalence, log_epsilons, *, rng=None):
+    """Fraction recovered by least squares when each of m counting queries is answered
+    with Lap(m/ε) (a total budget ε split evenly; each count has sensitivity 1).
+
+    The least-squares estimate is linear in the answers, so for answers exact + s·z
+    (z unit Laplace noise, s = m/ε) it is x_exact + s·x_z: two solves per population
+    serve every ε on the grid; bit i is guessed 1 when the estimate is >= 1/2, as in
+    :func:`reconstruct_lsq`. ε runs over 10**log_epsilons. Returns (mean fraction per ε,
+    the first population, its guesses per ε). Notebook 03's defence panel."""
+    n = check_positive_int(n, "n", maximum=10**5)
+    m = check_positive_int(m, "m", maximum=10**6)
+    trials = check_positive_int(trials, "trials", maximum=10**4)
+    prevalence = check_real("prevalence", prevalence, low=0.0, high=1.0)
+    log_epsilons = check_values("log_epsilons", log_epsilons).ravel()
+    rng = check_rng(rng)
+    fr = np.zeros((len(log_epsilons), trials))
+    scales = m / 10.0 ** log_epsilons
+    for t in range(trials):
+        d = (rng.random(n) < prevalence).astype(np.int8)
+        q = random_subset_queries(m, n, rng=rng)
+        exact = answer_queries(q, d).astype(float)
+        z = laplace_mechanism(0.0, 1.0, 1.0, rng=rng, size=m)   # unit Laplace noise
+        x = _solvers.lsq_gram(q, np.column_stack([exact, z]))  # reconstruct_lsq's normal equations
+        guesses = (x[:, 0] + scales[:, None] * x[:, 1] >= 0.5).astype(np.int8)
+        fr[:, t] = np.mean(guesses == d, axis=1)
+        if t == 0:
+            d0, shown = d, list(guesses)
+    return fr.mean(axis=1), d0, shown

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import audit as _audit
+from ..attacks.floating_point import rule_out_fractions
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band
 from ._base import Panel, dropdown, float_slider, log_slider, register
 
@@ -18,26 +19,10 @@ _N_MAX = 50_000
 _GRID = np.unique(np.geomspace(50, _N_MAX, 80).astype(int))
 
 
-def precompute_audit_counts(names=PANEL_MECHANISMS, *, n_select=_N_SELECT, n_max=_N_MAX,
-                            grid=_GRID, seed=11):
-    """For each zoo entry: choose the event with :func:`dpteach.audit.audit` on
-    ``n_select`` runs, then run the mechanism ``n_max`` more times on x and on y and
-    record how often the event happened among the first n counting runs, for every n in
-    ``grid``. Returns name -> dict(event, numerator, grid, count_num, count_den)."""
-    rng = np.random.default_rng(seed)
-    table = {}
-    for name in names:
-        entry = _audit.ZOO[name]
-        chosen = _audit.audit(entry.mechanism, entry.x, entry.y, n=2 * n_select,
-                              select_fraction=0.5, rng=rng)
-        ev = chosen.event
-        hit_x = ev.contains(np.asarray(entry.mechanism(entry.x, n_max, rng)))
-        hit_y = ev.contains(np.asarray(entry.mechanism(entry.y, n_max, rng)))
-        cx, cy = np.cumsum(hit_x)[grid - 1], np.cumsum(hit_y)[grid - 1]
-        num, den = (cx, cy) if chosen.numerator == "x" else (cy, cx)
-        table[name] = {"event": ev, "numerator": chosen.numerator, "grid": grid,
-                       "count_num": num, "count_den": den}
-    return table
+def precompute_audit_counts():
+    """:func:`dpteach.audit.audit_convergence_counts` for this panel's mechanisms and grid."""
+    return _audit.audit_convergence_counts(PANEL_MECHANISMS, _GRID, n_select=_N_SELECT,
+                                           rng=np.random.default_rng(11))
 
 
 _ALPHA_MAX = 0.5
@@ -116,28 +101,9 @@ _FP_EPSILONS = np.geomspace(0.01, 10, 10)
 _FP_VALUES = (0.0, 20.0, 1000.0)
 
 
-def precompute_fp_fractions(*, n_outputs=150, seed=12):
-    """Fraction of releases that rule out the neighbouring input (value + 1), for every
-    (sampler, true value, epsilon) on a grid; epsilon is that of a count (scale 1/eps).
-    Returns sampler -> (fractions, truth): arrays (len(_FP_VALUES), len(_FP_EPSILONS)) of
-    the share ruling out value + 1 and the share ruling out the true value (always 0)."""
-    from ..attacks.floating_point import floating_point_attack, naive_laplace_mechanism
-
-    rng = np.random.default_rng(seed)
-    table = {}
-    for sampler in ("naive", "numpy"):
-        frac = np.zeros((len(_FP_VALUES), len(_FP_EPSILONS)))
-        truth = np.zeros_like(frac)
-        for i, value in enumerate(_FP_VALUES):
-            for j, eps in enumerate(_FP_EPSILONS):
-                scale = 1.0 / eps
-                out = (naive_laplace_mechanism(value, scale, rng=rng, size=n_outputs)
-                       if sampler == "naive" else rng.laplace(value, scale, size=n_outputs))
-                ok = floating_point_attack(out, [value, value + 1.0], scale, sampler=sampler)
-                truth[i, j] = np.mean(~ok[:, 0])
-                frac[i, j] = np.mean(~ok[:, 1])
-        table[sampler] = (frac, truth)
-    return table
+def precompute_fp_fractions():
+    """:func:`dpteach.attacks.floating_point.rule_out_fractions` on this panel's grid."""
+    return rule_out_fractions(_FP_VALUES, _FP_EPSILONS, n_outputs=150, rng=np.random.default_rng(12))
 
 
 @register("fp_attack_fraction")

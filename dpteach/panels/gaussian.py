@@ -15,7 +15,8 @@ from matplotlib.ticker import FuncFormatter, NullLocator
 from scipy import stats
 
 from .. import mechanisms
-from .._checks import check_sensitivity, check_values
+from ..comparison import queries_noise  # noqa: F401 - computed in the core, re-exported here
+from ..mechanisms import sigma_curves  # noqa: F401
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
 from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register
 
@@ -40,43 +41,6 @@ def log_axes(ax, *, x=True, y=True):
             setter("log")
             axis.set_minor_locator(NullLocator())
             axis.set_major_formatter(FuncFormatter(_plain))
-
-
-# ------------------------------------------------------------------------------- compute
-def sigma_curves(eps_grid, l2_sensitivity, delta):
-    """Classic and analytic sigma over ``eps_grid`` and the delta each really gives.
-
-    The classic sigma is computed by :func:`dpteach.gaussian_sigma` at epsilon 0.5 and
-    carried to other epsilons by its 1/epsilon form, so that its (invalid) continuation
-    past epsilon = 1 can be drawn and its true delta measured with
-    :func:`dpteach.gaussian_delta`. Returns (classic, analytic, true_delta_classic).
-    """
-    eps_grid = check_values("eps_grid", eps_grid)
-    if eps_grid.ndim != 1 or (eps_grid <= 0).any():
-        raise ValueError("eps_grid must be a 1-D list of epsilons > 0")
-    l2_sensitivity = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
-    classic = mechanisms.gaussian_sigma(l2_sensitivity, 0.5, delta) * 0.5 / eps_grid
-    analytic = np.array([mechanisms.gaussian_sigma(l2_sensitivity, e, delta, analytic=True)
-                         for e in eps_grid])
-    true_delta = np.array([mechanisms.gaussian_delta(s, l2_sensitivity, e)
-                           for s, e in zip(classic, eps_grid)])
-    return classic, analytic, true_delta
-
-
-def queries_noise(k, epsilon, delta, *, analytic=True):
-    """Noise standard deviation per query when k counting queries are released at once.
-
-    One person changes each of the k counts by at most 1, so the L1 sensitivity is k and
-    the L2 sensitivity sqrt(k) (seed 002, section IV: 50 queries give 50 and 7.07).
-    Laplace: sqrt(2) k / epsilon; Gaussian: sigma(sqrt(k), epsilon, delta). Returns
-    (laplace_std, gaussian_std) as arrays over ``k``.
-    """
-    k = check_values("k", k)
-    if (k < 1).any() or (k != np.round(k)).any():
-        raise ValueError("k must hold whole numbers of queries >= 1")
-    lap = np.sqrt(2) * k * mechanisms.laplace_scale(1.0, epsilon)
-    gau = np.sqrt(k) * mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=analytic)
-    return lap, gau
 
 
 # -------------------------------------------------------------------------------- panels

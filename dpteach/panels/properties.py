@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 
 from .. import mechanisms, properties
-from .._checks import check_epsilon, check_positive_int
+from ..properties import group_curves, parallel_costs  # noqa: F401 - the maths, re-exported
 from ..accounting import basic_composition
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
@@ -102,16 +102,6 @@ def postprocessing(epsilon=1.0, f="round", parameter=1.0):
 K_MAX = 10
 
 
-def group_curves(epsilon, delta, ks):
-    """For groups of k people: the Gaussian mechanism calibrated to (eps, delta) (analytic
-    sigma, L2 sensitivity 1) has true delta at k eps equal to gaussian_delta(sigma, k, k
-    eps); the group-privacy bound is k e^((k-1) eps) delta. Returns (true, bound)."""
-    ks = [check_positive_int(k, "ks", maximum=10**6) for k in np.atleast_1d(np.asarray(ks, object))]
-    true = np.array([properties.gaussian_group_delta(epsilon, delta, int(k)) for k in ks])
-    bound = np.array([properties.group_privacy(epsilon, delta, k)[1] for k in ks])
-    return true, bound
-
-
 @register("group_privacy_loss")
 def group_privacy_loss(epsilon=0.5, delta=1e-6, k=3):
     """Datasets k people apart: the Laplace loss against ±k eps, and the Gaussian
@@ -163,20 +153,6 @@ def group_privacy_loss(epsilon=0.5, delta=1e-6, k=3):
 
 # ------------------------------------------------------------------ parallel composition
 B_MAX = 20
-
-
-def parallel_costs(epsilon, n_bins):
-    """Worst-case privacy loss of releasing ``n_bins`` counts, each with Lap(1/eps), when
-    one person is added: disjoint bins change by (1, 0, ..., 0), cumulative counts
-    ("age group <= j") by (1, 1, ..., 1) for the youngest person. The joint loss of
-    independent Laplace releases is the sum of |change_i| eps. Returns (disjoint,
-    cumulative), equal to parallel_composition and basic_composition of n_bins eps."""
-    epsilon = check_epsilon(epsilon)
-    n_bins = check_positive_int(n_bins, "n_bins", maximum=10**6)
-    disjoint = np.zeros(n_bins)
-    disjoint[0] = 1.0
-    cumulative = np.ones(n_bins)
-    return float(np.abs(disjoint).sum() * epsilon), float(np.abs(cumulative).sum() * epsilon)
 
 
 @register("parallel_histogram")

@@ -22,19 +22,7 @@ _BITS_CMAP = "cividis"
 
 
 def _exhaustive_sweep(n, grid, rng):
-    """For each E: the worst Hamming distance to the truth among all databases consistent
-    with (a) answers steered to a decoy and (b) uniform noise in [-E, E]; and how many
-    databases are consistent."""
-    d = (rng.random(n) < 0.5).astype(np.int8)
-    worst_decoy, worst_unif, count_decoy = [], [], []
-    for e in grid:
-        answers, _ = rec.decoy_answers(d, e, rng=rng)
-        cands = rec.consistent_candidates(answers, e)
-        worst_decoy.append(int((cands != d).sum(axis=1).max()))
-        count_decoy.append(len(cands))
-        cands = rec.consistent_candidates(rec.bounded_noise_answers(d, e, rng=rng), e)
-        worst_unif.append(int((cands != d).sum(axis=1).max()))
-    return np.array(worst_decoy), np.array(worst_unif), np.array(count_decoy)
+    return rec.exhaustive_sweep(n, grid, rng=rng)
 
 
 @register("reconstruction_exhaustive")
@@ -101,40 +89,8 @@ _RATIOS = np.round(np.arange(0.0, 1.41, 0.2), 2)
 _MN = (1, 2, 4, 8)
 
 
-class _RandomQuerySweep:
-    """One population, one stream of m = 8n random queries and one Gaussian noise
-    vector (from ``rng``); the m/n = q setting uses the first q·n of them. Each m/n is
-    swept over every σ/√n once, when first asked for (16 solves, about 40 ms):
-    ``fraction(i)[method][j]`` and ``guess(i, method, j)``."""
-
-    def __init__(self, n, rng):
-        self.n = n
-        self.d = (rng.random(n) < 0.5).astype(np.int8)
-        self.base = rng.standard_normal(max(_MN) * n)
-        self.queries = rec.random_subset_queries(max(_MN) * n, n, rng=rng)
-        self.exact = rec.answer_queries(self.queries, self.d).astype(float)
-        self._done = {}
-
-    def _sweep(self, i):
-        if i not in self._done:
-            rows = _MN[i] * self.n
-            q = self.queries[:rows]
-            frac = {"lsq": np.zeros(len(_RATIOS)), "lp": np.zeros(len(_RATIOS))}
-            guesses = {}
-            for j, r in enumerate(_RATIOS):
-                a = self.exact[:rows] + r * np.sqrt(self.n) * self.base[:rows]
-                for method, fn in (("lsq", rec.reconstruct_lsq), ("lp", rec.reconstruct_lp)):
-                    g = fn(q, a)
-                    guesses[method, j] = g
-                    frac[method][j] = np.mean(g == self.d)
-            self._done[i] = frac, guesses
-        return self._done[i]
-
-    def fraction(self, i):
-        return self._sweep(i)[0]
-
-    def guess(self, i, method, j):
-        return self._sweep(i)[1][method, j]
+def _RandomQuerySweep(n, rng):
+    return rec.RandomQuerySweep(n, _RATIOS, _MN, rng=rng)
 
 
 def _random_query_sweep(n, rng):
@@ -211,26 +167,7 @@ _LOG_EPS = np.round(np.arange(-1.0, 3.51, 0.25), 2)
 
 
 def _dp_sweep(n, m, trials, prevalence, rng):
-    """Fraction recovered by least squares when each of m counting queries is answered
-    with Lap(m/ε) (a total budget ε split evenly; each count has sensitivity 1).
-
-    The least-squares estimate is linear in the answers, so for answers exact + s·z
-    (z unit Laplace noise, s = m/ε) it is x_exact + s·x_z: two solves per population
-    serve every ε on the grid; bit i is guessed 1 when the estimate is >= 1/2, as in
-    :func:`dpteach.attacks.reconstruct_lsq`."""
-    fr = np.zeros((len(_LOG_EPS), trials))
-    scales = m / 10.0 ** _LOG_EPS
-    for t in range(trials):
-        d = (rng.random(n) < prevalence).astype(np.int8)
-        q = rec.random_subset_queries(m, n, rng=rng)
-        exact = rec.answer_queries(q, d).astype(float)
-        z = rng.laplace(size=m)
-        x = rec._solvers.lsq_gram(q, np.column_stack([exact, z]))  # reconstruct_lsq's normal equations
-        guesses = (x[:, 0] + scales[:, None] * x[:, 1] >= 0.5).astype(np.int8)
-        fr[:, t] = np.mean(guesses == d, axis=1)
-        if t == 0:
-            d0, shown = d, list(guesses)
-    return fr.mean(axis=1), d0, shown
+    return rec.dp_defence_sweep(n, m, trials, prevalence, _LOG_EPS, rng=rng)
 
 
 @register("reconstruction_dp_defence")

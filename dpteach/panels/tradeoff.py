@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 
 from .. import mechanisms, tradeoff
-from .._checks import check_positive_int, check_values
+from ..tradeoff import attack_thresholds as _attack_thresholds
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 from .gaussian import log_axes
@@ -171,13 +171,8 @@ N_MAX = 20000
 
 
 def attack_thresholds(out, in_, n=31):
-    """Thresholds for the attack: quantiles of all releases, plus the midpoint between
-    the two true counts (the one test that separates exact counts)."""
-    out = check_values("out", out).ravel()
-    in_ = check_values("in_", in_).ravel()
-    n = check_positive_int(n, "n", maximum=10**6)
-    both = np.concatenate([out, in_])
-    return np.unique(np.append(np.quantile(both, np.linspace(0.01, 0.99, n)), COUNT + 0.5))
+    """:func:`dpteach.tradeoff.attack_thresholds` at this panel's count (kept here for old imports)."""
+    return _attack_thresholds(out, in_, n, count=COUNT)
 
 
 @register("tradeoff_attack")
@@ -226,7 +221,7 @@ def tradeoff_attack(epsilon=1.0, delta=1e-5, release="laplace", n_trials=4000, s
             z = gau[:, :n_trials] * sigma
             exact.set_ydata(tradeoff.gaussian_tradeoff(a, 1.0 / sigma))
         out, in_ = COUNT + z[0], COUNT + 1 + z[1]
-        alpha, beta = tradeoff.empirical_tradeoff(out, in_, attack_thresholds(out, in_))
+        alpha, beta = tradeoff.empirical_tradeoff(out, in_, tradeoff.attack_thresholds(out, in_, count=COUNT))
         points.set_data(alpha, beta)
         f = tradeoff.tradeoff_curve(a, epsilon, delta)
         curve.set_ydata(f)
