@@ -39,9 +39,10 @@ _EXPORTS = {
     "advanced_composition_crossover": "accounting",
     "advanced_composition_epsilon": "accounting",
     "split_budget": "accounting",
-    "hockey_stick_divergence": "accounting",
-    "smallest_delta": "accounting",
-    "max_probability_ratio": "accounting",
+    # the definition on two output distributions (notebook 04)
+    "hockey_stick_divergence": "definition",
+    "smallest_delta": "definition",
+    "max_probability_ratio": "definition",
     # curator (notebooks 02, 03)
     "Curator": "curator",
     # sensitivity (notebook 05)
@@ -91,7 +92,7 @@ _EXPORTS = {
 }
 
 _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",
-               "attacks", "audit", "datasets", "plots", "panels", "exercises", "style",
+               "attacks", "audit", "audit_zoo", "datasets", "plots", "panels", "exercises", "style",
                "discrete", "notebook", "comparison", "definition", "exponential",
                "properties", "tradeoff",
                "assignments", "clipping", "sparse_vector", "rdp", "local",

@@ -13,6 +13,8 @@ import numpy as np
 
 from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
                       check_sensitivity, check_values)
+from .definition import (hockey_stick_divergence, max_probability_ratio,  # noqa: F401
+                         smallest_delta)
 
 __all__ = ["basic_composition", "advanced_composition", "PrivacyAccountant",
            "BudgetExceededError"]
@@ -170,10 +172,11 @@ class PrivacyAccountant:
 
 # ----------------------------------------------------------------------------------
 # Notebooks 04 and 07: the crossover of advanced and basic composition, splitting a
-# budget, and the (epsilon, delta) definition checked on two output distributions.
+# budget. (The divergences that define (epsilon, delta)-DP on two output distributions,
+# hockey_stick_divergence, smallest_delta and max_probability_ratio, are in
+# dpteach.definition; they are imported here so older code keeps working.)
 
-__all__ += ["advanced_composition_crossover", "advanced_composition_epsilon", "split_budget",
-            "hockey_stick_divergence", "smallest_delta", "max_probability_ratio"]
+__all__ += ["advanced_composition_crossover", "advanced_composition_epsilon", "split_budget"]
 
 
 def advanced_composition_crossover(epsilon, delta_slack):
@@ -316,62 +319,6 @@ def _floor_digits(x: float, digits: int) -> float:
     d = decimal.Decimal(repr(x))
     q = decimal.Decimal(1).scaleb(d.adjusted() - digits + 1)
     return float(d.quantize(q, rounding=decimal.ROUND_FLOOR))
-
-
-def _distribution(name, p):
-    arr = check_values(name, p)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D vector of probabilities, got shape {arr.shape}")
-    if (arr < 0).any():
-        raise ValueError(f"{name} must not contain negative probabilities")
-    if not np.isclose(arr.sum(), 1.0, rtol=0, atol=1e-9):
-        raise ValueError(f"{name} must sum to 1, got {arr.sum():.12g}")
-    return arr
-
-
-def _two_distributions(p, q):
-    a, b = _distribution("p", p), _distribution("q", q)
-    if a.shape != b.shape:
-        raise ValueError(f"p and q must have the same length, got {a.size} and {b.size}")
-    return a, b
-
-
-def hockey_stick_divergence(p, q, epsilon) -> float:
-    """max over events S of P(S) - e^eps Q(S) = sum_i max(0, p_i - e^eps q_i), for two
-    distributions on the same finite set of outputs (the best S collects the outputs
-    where p_i > e^eps q_i). ``epsilon`` >= 0; at 0 it is the total variation distance.
-    A mechanism is (eps, delta)-DP on a neighbouring pair exactly when this is <= delta
-    in both directions [DR14 Def. 2.4]. Notebook 04.
-    """
-    a, b = _two_distributions(p, q)
-    e = check_real("epsilon", epsilon, low=0.0)
-    with np.errstate(over="ignore"):
-        scale = np.exp(e)                      # inf for a huge epsilon: then only q_i = 0 counts
-    excess = np.where(b > 0, a - scale * np.where(b > 0, b, 1.0), a)
-    return float(np.maximum(excess, 0.0).sum())
-
-
-def smallest_delta(p, q, epsilon) -> float:
-    """The smallest delta for which output distributions p = M(x) and q = M(y) satisfy
-    Pr[M(x) in S] <= e^eps Pr[M(y) in S] + delta for every S, in both directions:
-    max(HS(p, q), HS(q, p)) with HS the :func:`hockey_stick_divergence`. Notebook 04."""
-    return max(hockey_stick_divergence(p, q, epsilon), hockey_stick_divergence(q, p, epsilon))
-
-
-def max_probability_ratio(p, q) -> float:
-    """max over events S (both directions) of Pr[M(x) in S] / Pr[M(y) in S].
-
-    The largest ratio is reached on a single output (a ratio of sums never exceeds the
-    largest ratio of its terms), so this is max_i max(p_i/q_i, q_i/p_i), infinite when
-    one distribution gives an output probability 0 that the other does not. Seed 002
-    writes (eps, delta)-DP as "this ratio <= e^eps + delta"; that is pure
-    ln(e^eps + delta)-DP, not the standard additive definition. Notebook 04.
-    """
-    a, b = _two_distributions(p, q)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r1 = np.where(a > 0, a / b, 0.0)
-        r2 = np.where(b > 0, b / a, 0.0)
-    return float(max(r1.max(), r2.max()))
 
 
 # ----------------------------------------------------------------------------------

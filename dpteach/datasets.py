@@ -129,7 +129,7 @@ def phd_students() -> pd.DataFrame:
 
 
 # -- the apple-pricing example (notebook 09) ---------------------------------------------
-__all__ += ["apple_buyers", "posted_price_revenue"]
+__all__ += ["apple_buyers", "posted_price_revenue"]   # the revenue: dpteach.exponential
 
 
 def apple_buyers() -> pd.DataFrame:
@@ -140,27 +140,6 @@ def apple_buyers() -> pd.DataFrame:
     (see :func:`posted_price_revenue`). Notebook 09."""
     return pd.DataFrame({"Buyer": ["A", "B", "C", "D"],
                          "Valuation ($)": [1.00, 1.00, 1.00, 4.01]})
-
-
-def posted_price_revenue(valuations, prices):
-    """Revenue p * #{buyers with valuation >= p} of each posted price p, in dollars.
-
-    One buyer joining or leaving changes the revenue at price p by at most p, so the
-    sensitivity of this score is the largest price on offer. Prices and valuations are
-    compared in whole cents, so $4.01 against $4.01 is a sale despite floating point.
-    """
-    import numpy as np
-
-    from ._checks import check_values
-
-    v = np.round(check_values("valuations", valuations).ravel() * 100).astype(np.int64)
-    p = check_values("prices", prices)
-    if (p < 0).any() or (v < 0).any():
-        raise ValueError("prices and valuations must be >= 0")
-    cents = np.round(p * 100).astype(np.int64)
-    buyers = (v[None, :] >= cents.reshape(-1, 1)).sum(axis=1).reshape(cents.shape)
-    out = cents * buyers / 100
-    return out.item() if np.ndim(out) == 0 else out
 
 
 # -- linkage, similarity and skewness material (notebook 01) -----------------------------
@@ -282,3 +261,12 @@ def eye_colour_counts() -> pd.Series:
     (|R| = 5); an invented room of 30 in which nobody has red or purple eyes. Notebook 09."""
     return pd.Series({"Red": 0, "Blue": 9, "Green": 4, "Brown": 17, "Purple": 0},
                      name="people", dtype="int64")
+
+
+def __getattr__(name):
+    """``posted_price_revenue`` is a computation and lives in :mod:`dpteach.exponential`;
+    it is still reachable here (loaded on first use)."""
+    if name == "posted_price_revenue":
+        from .exponential import posted_price_revenue
+        return posted_price_revenue
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,7 +16,7 @@ _MAX_CANDIDATES = 10 ** 7     # tied_scores builds an array of this many floats 
 _MAX_DRAWS = 10 ** 7
 
 __all__ = ["NATIONALITY", "EYE_COLOUR", "log_ratio", "worst_case_log_ratio", "utility_tail",
-           "tied_scores", "price_grid", "apple_outputs"]
+           "tied_scores", "price_grid", "apple_outputs", "posted_price_revenue"]
 
 #: Seed 004's "most common nationality" (|R| = 4) and "eye colour" (|R| = 5) questions,
 #: with the invented rooms of :func:`dpteach.datasets.nationality_counts` and
@@ -125,6 +125,24 @@ def price_grid(top=5.0):
     return np.arange(1, int(round(top * 100)) + 1) / 100
 
 
+def posted_price_revenue(valuations, prices):
+    """Revenue p * #{buyers with valuation >= p} of each posted price p, in dollars.
+
+    One buyer joining or leaving changes the revenue at price p by at most p, so the
+    sensitivity of this score is the largest price on offer. Prices and valuations are
+    compared in whole cents, so $4.01 against $4.01 is a sale despite floating point.
+    Seed 004's apple market (:func:`dpteach.datasets.apple_buyers`); notebook 09.
+    """
+    v = np.round(check_values("valuations", valuations).ravel() * 100).astype(np.int64)
+    p = check_values("prices", prices)
+    if (p < 0).any() or (v < 0).any():
+        raise ValueError("prices and valuations must be >= 0")
+    cents = np.round(p * 100).astype(np.int64)
+    buyers = (v[None, :] >= cents.reshape(-1, 1)).sum(axis=1).reshape(cents.shape)
+    out = cents * buyers / 100
+    return out.item() if np.ndim(out) == 0 else out
+
+
 def apple_outputs(epsilon, *, copies=1, prices=None):
     """Distributions of the price chosen by two private sellers, for seed 004's apples.
 
@@ -142,7 +160,7 @@ def apple_outputs(epsilon, *, copies=1, prices=None):
     if prices.ndim != 1 or (prices <= 0).any():
         raise ValueError("prices must be a 1-D list of positive prices")
     values = np.tile(datasets.apple_buyers()["Valuation ($)"].to_numpy(), copies)
-    revenue = datasets.posted_price_revenue(values, prices)
+    revenue = posted_price_revenue(values, prices)
     top = float(prices.max())
     p_exp = mechanisms.exponential_probabilities(revenue, top, epsilon)
     best = float(prices[np.argmax(revenue)])

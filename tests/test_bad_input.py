@@ -839,6 +839,7 @@ EXEMPT = {
     "dpteach.audit.Event": "record describing an audit's event, built by audit()",
     "dpteach.audit.AuditResult": "record returned by audit()",
     "dpteach.audit.ZooEntry": "record of the audit zoo, built at import",
+    "dpteach.audit_zoo.ZooEntry": "record of the audit zoo, built at import",
     "dpteach.attacks.reconstruction.LPResult": "record returned by lp_decode",
     "dpteach.comparison.MechanismCard": "record of the mechanism table, built at import",
     "dpteach.comparison.Recommendation": "record returned by choose_mechanism",

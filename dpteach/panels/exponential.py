@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import bounds, datasets, mechanisms
-from ..exponential import (_EXAMPLES, apple_outputs, log_ratio, price_grid, tied_scores,
-                           utility_tail)
+from ..exponential import (_EXAMPLES, apple_outputs, log_ratio, posted_price_revenue, price_grid,
+                           tied_scores, utility_tail)
 from ..plots import PALETTE, bars, density_line, hline, label_axes, new_figure, note, vline
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 from .gaussian import log_axes
@@ -206,7 +206,7 @@ def exponential_apples(epsilon=1.0, copies=1):
                 "copies": int_slider("market size (copies of the 4 buyers)", copies, 1, 200)}
     fig, (ax, ax2) = new_figure(1, 2, figsize=(9.4, 3.5))
     prices = price_grid()
-    per_copy = datasets.posted_price_revenue(datasets.apple_buyers()["Valuation ($)"], prices)
+    per_copy = posted_price_revenue(datasets.apple_buyers()["Valuation ($)"], prices)
     density_line(ax, prices, per_copy, color=PALETTE["black"], label="revenue R(p)")
     vline(ax, 4.01, color=PALETTE["vermillion"])
     ax.set_xlim(0, 5)
