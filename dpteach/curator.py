@@ -20,6 +20,7 @@ import pandas as pd
 
 from ._checks import check_delta, check_epsilon, check_real, check_rng
 from .accounting import PrivacyAccountant
+from .mechanisms import laplace_mechanism
 
 __all__ = ["Curator"]
 
@@ -122,12 +123,12 @@ class Curator:
         [DR14 Example 3.1; seed 004, "S(counting) = 1"]. Units: people. Costs epsilon.
         """
         eps = check_epsilon(epsilon)
-        scale = _noise_scale(1.0, eps)
+        _noise_scale(1.0, eps)                 # refuse an epsilon too small, before charging
         self._check_where(where)
         with self._lock:
             self._charge(eps, "count")
             mask = self._mask(where, eps)
-            return float(mask.sum() + self._rng.laplace(0.0, scale))
+            return float(laplace_mechanism(float(mask.sum()), 1.0, eps, rng=self._rng))
 
     def sum(self, column, *, lower, upper, epsilon, where=None):
         """Noisy sum of ``column`` over the selected rows, each value clipped to
@@ -141,14 +142,14 @@ class Curator:
         lo, hi = self._bounds(lower, upper)
         self._check_numeric(column)
         sens = max(abs(lo), abs(hi))
-        scale = _noise_scale(sens, eps)
+        _noise_scale(sens, eps)
         self._check_where(where)
         with self._lock:
             self._charge(eps, f"sum({column})")
             values = self._values(column, eps)
             mask = self._mask(where, eps)
             total = float(np.clip(values[mask], lo, hi).sum())
-            return total + float(self._rng.laplace(0.0, scale)) if sens > 0 else total
+            return float(laplace_mechanism(total, sens, eps, rng=self._rng))  # sens 0: no noise
 
     def mean(self, column, *, lower, upper, epsilon, where=None):
         """Noisy mean of ``column`` (clipped to [lower, upper]) over the selected rows.
@@ -163,17 +164,16 @@ class Curator:
         self._check_numeric(column)
         sens = max(abs(lo), abs(hi))
         half = eps / 2.0
-        sum_scale = _noise_scale(sens, half, "epsilon / 2")
-        count_scale = _noise_scale(1.0, half, "epsilon / 2")
+        _noise_scale(sens, half, "epsilon / 2")
+        _noise_scale(1.0, half, "epsilon / 2")
         self._check_where(where)
         with self._lock:
             self._charge(eps, f"mean({column})")
             values = self._values(column, eps)
             mask = self._mask(where, eps)
             total = float(np.clip(values[mask], lo, hi).sum())
-            if sens > 0:
-                total += float(self._rng.laplace(0.0, sum_scale))
-            count = float(mask.sum()) + float(self._rng.laplace(0.0, count_scale))
+            total = float(laplace_mechanism(total, sens, half, rng=self._rng))
+            count = float(laplace_mechanism(float(mask.sum()), 1.0, half, rng=self._rng))
             return float(np.clip(total / max(count, 1.0), lo, hi))
 
     def histogram(self, column, categories, *, epsilon, where=None):
@@ -186,7 +186,7 @@ class Curator:
         ``categories`` are counted nowhere. Costs epsilon for the whole histogram.
         """
         eps = check_epsilon(epsilon)
-        scale = _noise_scale(1.0, eps)
+        _noise_scale(1.0, eps)
         self._check_column(column)
         if isinstance(categories, (str, bytes)) or not hasattr(categories, "__iter__"):
             raise TypeError(f"categories must be a list of values, got {categories!r}")
@@ -205,7 +205,7 @@ class Curator:
             mask = self._mask(where, eps)
             col = self._table[column]
             counts = col[mask].value_counts().reindex(cats, fill_value=0).to_numpy(float)
-            noisy = counts + self._rng.laplace(0.0, scale, size=len(cats))
+            noisy = laplace_mechanism(counts, 1.0, eps, rng=self._rng)
             return pd.Series(noisy, index=pd.Index(cats, name=column), name="noisy count")
 
     # ------------------------------------------------------------------ helpers

@@ -25,6 +25,7 @@ from scipy import integrate, stats
 
 from ._checks import (check_epsilon, check_positive_int, check_real, check_rng, check_sensitivity,
                       check_values)
+from .mechanisms import laplace_mechanism
 
 __all__ = [
     "above_threshold",
@@ -79,10 +80,10 @@ def above_threshold(query_answers, threshold, epsilon, *, sensitivity=1.0, rng=N
     """
     a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
     rng = check_rng(rng)
-    b_threshold, b_query = 2.0 * d / epsilon, 4.0 * d / epsilon
-    noisy_threshold = t + rng.laplace(0.0, b_threshold)
+    # Laplace noise of scale 2Δ/ε on the threshold and 4Δ/ε on each query
+    noisy_threshold = laplace_mechanism(t, 2.0 * d, epsilon, rng=rng)
     for i, answer in enumerate(a):
-        if answer + rng.laplace(0.0, b_query) >= noisy_threshold:
+        if laplace_mechanism(answer, 4.0 * d, epsilon, rng=rng) >= noisy_threshold:
             return i
     return None
 

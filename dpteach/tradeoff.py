@@ -265,14 +265,14 @@ def membership_attack(epsilon=None, *, n_trials=2000, count=40, noise="laplace",
         base = np.zeros(n_trials)
         return base + count, base + count + 1
     e = check_epsilon(epsilon)
+    from .mechanisms import gaussian_mechanism, laplace_mechanism
+
+    tables = np.repeat([[count], [count + 1]], n_trials, axis=1).astype(float)  # out, in
     if noise == "laplace":
-        b = sensitivity_used / e
-        z = rng.laplace(0.0, b, size=(2, n_trials))
+        out, in_ = laplace_mechanism(tables, sensitivity_used, e, rng=rng)
     else:
-        from .mechanisms import gaussian_sigma
-        s = gaussian_sigma(1.0, e, delta, analytic=True)
-        z = rng.normal(0.0, s, size=(2, n_trials))
-    return count + z[0], count + 1 + z[1]
+        out, in_ = gaussian_mechanism(tables, 1.0, e, delta, analytic=True, rng=rng)
+    return out, in_
 
 
 def empirical_tradeoff(out, in_, thresholds):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import NullLocator
 
+from .. import mechanisms
 from .._checks import check_epsilon
 from ..accounting import BudgetExceededError, PrivacyAccountant
 from ..attacks.averaging import averaging_error
@@ -23,7 +24,8 @@ _SEED_MAX = 20      # the seed sliders run over 0..20, as in the other panels
 def _stream(base, seed, size):
     """Unit-scale Laplace noise for one slider seed (seed 0 is the stream drawn from
     ``base``); the sliders only rescale and cut it, so a redraw costs microseconds."""
-    return np.random.default_rng(base + seed).laplace(size=size)
+    return mechanisms.laplace_mechanism(0.0, 1.0, 1.0, rng=np.random.default_rng(base + seed),
+                                        size=size)
 
 
 @register("attacks_differencing")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import clipping
+from .. import clipping, mechanisms
 from ..plots import PALETTE, density_line, label_axes, new_figure, note, vline
 from ._base import Panel, int_slider, log_slider, register
 
@@ -92,7 +92,8 @@ def clipping_tradeoff(upper=100.0, epsilon=0.5, seed=0):
 
     def update(upper, epsilon, seed):
         if seed not in pools:
-            pools[seed] = np.random.default_rng(seed).laplace(size=(2, _RUNS))
+            pools[seed] = mechanisms.laplace_mechanism(                   # Lap(1) noise
+                0.0, 1.0, 1.0, rng=np.random.default_rng(seed), size=(2, _RUNS))
         bias, sd, rmse, releases = error_curves(values, _GRID, epsilon, pools[seed])
         k = np.searchsorted(clamped, _GRID, side="right")
         m = (csum[k] + (n - k) * _GRID) / n

@@ -111,7 +111,9 @@ def laplace_accuracy(epsilon=1.0, sensitivity=1.0, n=2000, seed=0):
 
     def update(epsilon, sensitivity, n, seed):
         if seed not in pools:
-            pools[seed] = np.abs(np.random.default_rng(seed).laplace(size=20000))
+            unit = mechanisms.laplace_mechanism(0.0, 1.0, 1.0, rng=np.random.default_rng(seed),
+                                                size=20000)       # Lap(1), rescaled by b
+            pools[seed] = np.abs(unit)
         b = mechanisms.laplace_scale(sensitivity, epsilon)
         sample = np.sort(pools[seed][:n]) * b
         frac = 1.0 - np.searchsorted(sample, t, side="left") / n
@@ -157,8 +159,7 @@ def laplace_histogram(epsilon=1.0, counts="small", seed=0):
 
     def update(epsilon, counts, seed):
         true, unit = (_SMALL, 1) if counts == "small" else (_LARGE, 1000)
-        z = np.random.default_rng(seed).laplace(size=true.size)
-        noisy = true + z * mechanisms.laplace_scale(1.0, epsilon)
+        noisy = mechanisms.laplace_mechanism(true, 1.0, epsilon, rng=np.random.default_rng(seed))
         for bar, h in zip(true_bars, true / unit):
             bar.set_height(h)
         for bar, h in zip(noisy_bars, noisy / unit):   # noise may leave the fixed chart

@@ -190,7 +190,8 @@ def parallel_histogram(epsilon=0.5, n_bins=8, seed=0):
     def update(epsilon, n_bins, seed):
         if seed not in pools:
             g = np.random.default_rng(seed)
-            pools[seed] = (g.integers(5, 60, size=B_MAX), g.laplace(size=B_MAX))
+            pools[seed] = (g.integers(5, 60, size=B_MAX),   # counts, then unit Laplace noise
+                           mechanisms.laplace_mechanism(0.0, 1.0, 1.0, rng=g, size=B_MAX))
         counts, z = pools[seed]
         noisy = counts + z / epsilon
         for i, (tb, nb) in enumerate(zip(true_bars, noisy_bars)):

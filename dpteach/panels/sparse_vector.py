@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from .. import sparse_vector
+from .. import mechanisms, sparse_vector
 from ..plots import PALETTE, hline, label_axes, new_figure, note
 from ._base import Panel, float_slider, int_slider, log_slider, register
 
@@ -66,7 +66,9 @@ def sparse_vector_queries(threshold=70.0, epsilon=0.5, k=40, seed=0):
     def update(threshold, epsilon, k, seed):
         if seed not in pools:
             g = np.random.default_rng(seed)
-            pools[seed] = (g.laplace(size=(_RUNS, 1)), g.laplace(size=(_RUNS, _K_MAX)))
+            unit = mechanisms.laplace_mechanism       # Lap(1) streams, rescaled on redraw
+            pools[seed] = (unit(0.0, 1.0, 1.0, rng=g, size=(_RUNS, 1)),
+                           unit(0.0, 1.0, 1.0, rng=g, size=(_RUNS, _K_MAX)))
         rho, nu = pools[seed]
         a = answers_all[:k]
         # this seed's run is run 0 of the pool

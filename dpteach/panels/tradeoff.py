@@ -207,7 +207,10 @@ def tradeoff_attack(epsilon=1.0, delta=1e-5, release="laplace", n_trials=4000, s
     def update(epsilon, delta, release, n_trials, seed):
         if seed not in pools:
             g = np.random.default_rng(seed)
-            pools[seed] = (g.laplace(size=(2, N_MAX)), g.normal(size=(2, N_MAX)))
+            # unit-scale noise drawn once per seed, rescaled by b or sigma on each redraw; the
+            # Gaussian mechanism has no unit-scale form, so its stream is N(0, 1) itself
+            pools[seed] = (mechanisms.laplace_mechanism(0.0, 1.0, 1.0, rng=g, size=(2, N_MAX)),
+                           g.normal(size=(2, N_MAX)))
         lap, gau = pools[seed]
         if release == "none":
             z = np.zeros((2, n_trials))
