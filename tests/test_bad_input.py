@@ -44,21 +44,11 @@ BAD_SIZE = [-1, 2.5, True, "5", NAN, INF, (2, -1), (2.5,), [3, "4"], 1j]
 # They are xfails (not strict while their owners are fixing them: `pytest -rX` lists the
 # rows that pass now, whose entries should then be removed).
 _TRADEOFF = "dpteach/tradeoff.py (notebook 13) does not check this parameter yet"
-_P_TRADEOFF = "dpteach/panels/tradeoff.py helper does not check this parameter yet"
-_P_PROPERTIES = "dpteach/panels/properties.py helper does not check this parameter yet"
 _EXERCISES = "dpteach/exercises.py does not check this instructor parameter yet"
 _GRADING = "the grader's timeout is not checked yet"
 KNOWN_GAPS = {
-    "membership_attack-delta": (_TRADEOFF, "all"),
     "outside_region-alpha": (_TRADEOFF + " (a list is accepted)", [10]),
     "outside_region-beta": (_TRADEOFF + " (a list is accepted)", [10]),
-    "parallel_costs-epsilon": (_P_PROPERTIES, "all"),
-    "parallel_costs-n_bins": (_P_PROPERTIES, "all"),
-    "attack_thresholds-n": (_P_TRADEOFF, "all"),
-    "attack_thresholds-out": (_P_TRADEOFF, "all"),
-    "attack_thresholds-in_": (_P_TRADEOFF, "all"),
-    "advantage_bound-epsilon": (_P_TRADEOFF, "all"),
-    "advantage_bound-delta": (_P_TRADEOFF, "all"),
     "check_number-rel": (_EXERCISES, "all"),
     "check_number-abs_tol": (_EXERCISES, "all"),
     "check_number-expected": (_EXERCISES, "all"),
@@ -170,6 +160,8 @@ SPECS = [
     Spec(accountant_can_spend, dict(epsilon=0.1, delta=1e-6),
          dict(epsilon=BAD_REAL + [-0.1], delta=BAD_DELTA), name="PrivacyAccountant.can_spend"),
     # bounds
+    Spec(bounds.laplace_std, dict(scale=1.0),
+         dict(scale=[NAN, -INF, np.float64(NAN), -1.0, -1e-300] + NOT_A_NUMBER)),
     Spec(bounds.laplace_tail, dict(scale=1.0, t=[0.0, 1.0]),
          dict(scale=BAD_SCALE, t=BAD_VALUES + [-1.0, [1.0, -0.5]])),
     Spec(bounds.laplace_accuracy, dict(scale=1.0, beta=0.05),
@@ -954,10 +946,9 @@ def _panel_cases():
                 yield pytest.param(builder, p.name, v, marks=marks, id=case)
 
 
-# builders that convert an argument before the control factory sees it (xfail, not strict)
+# builders that convert an argument before the control factory sees it (xfail, not strict;
+# empty: every builder now checks its arguments first)
 PANEL_GAPS = {
-    "dp_sgd_attack-noise_multiplier-3:'1'": "dpteach/panels/dp_sgd.py converts with float()",
-    "dp_sgd_attack-noise_multiplier-4:True": "dpteach/panels/dp_sgd.py converts with float()",
 }
 
 
