@@ -408,6 +408,33 @@ def test_a5_task1_calling_the_library_fails_and_is_undone():
     assert run("A5", "Task 1", 0, **A5_MODEL["Task 1"]).passed
 
 
+def _imported(name, helper, body):
+    """A student function whose notebook did ``from ... import helper`` (under any name)."""
+    ns = {name: helper, "np": np}
+    exec(body, ns)
+    return ns["f"]
+
+
+@pytest.mark.parametrize("assignment, key, answers", [
+    ("A4", "Task 3", {"advanced_epsilon": _imported(
+        "adv", dp.accounting.advanced_composition,
+        "def f(e, k, d, s):\n    return adv(e, d, k, s)")}),
+    ("A5", "Task 1", {"exp_probabilities": _imported(
+        "probs", dp.mechanisms.exponential_probabilities,
+        "def f(u, d, e):\n    return probs(u, d, e)")}),
+    ("A5", "Task 1", {"exp_probabilities": dp.exponential_probabilities}),   # the helper itself
+])
+def test_library_calls_are_noticed_however_imported(assignment, key, answers):
+    (answer,) = answers.values()
+    before = dict(getattr(answer, "__globals__", {}))
+    fb = run(assignment, key, 0, **answers)
+    assert not fb.passed and fb.details["reason"] == "library", fb
+    after = getattr(answer, "__globals__", {})
+    assert all(after[k] is v for k, v in before.items())         # bindings restored
+    assert dp.accounting.advanced_composition is dp.advanced_composition
+    assert dp.mechanisms.exponential_probabilities is dp.exponential_probabilities
+
+
 def test_a5_task2_cheats_and_slips_fail():
     zoo = dp.audit.ZOO["exponential_without_half"].actual_epsilon
     for name, fn in {"the zoo's number": lambda k, d, e: zoo,
@@ -795,3 +822,19 @@ def test_a4_averaging_tolerance_is_a_valid_tail_bound():
         bound = 2 * math.exp(-k * t ** 2 / (8 * b ** 2))
         assert np.mean(np.abs(means) >= t) <= bound
     assert math.log(2 / 1e-6) <= 200
+
+
+def test_student_values_are_read_without_raising():
+    from fractions import Fraction
+
+    from dpteach.assignments._student import g, number, real_or_inf
+    for x, want in [(3, 3.0), (np.int64(7), 7.0), (np.float32(0.5), 0.5), ([2.5], 2.5),
+                    (np.array([[1.5]]), 1.5), (Fraction(1, 4), 0.25)]:
+        assert number(x) == want, x
+    for x in [True, np.bool_(False), "3", b"3", None, [], [1, 2], [[1, 2], [3]], {}, 1j,
+              float("nan"), math.inf, -math.inf, 10 ** 400, np.array(["a"]), [True]]:
+        assert number(x) is None, x
+    assert real_or_inf(math.inf) == math.inf
+    assert real_or_inf(-math.inf) is None and real_or_inf(float("nan")) is None
+    assert [g(10_000), g(True), g(float("nan")), g(-math.inf), g(1 / 3)] == \
+        ["10000", "True", "nan", "-∞", "0.3333"]

@@ -1,15 +1,19 @@
 """Running student code inside ``collect``, and reading what came back in ``judge``.
 
-Used by the tasks of A1-A3 (``a1_anonymity``, ``a2_attacks``, ``a3_laplace``):
+Shared by every assignment module (A1-A6, A9):
 
 * :func:`call` runs a student's function and turns an exception into data
-  (``{"error": "ZeroDivisionError: ..."}``), a ``None``/``...`` result into
-  ``{"unsolved": True}``;
+  (``{"error": "ZeroDivisionError: ..."}``), a missing answer or a ``None``/``...``
+  result into ``{"unsolved": True}``; :func:`call_each` and :func:`collect_values` do so
+  once per case (two data layouts, read by :func:`listed` and :func:`first_problem`);
 * :class:`forbid` stands in for package helpers that a task asks the student not to
   call (the task is to compute the quantity oneself) and records whether they were;
-* :func:`unsolved`, :func:`fail`, :func:`ok` build the judge's :class:`Feedback`, whose
-  message starts with the task's key;
-* :func:`number` and :func:`field` read untrusted data without ever raising.
+* :func:`not_solved`, :func:`fail`, :func:`ok` build the judge's :class:`Feedback`,
+  whose message starts with the task's key; :func:`early`, :func:`listed` and
+  :func:`problem_feedback` turn unsolved / error / malformed data into one;
+* :func:`number`, :func:`real_or_inf`, :func:`float_array` and :func:`field` read
+  untrusted data without ever raising; :func:`g` and :func:`short` write values into
+  messages.
 """
 
 from __future__ import annotations
@@ -22,10 +26,14 @@ import numpy as np
 
 from ..exercises import NOT_SOLVED, Feedback
 
+#: what collect returns when the student's answer is missing or a stub returning None
 UNSOLVED = {"unsolved": True}
+
+_MISSING = object()
 
 
 def is_unsolved(x) -> bool:
+    """True for a missing answer or a stub's result: None or ``...``."""
     return x is None or x is Ellipsis
 
 
@@ -35,11 +43,16 @@ def missing_answer(answers, names) -> bool:
 
 
 def error_text(exc) -> str:
+    """``"TypeName: message"``, at most 300 characters."""
     return f"{type(exc).__name__}: {exc}"[:300]
 
 
 def call(fn, *args, **kwargs):
-    """(result, problem): problem is None, ``UNSOLVED`` or ``{"error": text}``."""
+    """Run a student's function: (value, None), or (None, problem) where problem is
+    ``UNSOLVED`` (no answer, or it returned None/``...``), or ``{"error": text}`` (not a
+    function, or it raised: the exception is reported, not re-raised)."""
+    if is_unsolved(fn):
+        return None, dict(UNSOLVED)
     if not callable(fn):
         return None, {"error": f"expected a function, found {type(fn).__name__}"}
     try:
@@ -51,18 +64,56 @@ def call(fn, *args, **kwargs):
     return out, None
 
 
+def call_each(fn, argsets, name, read=None):
+    """Call ``fn(*args)`` for each tuple of ``argsets``, in order: ``{name: [...]}`` with,
+    per call, ``read(value)`` (default :func:`number`) or, where that is None, the
+    value's repr (80 characters), for the judge to name; or the first call's problem
+    (see :func:`call`), the later calls not made."""
+    read = number if read is None else read
+    out = []
+    for args in argsets:
+        value, problem = call(fn, *args)
+        if problem is not None:
+            return problem
+        v = read(value)
+        out.append(v if v is not None else repr(value)[:80])
+    return {name: out}
+
+
+def collect_values(answers, name, argsets, *, forbidden=(), box=None):
+    """Call the answer ``name`` on each tuple of ``argsets`` (all of them, as the judge of
+    :func:`first_problem` expects): ``{"results": [...]}`` with, per call, its problem
+    (see :func:`call`) or ``{"value": box(result)}`` (default :func:`boxed_number`); with
+    ``forbidden`` (targets of :class:`forbid`) also ``"used"``, the helpers it called.
+    ``UNSOLVED`` when the answer is missing."""
+    if missing_answer(answers, [name]):
+        return dict(UNSOLVED)
+    box = boxed_number if box is None else box
+    fn, out = answers[name], []
+    with forbid(*forbidden, code=[fn]) as guard:
+        for args in argsets:
+            res, problem = call(fn, *args)
+            out.append(problem if problem is not None else {"value": box(res)})
+    return {"results": out, "used": guard.used} if forbidden else {"results": out}
+
+
 class forbid:
-    """Context manager: while active, ``module.name`` for each ``"module:name"`` is a
-    wrapper that records the call and then does the real work. ``.used`` lists the
-    helpers called. Catches the calls a student makes through the module
-    (``an.l_diversity(...)``, ``dp.attacks.reconstruct_lp(...)``) and, with ``code``
-    (the student's functions), names their global namespaces bind to the helper
-    (``from dpteach.anonymity import l_diversity``)."""
+    """Context manager: while active, ``module.name`` for each ``"module:name"`` target
+    is a wrapper that records the call and then does the real work; on exit every
+    binding it replaced is restored (or removed, if it was not there before).
+    ``.used`` lists the helpers called, as ``"dp.module.name"``.
+
+    Catches the calls a student makes through the module (``an.l_diversity(...)``,
+    ``dp.attacks.reconstruct_lp(...)``, ``dp.advanced_composition(...)`` with the target
+    ``"dpteach:advanced_composition"``), calls the library makes to it internally, and,
+    with ``code`` (the student's functions), names their global namespaces bind to the
+    helper (``from dpteach.anonymity import l_diversity``) and an answer that is the
+    helper itself (``exp_probabilities = dp.exponential_probabilities``)."""
 
     def __init__(self, *targets, code=()):
         self.targets = targets
         self.code = list(code)
-        self.namespaces = [f.__globals__ for f in code
+        self.namespaces = [f.__globals__ for f in self.code
                            if isinstance(getattr(f, "__globals__", None), dict)]
         self.used = []
         self._undo = []                  # (dict, key, old value or _MISSING), in order
@@ -109,13 +160,10 @@ class forbid:
         return False
 
 
-_MISSING = object()
-
-
 # ------------------------------------------------------------------ feedback
-def unsolved(key, what="") -> Feedback:
-    more = f" ({what})" if what else " (your function still returns None: fill in its body)"
-    return Feedback(False, f"{key}: {NOT_SOLVED}{more}.", solved=False,
+def not_solved(key, what="fill in the function's body") -> Feedback:
+    """``"Task k: not yet solved (what)."``; ``solved`` is False (⏳, not ❌)."""
+    return Feedback(False, f"{key}: {NOT_SOLVED} ({what}).", solved=False,
                     details={"reason": "unsolved"})
 
 
@@ -127,44 +175,31 @@ def ok(key, text, **details) -> Feedback:
     return Feedback(True, f"{key}: {text}", details={"reason": "passed", **details})
 
 
-def g(x, digits=4) -> str:
-    """A number for a message (4 significant digits)."""
-    try:
-        if isinstance(x, (bool, np.bool_)):
-            return str(bool(x))
-        if isinstance(x, numbers.Integral):
-            return str(int(x))
-        x = float(x)
-    except (TypeError, ValueError):
-        return repr(x)[:60]
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    return f"{x:.{digits}g}"
+def early(key, data, hint=""):
+    """For data collect returned as one dict: the Feedback for unsolved / error /
+    malformed data, or None to go on judging."""
+    if not isinstance(data, dict):
+        return fail(key, f"the check received {type(data).__name__} instead of its data; "
+                         "run the check cell again.", "malformed")
+    if data.get("unsolved") is True:
+        return not_solved(key)
+    if "error" in data:
+        return fail(key, f"your function raised {str(data.get('error'))[:300]}. {hint}".strip(),
+                    "error")
+    return None
 
 
-def short(x, limit=60) -> str:
-    text = repr(x)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def number(x):
-    """``x`` as a finite float, or None (booleans, strings, arrays of size != 1, NaN)."""
-    if isinstance(x, (bool, np.bool_, str, bytes)) or x is None:
-        return None
-    try:
-        arr = np.asarray(x)
-        if arr.size != 1 or arr.dtype.kind not in "iuf":
-            return None
-        v = float(arr.reshape(()))
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
-
-
-def field(data, key, default=None):
-    return data.get(key, default) if isinstance(data, dict) else default
+def listed(key, data, name, expected_len, hint=""):
+    """For data collect returned as ``{name: [one entry per call]}`` (see
+    :func:`call_each`): (the list, None), or (None, the Feedback for unsolved / error /
+    malformed data)."""
+    bad = early(key, data, hint)
+    if bad is not None:
+        return None, bad
+    found = data.get(name)
+    if not isinstance(found, list) or len(found) != expected_len:
+        return None, fail(key, "the check's data is malformed.", "malformed")
+    return found, None
 
 
 def results(data, expected_len):
@@ -176,8 +211,9 @@ def results(data, expected_len):
 
 
 def first_problem(data, expected_len):
-    """(kind, item) for the first unsolved / error / malformed entry of the results, or
-    (None, None). kind: "unsolved", "error" or "malformed"."""
+    """For data collect returned as ``{"results": [one dict per call]}``: (kind, item)
+    for the first unsolved / error / malformed entry, or (None, None). kind:
+    "unsolved", "error" or "malformed"."""
     if not isinstance(data, dict):
         return "malformed", None
     if data.get("unsolved"):
@@ -201,8 +237,93 @@ def first_problem(data, expected_len):
 def problem_feedback(key, kind, item, signature) -> Feedback:
     """The Feedback for :func:`first_problem`'s finding."""
     if kind == "unsolved":
-        return unsolved(key)
+        return not_solved(key)
     if kind == "error":
         return fail(key, f"calling {signature} raised {str(field(item, 'error', ''))[:300]}. "
                          "Fix the bug and run the check again.", "error")
     return fail(key, "the check received malformed data (not what collect sends).", "malformed")
+
+
+# ------------------------------------------------------------------ reading untrusted data
+def _real(x):
+    """``x`` as a float if it is one real number (a Python or NumPy real, not a bool; or
+    an array or list holding exactly one), else None. NaN and ±inf pass through."""
+    if x is None or isinstance(x, (bool, np.bool_, str, bytes)):
+        return None
+    if isinstance(x, numbers.Real):
+        try:
+            return float(x)
+        except (TypeError, ValueError, OverflowError):
+            return None
+    try:
+        arr = np.asarray(x)
+        if arr.size != 1 or arr.dtype.kind not in "iuf":
+            return None
+        return float(arr.reshape(()))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def number(x):
+    """``x`` as a finite float, or None (booleans, strings, arrays of size != 1, NaN and
+    infinities are not numbers here)."""
+    v = _real(x)
+    return v if v is not None and math.isfinite(v) else None
+
+
+def real_or_inf(x):
+    """Like :func:`number` but +inf is allowed (a lower bound on epsilon may be inf)."""
+    v = _real(x)
+    return v if v is not None and (math.isfinite(v) or v == math.inf) else None
+
+
+def boxed_number(x):
+    """:func:`number`'s float, or ``{"type", "repr"}`` naming what came instead."""
+    v = number(x)
+    return v if v is not None else {"type": type(x).__name__, "repr": short(x)}
+
+
+def float_array(x, shape=None):
+    """A finite float array (of ``shape`` when given), or None."""
+    if isinstance(x, (str, bytes, dict)) or x is None:
+        return None
+    try:
+        arr = np.asarray(x)
+        if arr.dtype.kind not in "iuf":
+            return None
+        arr = arr.astype(float)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if shape is not None and arr.shape != tuple(shape):
+        return None
+    if not np.all(np.isfinite(arr)):
+        return None
+    return arr
+
+
+def field(data, key, default=None):
+    return data.get(key, default) if isinstance(data, dict) else default
+
+
+# ------------------------------------------------------------------ writing messages
+def g(x, digits=4) -> str:
+    """A number for a message: integers in full, others to ``digits`` significant
+    digits, ∞, -∞, nan; anything else as a short repr."""
+    try:
+        if isinstance(x, (bool, np.bool_)):
+            return str(bool(x))
+        if isinstance(x, numbers.Integral):
+            return str(int(x))
+        x = float(x)
+    except (TypeError, ValueError, OverflowError):
+        return repr(x)[:60]
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    return f"{x:.{digits}g}"
+
+
+def short(x, limit=60) -> str:
+    text = repr(x)
+    return text if len(text) <= limit else text[:limit - 1] + "…"

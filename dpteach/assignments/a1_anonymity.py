@@ -34,7 +34,7 @@ import pandas as pd
 
 from .. import anonymity as an
 from . import Task
-from ._student import (call, error_text, fail, field, first_problem, forbid, g,
+from ._student import (call, collect_values, error_text, fail, field, first_problem, g,
                        missing_answer, number, ok, problem_feedback, short)
 
 QIS = ["Zip Code", "Age", "Nationality"]
@@ -417,20 +417,9 @@ def _tables_request(rng, n, ordered, measure):
 
 
 def _collect_tables(answers, request, name):
-    if missing_answer(answers, [name]):
-        return {"unsolved": True}
-    out = []
-    with forbid(*_FORBIDDEN, code=[answers[name]]) as guard:
-        for item in request["tables"]:
-            res, problem = call(answers[name], item["table"].copy(),
-                                list(item["quasi_identifiers"]), item["sensitive"])
-            out.append(problem if problem is not None else {"value": _plain(res)})
-    return {"results": out, "used": guard.used}
-
-
-def _plain(x):
-    v = number(x)
-    return v if v is not None else {"type": type(x).__name__, "repr": short(x)}
+    return collect_values(answers, name, ((item["table"].copy(), list(item["quasi_identifiers"]),
+                                           item["sensitive"]) for item in request["tables"]),
+                          forbidden=_FORBIDDEN)
 
 
 def _judge_numbers(key, data, n, truth, *, signature, what, rel, describe, hint_for):
@@ -517,15 +506,9 @@ def _t4a_request(rng):
 
 
 def _t4a_collect(answers, request):
-    if missing_answer(answers, ["ordered_emd"]):
-        return {"unsolved": True}
-    out = []
-    with forbid(*_FORBIDDEN, code=[answers["ordered_emd"]]) as guard:
-        for pair in request["pairs"]:
-            res, problem = call(answers["ordered_emd"], list(pair["class_values"]),
-                                list(pair["table_values"]))
-            out.append(problem if problem is not None else {"value": _plain(res)})
-    return {"results": out, "used": guard.used}
+    return collect_values(answers, "ordered_emd",
+                          ((list(p["class_values"]), list(p["table_values"]))
+                           for p in request["pairs"]), forbidden=_FORBIDDEN)
 
 
 def _t4a_judge(data, request, truth):

@@ -34,8 +34,8 @@ import numpy as np
 import pandas as pd
 
 from . import Task
-from ._student import (call, fail, field, first_problem, forbid, g, missing_answer,
-                       number, ok, problem_feedback, short)
+from ._student import (boxed_number, call, collect_values, fail, field, first_problem, forbid, g,
+                       missing_answer, number, ok, problem_feedback, short)
 
 NAMES = ["Ada", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jan", "Kai",
          "Lea", "Max", "Nia", "Oto", "Pia", "Quin", "Rui", "Sol", "Tao"]
@@ -116,10 +116,8 @@ def _t1_collect(answers, request):
 
 
 def _bit(x):
-    v = number(x)
-    if v is None and isinstance(x, (bool, np.bool_)):
-        v = float(x)
-    return v if v is not None else {"type": type(x).__name__, "repr": short(x)}
+    """:func:`boxed_number`, but True/False read as 1.0/0.0 (a bit may be a bool)."""
+    return float(x) if isinstance(x, (bool, np.bool_)) else boxed_number(x)
 
 
 def _determined(queries, n, index):
@@ -177,14 +175,9 @@ def _t2_request(rng):
 
 
 def _t2_collect(answers, request):
-    if missing_answer(answers, ["bob_from_means"]):
-        return {"unsolved": True}
-    out = []
-    for gr in request["groups"]:
-        res, problem = call(answers["bob_from_means"], gr["mean_all"], gr["n_all"],
-                            gr["mean_rest"], gr["n_rest"])
-        out.append(problem if problem is not None else {"value": _bit(res)})
-    return {"results": out}
+    return collect_values(answers, "bob_from_means",
+                          ((gr["mean_all"], gr["n_all"], gr["mean_rest"], gr["n_rest"])
+                           for gr in request["groups"]), box=_bit)
 
 
 def _t2_judge(data, request, truth):
@@ -302,13 +295,8 @@ def _t3b_request(rng):
 
 
 def _t3b_collect(answers, request):
-    if missing_answer(answers, ["k_needed"]):
-        return {"unsolved": True}
-    out = []
-    for p in request["pairs"]:
-        res, problem = call(answers["k_needed"], p["b"], p["target_sd"])
-        out.append(problem if problem is not None else {"value": _bit(res)})
-    return {"results": out}
+    return collect_values(answers, "k_needed",
+                          ((p["b"], p["target_sd"]) for p in request["pairs"]), box=_bit)
 
 
 def _t3b_judge(data, request, truth):

@@ -33,30 +33,14 @@ import numpy as np
 
 from .. import exercises as ex
 from . import Task
-from ._student import (call, fail, field, first_problem, forbid, g, missing_answer, number,
-                       ok, problem_feedback, short, unsolved)
-
-
-def _value(x):
-    v = number(x)
-    return v if v is not None else {"type": type(x).__name__, "repr": short(x)}
+from ._student import (collect_values, fail, field, first_problem, g, not_solved, ok,
+                       problem_feedback, short)
 
 
 #: brute force answers Tasks 1-3 for any setting: the graded answer is the formula
 _BRUTE = tuple(f"{mod}:{name}" for mod in ("dpteach", "dpteach.sensitivity")
                for name in ("global_sensitivity", "l1_sensitivity", "l2_sensitivity",
                             "local_sensitivity"))
-
-
-def _collect_calls(answers, name, argsets, *, forbidden=()):
-    if missing_answer(answers, [name]):
-        return {"unsolved": True}
-    out = []
-    with forbid(*forbidden, code=[answers[name]]) as guard:
-        for args in argsets:
-            res, problem = call(answers[name], *args)
-            out.append(problem if problem is not None else {"value": _value(res)})
-    return {"results": out, "used": guard.used}
 
 
 def _judge_calls(key, data, cases, truth, *, signature, describe, hint, rel=1e-6):
@@ -102,7 +86,7 @@ def _t1_request(rng):
 
 
 def _t1_collect(answers, request):
-    return _collect_calls(answers, "sum_sensitivity", [(c["M"],) for c in request["cases"]],
+    return collect_values(answers, "sum_sensitivity", [(c["M"],) for c in request["cases"]],
                           forbidden=_BRUTE)
 
 
@@ -145,7 +129,7 @@ def _t2a_request(rng):
 
 
 def _t2a_collect(answers, request):
-    return _collect_calls(answers, "mean_sensitivity",
+    return collect_values(answers, "mean_sensitivity",
                           [(c["M"], c["n"]) for c in request["cases"]], forbidden=_BRUTE)
 
 
@@ -162,7 +146,7 @@ def _t2b_request(rng):
 
 
 def _t2b_collect(answers, request):
-    return _collect_calls(answers, "median_sensitivity",
+    return collect_values(answers, "median_sensitivity",
                           [(c["M"], c["n"]) for c in request["cases"]], forbidden=_BRUTE)
 
 
@@ -191,7 +175,7 @@ def _hist_request(rng, norm):
 
 
 def _hist_collect(answers, request):
-    return _collect_calls(answers, "histogram_sensitivity",
+    return collect_values(answers, "histogram_sensitivity",
                           [(c["n_categories"], c["neighbours"], c["norm"])
                            for c in request["cases"]], forbidden=_BRUTE)
 
@@ -270,7 +254,7 @@ def _t5_judge(data, request, truth):
     key = "Task 5"
     verdict = ex.mechanism_judge(data, request, name="slipped_release")
     if not verdict.solved:
-        return unsolved(key, "slipped_release still returns None: fill in its body")
+        return not_solved(key, "slipped_release still returns None: fill in its body")
     reason = verdict.details.get("reason")
     if reason != "privacy":
         return fail(key, f"the check did not refute the slipped mechanism for privacy (its "
@@ -305,7 +289,7 @@ def _t6_request(rng):
 
 
 def _t6_collect(answers, request):
-    return _collect_calls(answers, "error_bound",
+    return collect_values(answers, "error_bound",
                           [(c["sensitivity"], c["epsilon"], c["p"]) for c in request["cases"]])
 
 

@@ -41,8 +41,8 @@ import numpy as np
 
 from ..exercises import ALPHA
 from . import Task
-from ._calls import (UNSOLVED, Watch, call, early, error_text, fail, float_array, g, number,
-                     ok, unsolved)
+from ._student import (UNSOLVED, call, call_each, early, error_text, fail, float_array, forbid, g,
+                       is_unsolved, listed, number, ok)
 
 _CONDITIONS = ("Flu", "Heart Disease", "Viral Infection", "Asthma", "Diabetes")
 
@@ -86,7 +86,7 @@ def _recording_curator(table, epsilon, rng):
 
 def _t1_collect(answers, req):
     fn = answers.get("averaging_attack")
-    if unsolved(fn):
+    if is_unsolved(fn):
         return dict(UNSOLVED)
     from ..accounting import BudgetExceededError
     table = _table(req["table_seed"], req["n"])
@@ -164,26 +164,17 @@ def _t2_request(rng):
 
 
 def _t2_collect(answers, req):
-    fn = answers.get("basic_epsilon")
-    out = []
-    for eps_list in req["lists"]:
-        value, problem = call(fn, list(eps_list))
-        if problem is not None:
-            return problem
-        v = number(value)
-        out.append(v if v is not None else repr(value)[:80])
-    return {"totals": out}
+    return call_each(answers.get("basic_epsilon"), ((list(v),) for v in req["lists"]),
+                     "totals")
 
 
 def _t2_judge(data, req, truth):
     key = "Task 2"
-    bad = early(key, data, "Hint: basic_epsilon(epsilons) returns one number.")
+    expected = truth.get("totals", [])
+    found, bad = listed(key, data, "totals", len(expected),
+                        "Hint: basic_epsilon(epsilons) returns one number.")
     if bad is not None:
         return bad
-    found = data.get("totals")
-    expected = truth.get("totals", [])
-    if not isinstance(found, list) or len(found) != len(expected):
-        return fail(key, "the check's data is malformed.", "malformed")
     for eps_list, f, e in zip(req["lists"], found, expected):
         shown = (f"[{eps_list[0]:g}] × {len(eps_list)}" if len(set(eps_list)) == 1
                  else f"{[round(v, 3) for v in eps_list[:6]]}{'…' if len(eps_list) > 6 else ''}")
@@ -218,12 +209,12 @@ def _t3_request(rng):
 
 
 def _t3_collect(answers, req):
-    from .. import accounting
     fn = answers.get("advanced_epsilon")
-    with Watch(accounting, "advanced_composition") as watch:
+    with forbid("dpteach:advanced_composition", "dpteach.accounting:advanced_composition",
+                code=[fn]) as guard:
         out = _t3_run(fn, req)
     if isinstance(out, list):
-        return {"pairs": out, "called_library": watch.called}
+        return {"pairs": out, "called_library": bool(guard.used)}
     return out
 
 
@@ -305,7 +296,7 @@ def _t4_request(rng):
 
 def _t4_collect(answers, req):
     fn = answers.get("defended_curator")
-    if unsolved(fn):
+    if is_unsolved(fn):
         return dict(UNSOLVED)
     from ..accounting import BudgetExceededError
     from ..curator import Curator
@@ -410,25 +401,15 @@ def _t5a_request(rng):
 
 
 def _t5a_collect(answers, req):
-    fn = answers.get("split_sd")
-    out = []
-    for e, k in req["cases"]:
-        value, problem = call(fn, e, k)
-        if problem is not None:
-            return problem
-        v = number(value)
-        out.append(v if v is not None else repr(value)[:80])
-    return {"values": out}
+    return call_each(answers.get("split_sd"), req["cases"], "values")
 
 
 def _t5a_judge(data, req, truth):
     key = "Task 5a"
-    bad = early(key, data)
+    expected = truth.get("expected", [])
+    found, bad = listed(key, data, "values", len(expected))
     if bad is not None:
         return bad
-    found, expected = data.get("values"), truth.get("expected", [])
-    if not isinstance(found, list) or len(found) != len(expected):
-        return fail(key, "the check's data is malformed.", "malformed")
     for (e, k), f, want in zip(req["cases"], found, expected):
         v = number(f)
         if v is None:
@@ -454,25 +435,15 @@ def _t5b_request(rng):
 
 
 def _t5b_collect(answers, req):
-    fn = answers.get("best_k")
-    out = []
-    for e, ks in req["cases"]:
-        value, problem = call(fn, e, list(ks))
-        if problem is not None:
-            return problem
-        v = number(value)
-        out.append(v if v is not None else repr(value)[:80])
-    return {"values": out}
+    return call_each(answers.get("best_k"), ((e, list(ks)) for e, ks in req["cases"]), "values")
 
 
 def _t5b_judge(data, req, truth):
     key = "Task 5b"
-    bad = early(key, data)
+    expected = truth.get("expected", [])
+    found, bad = listed(key, data, "values", len(expected))
     if bad is not None:
         return bad
-    found, expected = data.get("values"), truth.get("expected", [])
-    if not isinstance(found, list) or len(found) != len(expected):
-        return fail(key, "the check's data is malformed.", "malformed")
     for (e, ks), f, want in zip(req["cases"], found, expected):
         v = number(f)
         if v is None or v != want:

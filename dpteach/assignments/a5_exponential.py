@@ -42,7 +42,8 @@ import numpy as np
 
 from ..exercises import ALPHA
 from . import Task
-from ._calls import UNSOLVED, Watch, call, early, fail, float_array, g, number, ok, unsolved
+from ._student import (UNSOLVED, call, call_each, early, fail, float_array, forbid, g, is_unsolved,
+                       listed, number, ok)
 
 
 def without_half_loss(k, sensitivity, epsilon):
@@ -88,13 +89,13 @@ def _t1_request(rng):
 
 def _t1_collect(answers, req):
     fn = answers.get("exp_probabilities")
-    if unsolved(fn):
+    if is_unsolved(fn):
         return dict(UNSOLVED)
-    from .. import mechanisms
-    with Watch(mechanisms, "exponential_probabilities") as watch:
+    with forbid("dpteach:exponential_probabilities",
+                "dpteach.mechanisms:exponential_probabilities", code=[fn]) as guard:
         out = _t1_run(fn, req)
     if isinstance(out, list):
-        return {"probabilities": out, "called_library": watch.called}
+        return {"probabilities": out, "called_library": bool(guard.used)}
     return out
 
 
@@ -194,25 +195,16 @@ def _t2_request(rng):
 
 
 def _t2_collect(answers, req):
-    fn = answers.get("loss_without_half")
-    out = []
-    for k, d, eps in req["cases"]:
-        value, problem = call(fn, k, d, eps)
-        if problem is not None:
-            return problem
-        v = number(value)
-        out.append(v if v is not None else repr(value)[:80])
-    return {"values": out}
+    return call_each(answers.get("loss_without_half"), req["cases"], "values")
 
 
 def _t2_judge(data, req, truth):
     key = "Task 2"
-    bad = early(key, data, "Hint: loss_without_half(k, sensitivity, epsilon) returns a number.")
+    expected = truth.get("expected", [])
+    found, bad = listed(key, data, "values", len(expected),
+                        "Hint: loss_without_half(k, sensitivity, epsilon) returns a number.")
     if bad is not None:
         return bad
-    found, expected = data.get("values"), truth.get("expected", [])
-    if not isinstance(found, list) or len(found) != len(expected):
-        return fail(key, "the check's data is malformed.", "malformed")
     for (k, d, eps), f, want in zip(req["cases"], found, expected):
         call_text = f"loss_without_half({k}, {d:g}, {eps:g})"
         v = number(f)
@@ -251,26 +243,17 @@ def _t3a_request(rng):
 
 
 def _t3a_collect(answers, req):
-    fn = answers.get("utility_threshold")
-    out = []
-    for c in req["cases"]:
-        value, problem = call(fn, np.asarray(c["scores"], float), c["sensitivity"],
-                              c["epsilon"], c["t"])
-        if problem is not None:
-            return problem
-        v = number(value)
-        out.append(v if v is not None else repr(value)[:80])
-    return {"values": out}
+    return call_each(answers.get("utility_threshold"),
+                     ((np.asarray(c["scores"], float), c["sensitivity"], c["epsilon"], c["t"])
+                      for c in req["cases"]), "values")
 
 
 def _t3a_judge(data, req, truth):
     key = "Task 3a"
-    bad = early(key, data)
+    expected = truth.get("expected", [])
+    found, bad = listed(key, data, "values", len(expected))
     if bad is not None:
         return bad
-    found, expected = data.get("values"), truth.get("expected", [])
-    if not isinstance(found, list) or len(found) != len(expected):
-        return fail(key, "the check's data is malformed.", "malformed")
     for c, f, want in zip(req["cases"], found, expected):
         u = np.asarray(c["scores"], float)
         call_text = (f"utility_threshold(<{u.size} scores, OPT {g(u.max())}>, {c['sensitivity']:g}, "
@@ -338,27 +321,20 @@ def _t3b_request(rng):
 
 
 def _t3b_collect(answers, req):
-    fn = answers.get("fraction_at_or_below")
-    out = []
-    for c in req["cases"]:
-        value, problem = call(fn, np.asarray(c["scores"], float), c["sensitivity"], c["epsilon"],
-                              c["t"], int(c["n"]), np.random.default_rng(c["seed"]))
-        if problem is not None:
-            return problem
-        v = number(value)
-        out.append(v if v is not None else repr(value)[:80])
-    return {"fractions": out}
+    return call_each(answers.get("fraction_at_or_below"),
+                     ((np.asarray(c["scores"], float), c["sensitivity"], c["epsilon"], c["t"],
+                       int(c["n"]), np.random.default_rng(c["seed"])) for c in req["cases"]),
+                     "fractions")
 
 
 def _t3b_judge(data, req, truth):
     key = "Task 3b"
-    bad = early(key, data, "Hint: fraction_at_or_below(scores, sensitivity, epsilon, t, n, rng).")
+    ps = truth.get("p", [])
+    found, bad = listed(key, data, "fractions", len(ps),
+                        "Hint: fraction_at_or_below(scores, sensitivity, epsilon, t, n, rng).")
     if bad is not None:
         return bad
     from scipy import stats
-    found, ps = data.get("fractions"), truth.get("p", [])
-    if not isinstance(found, list) or len(found) != len(ps):
-        return fail(key, "the check's data is malformed.", "malformed")
     alpha = ALPHA / max(len(ps), 1)
     shown = []
     for c, f, p in zip(req["cases"], found, ps):
@@ -415,29 +391,20 @@ def _t4_request(rng):
 
 
 def _t4_collect(answers, req):
-    fn = answers.get("p_best_price")
-    out = []
-    for c in req["cases"]:
-        value, problem = call(fn, np.asarray(c["valuations"], float),
-                              np.asarray(c["prices"], float), c["epsilon"])
-        if problem is not None:
-            return problem
-        v = number(value)
-        out.append(v if v is not None else repr(value)[:80])
-    return {"values": out}
+    return call_each(answers.get("p_best_price"),
+                     ((np.asarray(c["valuations"], float), np.asarray(c["prices"], float),
+                       c["epsilon"]) for c in req["cases"]), "values")
 
 
 def _t4_judge(data, req, truth):
     key = "Task 4"
-    bad = early(key, data, "Hint: p_best_price(valuations, prices, epsilon) returns a "
-                           "probability.")
+    expected = truth.get("expected", [])
+    found, bad = listed(key, data, "values", len(expected),
+                        "Hint: p_best_price(valuations, prices, epsilon) returns a probability.")
     if bad is not None:
         return bad
     from ..datasets import posted_price_revenue
     from ..mechanisms import exponential_probabilities
-    found, expected = data.get("values"), truth.get("expected", [])
-    if not isinstance(found, list) or len(found) != len(expected):
-        return fail(key, "the check's data is malformed.", "malformed")
     for c, f, want in zip(req["cases"], found, expected):
         vals, prices = np.asarray(c["valuations"], float), np.asarray(c["prices"], float)
         where = (f"for {vals.size} buyers valuing {vals.tolist()} and prices {prices.tolist()} "

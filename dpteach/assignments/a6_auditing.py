@@ -49,8 +49,8 @@ import numpy as np
 
 from ..exercises import ALPHA
 from . import Task
-from ._calls import (UNSOLVED, call, early, fail, float_array, g, number, ok, real_or_inf,
-                     unsolved)
+from ._student import (UNSOLVED, call, call_each, early, fail, float_array, g, is_unsolved, number,
+                       ok, real_or_inf)
 
 #: runs per input of the hidden mechanisms (Tasks 1-2) and of the student's (Tasks 3b-4)
 N_SAMPLES = 20_000
@@ -291,16 +291,9 @@ def _t1_request(rng):
 
 
 def _t1_collect(answers, req):
-    fn = answers.get("epsilon_lower_bound_from_samples")
-    out = []
-    for c in req["cases"]:
-        value, problem = call(fn, np.asarray(c["samples_x"]).copy(),
-                              np.asarray(c["samples_y"]).copy(), c["alpha"])
-        if problem is not None:
-            return problem
-        v = real_or_inf(value)
-        out.append(v if v is not None else repr(value)[:80])
-    return {"bounds": out}
+    return call_each(answers.get("epsilon_lower_bound_from_samples"),
+                     ((np.asarray(c["samples_x"]).copy(), np.asarray(c["samples_y"]).copy(),
+                       c["alpha"]) for c in req["cases"]), "bounds", read=real_or_inf)
 
 
 def _t1_judge(data, req, truth):
@@ -474,7 +467,7 @@ def _release_request(rng, understated):
 
 
 def _release_collect(fn, req):
-    if unsolved(fn):
+    if is_unsolved(fn):
         return dict(UNSOLVED)
     rng = np.random.default_rng(req["seed"])
     out = np.empty((2, int(req["n"])))

@@ -35,7 +35,8 @@ from scipy import stats
 
 from ..exercises import ALPHA
 from . import Task
-from ._calls import UNSOLVED, Watch, call, early, fail, float_array, g, number, ok, unsolved
+from ._student import (UNSOLVED, call, call_each, early, fail, float_array, forbid, g, is_unsolved,
+                       number, ok)
 
 ACCOUNTANTS = ("rdp", "zcdp", "exact")
 
@@ -103,18 +104,14 @@ _t1b_request = _t1_request_for(("sub", "sub", "sub"))
 
 def _t1_collect(answers, req):
     fn = answers.get("calibrate_sigma")
-    if unsolved(fn):
+    if is_unsolved(fn):
         return dict(UNSOLVED)
-    out = []
     before = _ANSWER_CALLS[0]
-    for c in req["cases"]:
-        value, problem = call(fn, c["target_epsilon"], c["delta"], c["steps"], c["q"],
-                              c["accountant"])
-        if problem is not None:
-            return problem
-        v = number(value)
-        out.append(v if v is not None else repr(value)[:80])
-    return {"sigmas": out, "called_check": _ANSWER_CALLS[0] != before}
+    data = call_each(fn, ((c["target_epsilon"], c["delta"], c["steps"], c["q"], c["accountant"])
+                          for c in req["cases"]), "sigmas")
+    if "sigmas" in data:
+        data["called_check"] = _ANSWER_CALLS[0] != before
+    return data
 
 
 def _t1_judge_as(key):
@@ -163,6 +160,9 @@ def _t1_judge(data, req, truth, key="Task 1a"):
 # ------------------------------------------------------------------ Task 2
 _CLIPS = (0.3, 0.5, 2.0, 4.0)        # never 1: forgetting the factor C must show
 _NOISE_CALLS = 1000
+#: notebook 18's answer, which the student's function must not call (however reached)
+_LIBRARY = ("dpteach:noisy_gradient_sum", "dpteach.dp_sgd:noisy_gradient_sum",
+            "dpteach:clip_gradients", "dpteach.dp_sgd:clip_gradients")
 
 
 def _t2_request(rng):
@@ -196,7 +196,7 @@ def _clipped(g, c):
 
 def _t2_collect(answers, req):
     fn = answers.get("clip_and_noise")
-    if unsolved(fn):
+    if is_unsolved(fn):
         return dict(UNSOLVED)
     singles, sums, noise_batch = _t2_batches(req)
     c, s = req["clip"], req["sigma"]
@@ -210,11 +210,10 @@ def _t2_collect(answers, req):
             return None, {"shape": repr(getattr(value, "shape", type(value).__name__))[:80]}
         return arr, None
 
-    from .. import dp_sgd
-    with Watch(dp_sgd, "noisy_gradient_sum") as w1, Watch(dp_sgd, "clip_gradients") as w2:
+    with forbid(*_LIBRARY, code=[fn]) as guard:
         data = _t2_run(run, singles, sums, noise_batch, s, req)
     if isinstance(data, dict) and "singles" in data:
-        data["called_library"] = w1.called or w2.called
+        data["called_library"] = bool(guard.used)
     return data
 
 
