@@ -49,6 +49,7 @@ _EXPORTS = {
     "global_sensitivity": "sensitivity",
     "local_sensitivity": "sensitivity",
     # bounds (notebooks 06, 09)
+    "laplace_std": "bounds",
     "laplace_tail": "bounds",
     "laplace_accuracy": "bounds",
     "exponential_utility_threshold": "bounds",

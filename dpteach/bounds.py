@@ -9,7 +9,18 @@ import numpy as np
 from ._checks import (check_epsilon, check_positive_int, check_probability, check_real,
                       check_sensitivity, check_values)
 
-__all__ = ["laplace_tail", "laplace_accuracy", "exponential_utility_threshold"]
+__all__ = ["laplace_std", "laplace_tail", "laplace_accuracy", "exponential_utility_threshold"]
+
+
+def laplace_std(scale) -> float:
+    """Standard deviation of Lap(scale): sqrt(2) * scale, in the query's units.
+
+    Lap(b) has variance 2 b^2 (seed 004; DR14 section 3.3). The one place the kit writes
+    this formula: the panels, the comparison table and the averaging attack call it.
+    Notebooks 02, 06 and 10.
+    """
+    b = check_real("scale", scale, low=0.0, allow_inf=True)
+    return float(np.sqrt(2.0) * b)
 
 
 def laplace_tail(scale, t):

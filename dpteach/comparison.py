@@ -20,7 +20,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from . import mechanisms
+from . import bounds, mechanisms
 from ._checks import (check_delta, check_epsilon, check_nonnegative_int, check_positive_int,
                       check_real, check_scores, check_sensitivity, check_values)
 
@@ -158,7 +158,7 @@ def noise_std(mechanism: str, *, epsilon, l1_sensitivity=None, l2_sensitivity=No
         l1 = check_sensitivity(l1_sensitivity, "l1_sensitivity")
         if l2_sensitivity is not None:
             check_sensitivity(l2_sensitivity, "l2_sensitivity")
-        return _finite_std(np.sqrt(2) * l1 / epsilon, "l1_sensitivity")
+        return _finite_std(bounds.laplace_std(l1 / epsilon), "l1_sensitivity")
     if l2_sensitivity is None:
         raise ValueError("the Gaussian mechanism needs l2_sensitivity")
     l2 = check_sensitivity(l2_sensitivity, "l2_sensitivity")
@@ -359,6 +359,6 @@ def queries_noise(k, epsilon, delta, *, analytic=True):
     k = check_values("k", k)
     if (k < 1).any() or (k != np.round(k)).any():
         raise ValueError("k must hold whole numbers of queries >= 1")
-    lap = np.sqrt(2) * k * mechanisms.laplace_scale(1.0, epsilon)
+    lap = k * bounds.laplace_std(mechanisms.laplace_scale(1.0, epsilon))
     gau = np.sqrt(k) * mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=analytic)
     return lap, gau

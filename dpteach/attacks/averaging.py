@@ -16,6 +16,7 @@ import pandas as pd
 
 from .._checks import check_positive_int, check_real, check_rng, check_size, check_values
 from ..accounting import BudgetExceededError
+from ..bounds import laplace_std
 
 __all__ = ["averaging_attack", "averaging_error", "collect_releases", "NaiveNoisyServer",
            "CachingNoisyServer", "equivalent_phrasings"]
@@ -62,7 +63,7 @@ def averaging_error(scale, k):
     kk = check_values("k", k)
     if (kk < 1).any() or (kk != np.round(kk)).any():
         raise ValueError("k must contain whole numbers >= 1")
-    out = np.sqrt(2.0) * b / np.sqrt(kk)
+    out = laplace_std(b) / np.sqrt(kk)
     return out.item() if out.ndim == 0 else out
 
 

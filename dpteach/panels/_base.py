@@ -34,12 +34,29 @@ from ._render import Renderer
 __all__ = ["Panel", "register", "REGISTRY", "float_slider", "log_slider", "int_slider",
            "dropdown", "checkbox"]
 
+class _Registry(dict):
+    """name -> builder. A panel's former name (see ``register(..., old_names=)``) still
+    looks its builder up, but is not listed: iterating gives every panel once."""
+
+    def __init__(self):
+        super().__init__()
+        self.old_names: dict[str, str] = {}
+
+    def __missing__(self, name):
+        if name in self.old_names:
+            return self[self.old_names[name]]
+        raise KeyError(name)
+
+
 #: name -> builder, filled by the @register decorator of every panel module.
-REGISTRY: dict[str, Callable[..., "Panel"]] = {}
+REGISTRY: dict[str, Callable[..., "Panel"]] = _Registry()
 
 
-def register(name: str):
+def register(name: str, *, old_names=()):
     """Add a panel builder to :data:`REGISTRY` under ``name``.
+
+    ``old_names``: names the panel had before, kept working for one release
+    (``REGISTRY[old]`` and ``dpteach.panels.old`` give the same builder).
 
     The builder is wrapped so that it checks its arguments like any public function: the
     control factories below refuse an initial value outside the control's range (or of
@@ -59,6 +76,8 @@ def register(name: str):
 
         builder.panel_name = name
         REGISTRY[name] = builder
+        for old in old_names:
+            REGISTRY.old_names[old] = name
         return builder
     return deco
 

@@ -20,8 +20,8 @@ from ..mechanisms import sigma_curves  # noqa: F401
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
 from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register
 
-__all__ = ["sigma_curves", "queries_noise", "gaussian_sigma", "gaussian_vs_laplace_queries",
-           "gaussian_privacy_loss"]
+__all__ = ["sigma_curves", "queries_noise", "gaussian_sigma_vs_epsilon",
+           "gaussian_vs_laplace_queries", "gaussian_privacy_loss"]
 
 EPS_GRID = np.geomspace(0.05, 20, 40)
 
@@ -44,8 +44,8 @@ def log_axes(ax, *, x=True, y=True):
 
 
 # -------------------------------------------------------------------------------- panels
-@register("gaussian_sigma")
-def gaussian_sigma(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
+@register("gaussian_sigma_vs_epsilon", old_names=("gaussian_sigma",))
+def gaussian_sigma_vs_epsilon(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     """sigma against epsilon for the classic and analytic Gaussian mechanism."""
     controls = {"epsilon": log_slider("ε (marker)", epsilon, -1.3, 1.3),
                 "delta": log_slider("δ", delta, -10, -2, 0.25, readout_format=".0e"),
@@ -99,7 +99,7 @@ def gaussian_sigma(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
         return f"ε = {epsilon:.3g}: {line.replace(chr(10), '; ')}; {breaks}"
 
     return Panel(controls, fig, update, title="Gaussian mechanism: classic and analytic σ",
-                 name="gaussian_sigma")
+                 name="gaussian_sigma_vs_epsilon")
 
 
 @register("gaussian_vs_laplace_queries")
@@ -206,3 +206,7 @@ def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
 
     return Panel(controls, fig, update, title="The Gaussian privacy loss is unbounded",
                  name="gaussian_privacy_loss")
+
+
+#: the panel's former name (it clashed with :func:`dpteach.gaussian_sigma`); one release
+gaussian_sigma = gaussian_sigma_vs_epsilon
