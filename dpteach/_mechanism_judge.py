@@ -143,6 +143,11 @@ def mechanism_request(rng, *, sensitivity=None, epsilon=None, value=None, n=None
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
     seconds = check_real("seconds", seconds, low=0.0, low_open=True)
     max_seconds = check_real("max_seconds", max_seconds, low=0.0, low_open=True)
+    if n is not None:   # checked before the first draw from rng
+        n = check_positive_int(n, "n")
+        if n < 1000:
+            raise ValueError(f"n must be >= 1000 runs per input for a meaningful check, got {n}")
+    first = None if value is None else check_real("value", value)
     points = []
     if sensitivity is not None or epsilon is not None:
         points.append((check_sensitivity(sensitivity, positive=True), check_epsilon(epsilon)))
@@ -150,7 +155,6 @@ def mechanism_request(rng, *, sensitivity=None, epsilon=None, value=None, n=None
     points.append((_loguniform(rng, 0.2, 1), _loguniform(rng, 1, 10)))
     if len(points) < 3:
         points.append((_loguniform(rng, 0.5, 5), _loguniform(rng, 0.2, 2)))
-    first = None if value is None else check_real("value", value)
     inputs = []
     for d, e in points:
         b = d / e
@@ -169,9 +173,6 @@ def mechanism_request(rng, *, sensitivity=None, epsilon=None, value=None, n=None
     alpha_each = alpha / _n_tests(len(points), 2 * _BASES, len(pairs))
     n_min = _runs_needed(n_cells, alpha_each)
     if n is not None:
-        n = check_positive_int(n, "n")
-        if n < 1000:
-            raise ValueError(f"n must be >= 1000 runs per input for a meaningful check, got {n}")
         n_min = max(n_min, n)
     seeds = rng.integers(2**63, size=3)
     return {"points": [list(p) for p in points], "inputs": inputs, "pairs": pairs,

@@ -648,6 +648,10 @@ def test_check_fraction_at_most():
     assert not fb.passed and fb.details["p"] < ex.ALPHA
     assert not ex.check_fraction_at_most(None, 0.1, 10).solved
     assert not ex.check_fraction_at_most(1.5, 0.1, 10).passed
+    # a huge answer fails; a number of trials beyond 2**53 is refused, naming n
+    assert not ex.check_fraction_at_most(10 ** 400, 0.1, 10).passed
+    with pytest.raises(ValueError, match="n must"):
+        ex.check_fraction_at_most(0.1, 0.1, 10 ** 400)
 
 
 def test_generic_checks_unsolved():
@@ -655,6 +659,29 @@ def test_generic_checks_unsolved():
         assert not fb.passed and not fb.solved and "⏳" in repr(fb)
     assert ex.check_number(1.0005, 1.0).passed
     assert not ex.check_number(1.1, 1.0).passed
+
+
+def test_check_number_refuses_bad_instructor_parameters_and_survives_huge_answers():
+    # the instructor's expected / rel / abs_tol: refused, naming the parameter
+    for kwargs, word in [(dict(expected=float("nan")), "expected"),
+                         (dict(expected=10 ** 400), "expected"),
+                         (dict(rel=-1e-3), "rel"), (dict(rel=float("inf")), "rel"),
+                         (dict(abs_tol=float("nan")), "abs_tol"), (dict(abs_tol=-1), "abs_tol")]:
+        with pytest.raises(ValueError, match=word):
+            ex.check_number(1.0, **dict(dict(expected=1.0), **kwargs))
+    for kwargs, word in [(dict(expected="1"), "expected"), (dict(rel=True), "rel"),
+                         (dict(abs_tol="0"), "abs_tol")]:
+        with pytest.raises(TypeError, match=word):
+            ex.check_number(1.0, **dict(dict(expected=1.0), **kwargs))
+    with pytest.raises(ValueError, match="expected"):   # even before the student answers
+        ex.check_number(None, float("nan"))
+    # a student's answer beyond the float range, NaN or infinite: a failing verdict
+    for found in (10 ** 400, -10 ** 400, float("nan"), float("inf")):
+        fb = ex.check_number(found, 1.0)
+        assert fb.solved and not fb.passed, fb
+    assert "∞" in ex.check_number(10 ** 400, 1.0).message
+    assert ex.check_number(10 ** 20, 1e20).passed            # a big int within range: compared
+    assert ex.check_number(3, 3.0, rel=0, abs_tol=0).passed  # zero tolerances: exact equality
 
 
 def test_check_audit():
