@@ -248,9 +248,12 @@ def grade(path, *, assignment=None, timeout=120.0):
     """Grade one handed-in notebook with :mod:`dpteach.grading` (a fresh kernel in its
     own folder; every task of its assignment collected there and judged here): a dict
     task -> :class:`dpteach.grading.Row`, or ``{"(notebook)": row}`` when it cannot be
-    graded."""
+    graded. ``timeout``: seconds for the notebook's cells, and again for its grading
+    (a positive finite number)."""
     from . import grading
+    from ._checks import check_real
 
+    timeout = check_real("timeout", timeout, low=0.0, low_open=True)
     return {row.task: row for row in grading.grade_notebook(path, assignment=assignment,
                                                             timeout=timeout)}
 

@@ -54,6 +54,7 @@ import nbformat
 import numpy as np
 
 from . import assignments
+from ._checks import check_real
 from .coursework import assignment_of
 
 __all__ = ["Row", "FIELDS", "grade", "grade_notebook", "summary", "write_report", "main"]
@@ -433,11 +434,20 @@ def _verdict(task, result_path, request, truth, notes=()) -> tuple:
         return False, f"{task.key}: the answer could not be judged ({type(err).__name__}: {err})"
 
 
+def _check_timeouts(timeout, task_timeout):
+    """Both limits in seconds, > 0 and finite (NaN, inf, bools and strings refused,
+    naming the parameter): a NaN limit would never expire."""
+    return (check_real("timeout", timeout, low=0.0, low_open=True),
+            check_real("task_timeout", task_timeout, low=0.0, low_open=True))
+
+
 def grade_notebook(path, *, raw=None, assignment=None, timeout=120.0,
                    task_timeout=TASK_TIMEOUT, notes=None) -> list:
     """Grade one notebook (its bytes ``raw``, read from ``path`` when None): a list of
     :class:`Row`, one per task of its assignment, or a single ``(notebook)`` row when
-    it cannot be graded. ``notes`` (a list) receives what happened during the run."""
+    it cannot be graded. ``notes`` (a list) receives what happened during the run.
+    ``timeout`` and ``task_timeout`` are seconds: positive finite numbers."""
+    timeout, task_timeout = _check_timeouts(timeout, task_timeout)
     name = str(path)
     notes = [] if notes is None else notes
     nb, error, tasks = None, None, None
@@ -505,7 +515,9 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
           out=None) -> list:
     """Grade every notebook in ``paths``; write the report (CSV) to ``report`` after
     each notebook when given, and a readable summary to ``out`` (a text stream) when
-    given. Returns the rows."""
+    given. Returns the rows. ``timeout`` and ``task_timeout``: as in
+    :func:`grade_notebook`."""
+    timeout, task_timeout = _check_timeouts(timeout, task_timeout)
     paths = [str(p) for p in paths]
     # read every submission before running any, so none can rewrite another's file;
     # import every task module before running any, so none can be edited on disk first
@@ -573,8 +585,10 @@ def main(argv=None) -> int:
     parser.add_argument("--task-timeout", type=float, default=TASK_TIMEOUT,
                         help=f"seconds for one task's collection (default {TASK_TIMEOUT})")
     args = parser.parse_args(argv)
-    if args.timeout <= 0 or args.task_timeout <= 0:
-        parser.error("timeouts must be positive")
+    try:   # --timeout nan or inf parse as floats: refused here, not by a hung run
+        _check_timeouts(args.timeout, args.task_timeout)
+    except ValueError as err:
+        parser.error(str(err))
     rows = grade(args.notebooks, assignment=args.assignment, timeout=args.timeout,
                  task_timeout=args.task_timeout, report=args.report, out=sys.stdout)
     print(f"wrote {len(rows)} rows to {args.report}")

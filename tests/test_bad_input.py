@@ -44,20 +44,9 @@ BAD_SIZE = [-1, 2.5, True, "5", NAN, INF, (2, -1), (2.5,), [3, "4"], 1j]
 # They are xfails (not strict while their owners are fixing them: `pytest -rX` lists the
 # rows that pass now, whose entries should then be removed).
 _TRADEOFF = "dpteach/tradeoff.py (notebook 13) does not check this parameter yet"
-_EXERCISES = "dpteach/exercises.py does not check this instructor parameter yet"
-_GRADING = "the grader's timeout is not checked yet"
 KNOWN_GAPS = {
     "outside_region-alpha": (_TRADEOFF + " (a list is accepted)", [10]),
     "outside_region-beta": (_TRADEOFF + " (a list is accepted)", [10]),
-    "check_number-rel": (_EXERCISES, "all"),
-    "check_number-abs_tol": (_EXERCISES, "all"),
-    "check_number-expected": (_EXERCISES, "all"),
-    "check_mechanism-n": (_EXERCISES, "all"),
-    "coursework.grade-timeout": (_GRADING + " (dpteach/coursework.py)", "all"),
-    "grading.grade-timeout": (_GRADING + " (dpteach/grading.py)", "all"),
-    "grading.grade-task_timeout": (_GRADING + " (dpteach/grading.py)", "all"),
-    "grading.grade_notebook-timeout": (_GRADING + " (dpteach/grading.py)", "all"),
-    "grading.grade_notebook-task_timeout": (_GRADING + " (dpteach/grading.py)", "all"),
 }
 
 

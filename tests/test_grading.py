@@ -381,8 +381,23 @@ def test_the_command_line_writes_the_report_and_a_summary(tmp_path, capsys, monk
     rows = list(csv.DictReader(report.open(encoding="utf-8")))
     assert [r["task"] for r in rows] == [grading.NOTEBOOK_ROW] * 2
     assert list(rows[0])[:4] == ["notebook", "task", "passed", "message"]
-    with pytest.raises(SystemExit):
-        grading.main(["x.ipynb", "--timeout", "0"])
+    for option, bad in [("--timeout", "0"), ("--timeout", "nan"), ("--timeout", "inf"),
+                        ("--task-timeout", "nan"), ("--task-timeout", "-1")]:
+        with pytest.raises(SystemExit):
+            grading.main(["x.ipynb", option, bad])
+    assert "timeout" in capsys.readouterr().err
+
+
+def test_bad_timeouts_are_refused_before_any_kernel_starts(tmp_path):
+    # NaN never expires and inf never stops a looping cell: refused, naming the parameter
+    for bad in (float("nan"), float("inf"), 0, -1.0, True, "30"):
+        for call in (lambda **kw: grading.grade([], **kw),
+                     lambda **kw: grading.grade_notebook(tmp_path / "gone.ipynb", **kw)):
+            for name in ("timeout", "task_timeout"):
+                with pytest.raises((ValueError, TypeError), match=name):
+                    call(**{name: bad})
+        with pytest.raises((ValueError, TypeError), match="timeout"):
+            coursework.grade(tmp_path / "gone.ipynb", timeout=bad)
 
 
 def test_make_grade_passes_its_variables_on():
