@@ -22,6 +22,8 @@ is known too (:func:`gaussian_epsilon`). Taught in notebook 16.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import optimize, special
 
@@ -86,7 +88,8 @@ def gaussian_zcdp(sigma, l2_sensitivity=1.0):
     ρ adds up under composition (their Lemma 1.7). Notebook 16."""
     sigma = _sigma(sigma)
     d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
-    return d * d / (2 * sigma * sigma)
+    with np.errstate(over="ignore"):   # a sigma near 5e-324: ρ = inf (no privacy)
+        return float(0.5 * (np.float64(d) / sigma) ** 2)
 
 
 # -- conversions ---------------------------------------------------------------------------
@@ -188,7 +191,11 @@ def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
     delta = _delta_open(delta)
     k = check_positive_int(k, "k")
     d = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
-    mu = d * np.sqrt(float(k)) / sigma
+    try:
+        mu = d * np.sqrt(float(k)) / sigma
+    except OverflowError:   # k beyond the float range (10**400): μ from logarithms
+        log_mu = np.log(d) + 0.5 * math.log(k) - np.log(sigma)
+        mu = np.exp(log_mu) if log_mu < 709 else np.inf
     if not np.isfinite(mu):
         raise ValueError("l2_sensitivity * sqrt(k) / sigma overflows; use a larger sigma")
     return _epsilon_of_mu(mu, delta)
@@ -200,7 +207,10 @@ def _epsilon_of_mu(mu, delta):
 
     if gap(0.0) <= 0:
         return 0.0
-    hi = max(1.0, mu * mu)
+    with np.errstate(over="ignore"):
+        hi = max(1.0, mu * mu)
+    if not np.isfinite(hi):   # μ > 1e154: ε is about μ²/2, beyond the float range
+        raise ValueError("the exact epsilon is beyond the float range; use a larger sigma")
     while gap(hi) > 0:
         hi *= 2
         if hi > 1e12:

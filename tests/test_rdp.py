@@ -292,3 +292,18 @@ def test_five_accountants_in_order_and_against_accounting_module():
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises((ValueError, TypeError), match=name):
         call()
+
+
+def test_extreme_sigma_and_k_answer_or_refuse_clearly():
+    # a sigma so small that Δ²/(2σ²) overflows: ρ = inf (no privacy), not a ZeroDivisionError
+    assert rdp.gaussian_zcdp(5e-324) == math.inf
+    assert rdp.gaussian_zcdp(5e-324, l2_sensitivity=0.0) == 0.0
+    assert rdp.gaussian_zcdp(2.0) == 0.125
+    # k beyond the float range: μ = Δ√k/σ from logarithms; σ = 1e200 and k = 10**400 is
+    # the same Gaussian as σ = 1, k = 1
+    assert math.isclose(rdp.gaussian_epsilon(1e200, 1e-5, k=10 ** 400),
+                        rdp.gaussian_epsilon(1.0, 1e-5), rel_tol=1e-10)
+    with pytest.raises(ValueError, match="larger sigma"):
+        rdp.gaussian_epsilon(1.0, 1e-5, k=10 ** 400)      # ε about 5e399
+    with pytest.raises(ValueError, match="larger sigma"):
+        rdp.gaussian_epsilon(1e-160, 1e-5)                # μ² overflows
