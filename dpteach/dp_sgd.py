@@ -44,6 +44,10 @@ EXAMPLE = {"n_train": 300, "n_test": 1000, "d": 1500, "noise_scale": 0.15, "sign
            "noise_multiplier": 3.0, "delta": 1e-5}
 
 
+#: the most gradient steps one call of dp_sgd takes (epochs x round(1/batch_rate))
+_MAX_STEPS = 10 ** 6
+
+
 # -- the model -----------------------------------------------------------------------------
 def _data(X, y):
     X = check_values("X", X)
@@ -190,7 +194,8 @@ def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, r
     :class:`dpteach.RDPAccountant`; anything with ``compose_gaussian(sigma, q=, steps=)``
     and ``epsilon(delta)``): each epoch composes round(1/q) subsampled Gaussian steps and
     ε at ``delta`` is recorded (Abadi et al. 2016; accounting as in Mironov, Talwar &
-    Zhang 2019). σ = 0 records ε = inf. ``progress=True`` shows a tqdm bar
+    Zhang 2019). σ = 0 records ε = inf. At most 10⁶ steps in all (epochs · round(1/q);
+    a smaller q or more epochs raise ValueError). ``progress=True`` shows a tqdm bar
     (:func:`dpteach.notebook.progress`) with ε so far. Notebook 18.
     """
     X, y = _data(X, y)
@@ -204,11 +209,17 @@ def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, r
     eta = check_real("learning_rate", learning_rate, low=0.0, low_open=True)
     delta = check_delta(delta, required=True)
     rng = check_rng(rng)
+    if q * _MAX_STEPS < 1:   # round(1/q) steps per epoch: a tiny q would run for ever
+        raise ValueError(f"batch_rate must be >= {1 / _MAX_STEPS:g} (round(1/batch_rate) "
+                         f"steps per epoch, at most {_MAX_STEPS:,} steps), got {q:g}")
+    steps_per_epoch = max(1, int(round(1.0 / q)))
+    if epochs * steps_per_epoch > _MAX_STEPS:
+        raise ValueError(f"epochs * round(1/batch_rate) must be <= {_MAX_STEPS:,} steps, got "
+                         f"{epochs} epochs of {steps_per_epoch:,} (batch_rate = {q:g})")
     w = np.zeros(d) if w0 is None else _weights(w0, d).copy()
     if sigma > 0 and accountant is None:
         from .rdp import RDPAccountant
         accountant = RDPAccountant()
-    steps_per_epoch = max(1, int(round(1.0 / q)))
     history = [w.copy()]
     eps = []
     epoch_iter = range(epochs)

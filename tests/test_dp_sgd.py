@@ -224,6 +224,14 @@ def test_dp_sgd_rejects_bad_parameters():
         sgd.dp_sgd(X, y + 2, **good)
     with pytest.raises(ValueError, match="X"):
         sgd.dp_sgd(X[0], y, **good)
+    # round(1/q) steps per epoch: a tiny batch rate (5e-324 overflowed) or too many steps
+    # in all are refused before any work, naming the parameters
+    for q in (5e-324, 1e-300, 1e-7):
+        with pytest.raises(ValueError, match="batch_rate"):
+            sgd.dp_sgd(X, y, **{**good, "batch_rate": q})
+    with pytest.raises(ValueError, match="epochs"):
+        sgd.dp_sgd(X, y, **{**good, "epochs": 100_000, "batch_rate": 0.01})
+    assert sgd.dp_sgd(X, y, **{**good, "epochs": 2, "batch_rate": 0.25}).steps == 8
 
 
 def test_exported():

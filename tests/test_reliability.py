@@ -291,7 +291,6 @@ EXTREME_GAPS = {
     "outside_region-n_out=10**400": "dpteach/tradeoff.py " + _OVERFLOW,
     "outside_region-n_in=10**400": "dpteach/tradeoff.py " + _OVERFLOW,
     "tradeoff.clopper_pearson-n=10**400": "dpteach/tradeoff.py " + _OVERFLOW,
-    "dp_sgd-batch_rate=5e-324": "dpteach/dp_sgd.py: OverflowError for a tiny batch rate",
 }
 
 
