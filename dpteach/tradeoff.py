@@ -300,13 +300,18 @@ def attack_thresholds(out, in_, n=31, *, count=40):
     return np.unique(np.append(np.quantile(both, np.linspace(0.01, 0.99, n)), count + 0.5))
 
 
+#: the most trials clopper_pearson and outside_region accept: 2**53, beyond which float64
+#: no longer counts every trial exactly (10**400 raised OverflowError)
+_MAX_TRIALS = 2 ** 53
+
+
 def clopper_pearson(successes, n, level=1e-6):
     """Exact (Clopper-Pearson) two-sided interval for a binomial proportion, vectorised:
     [Beta(level/2; k, n-k+1), Beta(1-level/2; k+1, n-k)] quantiles, 0 and 1 at the ends.
     The same interval as scipy's binomtest(...).proportion_ci(method="exact") at
-    confidence 1 - level. Returns (low, high)."""
+    confidence 1 - level; n is at most 2**53. Returns (low, high)."""
     k = check_values("successes", successes)
-    n = check_positive_int(n, "n")
+    n = check_positive_int(n, "n", maximum=_MAX_TRIALS)
     level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
     if ((k < 0) | (k > n) | (k != np.round(k))).any():
         raise ValueError(f"successes must be whole numbers in [0, n = {n}]")
@@ -331,8 +336,8 @@ def outside_region(alpha, beta, n_out, n_in, epsilon, delta=0.0, *, level=1e-6):
     b = check_values("beta", beta)
     if ((b < 0) | (b > 1)).any():
         raise ValueError("beta must lie in [0, 1] (a type II error probability)")
-    n_out = check_positive_int(n_out, "n_out")
-    n_in = check_positive_int(n_in, "n_in")
+    n_out = check_positive_int(n_out, "n_out", maximum=_MAX_TRIALS)
+    n_in = check_positive_int(n_in, "n_in", maximum=_MAX_TRIALS)
     _, a_high = clopper_pearson(np.round(a * n_out), n_out, level)
     _, b_high = clopper_pearson(np.round(b * n_in), n_in, level)
     return np.asarray(b_high < tradeoff_curve(np.asarray(a_high), epsilon, delta))

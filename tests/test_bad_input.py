@@ -40,13 +40,10 @@ BAD_RNG = [np.random.RandomState(0), "seed", 1.5, True, object()]
 BAD_SIZE = [-1, 2.5, True, "5", NAN, INF, (2, -1), (2.5,), [3, "4"], 1j]
 
 
-# rows that fail today in modules owned elsewhere: "label-param" -> (reason, row indices).
-# They are xfails (not strict while their owners are fixing them: `pytest -rX` lists the
-# rows that pass now, whose entries should then be removed).
-_TRADEOFF = "dpteach/tradeoff.py (notebook 13) does not check this parameter yet"
+# rows that cannot pass yet: "label-param" -> (reason, row indices). Empty: every gap
+# found so far is fixed. An entry is a STRICT xfail, so a row that starts passing fails
+# the run until its entry is removed.
 KNOWN_GAPS = {
-    "outside_region-alpha": (_TRADEOFF + " (a list is accepted)", [10]),
-    "outside_region-beta": (_TRADEOFF + " (a list is accepted)", [10]),
 }
 
 
@@ -64,7 +61,7 @@ class Spec:
             for i, v in enumerate(values):
                 marks = ()
                 if gap and (gap[1] == "all" or i in gap[1]):
-                    marks = pytest.mark.xfail(strict=False, reason=gap[0])
+                    marks = pytest.mark.xfail(strict=True, reason=gap[0])
                 yield pytest.param(self.func, self.good, param, v, marks=marks,
                                    id=f"{label}-{param}-{i}:{_short(v)}")
 
@@ -188,6 +185,9 @@ BAD_EPS0 = BAD_REAL + [-1e-9]                                       # epsilon >=
 BAD_FRACTION_INPUT = ["1", True, None, [[0.5, 0.5]], [0.5, NAN], [0.5, -0.5], [0.7, 0.7]]
 BAD_WEIGHTS = BAD_FRACTION_INPUT[:-1] + [["0.5", "0.5"], [0.0, 0.0]]   # emd normalises weights
 BAD_COUNT_VEC = [v for v in BAD_COUNT if v != [3]]      # where arrays of counts are allowed
+# where arrays of probabilities are allowed: [1.0] is good there; bad arrays instead
+BAD_PROB_VEC = [v for v in BAD_PROB if not (isinstance(v, list) and v == [1.0])] + \
+    [[0.5, NAN], [0.5, 1.5], [-0.1]]
 BAD_INT0_VEC = [v for v in BAD_INT0 if v != [3]]
 NOT_NONE = [v for v in BAD_VALUES if v is not None]     # where None means "the default"
 BAD_SENS_OPTIONAL = [v for v in BAD_SENSITIVITY if v is not None]
@@ -528,7 +528,9 @@ SPECS += [
               noise=["cauchy", None], sensitivity_used=BAD_SENSITIVITY_POSITIVE,
               delta=BAD_DELTA_REQUIRED, rng=BAD_RNG + [-1])),
     Spec(_opt(tradeoff, "outside_region"), dict(alpha=0.1, beta=0.5, n_out=100, n_in=100, epsilon=1.0),
-         dict(alpha=BAD_PROB, beta=BAD_PROB, n_out=BAD_COUNT, n_in=BAD_COUNT,
+         # alpha and beta are vectorised on purpose (one point per measured test): the
+         # list [1.0] is a good input there, so the rows take BAD_PROB_VEC
+         dict(alpha=BAD_PROB_VEC, beta=BAD_PROB_VEC, n_out=BAD_COUNT, n_in=BAD_COUNT,
               epsilon=BAD_EPS0, delta=BAD_DELTA, level=BAD_PROB_OPEN)),
     Spec(_opt(tradeoff, "clopper_pearson"), dict(successes=3, n=10),
          dict(successes=BAD_INT0_VEC + [11], n=BAD_COUNT_VEC, level=BAD_PROB_OPEN),
@@ -931,11 +933,11 @@ def _panel_cases():
                 case = f"{name}-{p.name}-{i}:{_short(v)}"
                 marks = ()
                 if case in PANEL_GAPS:
-                    marks = pytest.mark.xfail(strict=False, reason=PANEL_GAPS[case])
+                    marks = pytest.mark.xfail(strict=True, reason=PANEL_GAPS[case])
                 yield pytest.param(builder, p.name, v, marks=marks, id=case)
 
 
-# builders that convert an argument before the control factory sees it (xfail, not strict;
+# builders that convert an argument before the control factory sees it (strict xfails;
 # empty: every builder now checks its arguments first)
 PANEL_GAPS = {
 }

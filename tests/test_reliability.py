@@ -280,17 +280,13 @@ def _extreme_cases():
                 case = f"{label}-{param}={x if x != 10 ** 400 else '10**400'}"
                 marks = ()
                 if case in EXTREME_GAPS:
-                    marks = pytest.mark.xfail(strict=False, reason=EXTREME_GAPS[case])
+                    marks = pytest.mark.xfail(strict=True, reason=EXTREME_GAPS[case])
                 yield pytest.param(spec.func, spec.good, param, x, marks=marks, id=case)
 
 
-# raw OverflowErrors today in modules owned elsewhere (xfail, not strict: `pytest -rX`
-# lists the ones fixed since, whose entries should then be removed)
-_OVERFLOW = "raises OverflowError for an integer beyond the float range"
+# extreme values that cannot be handled yet (strict xfails, so a fixed one fails the run
+# until its entry is removed). Empty: every raw OverflowError found so far is fixed.
 EXTREME_GAPS = {
-    "outside_region-n_out=10**400": "dpteach/tradeoff.py " + _OVERFLOW,
-    "outside_region-n_in=10**400": "dpteach/tradeoff.py " + _OVERFLOW,
-    "tradeoff.clopper_pearson-n=10**400": "dpteach/tradeoff.py " + _OVERFLOW,
 }
 
 

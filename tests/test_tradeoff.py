@@ -341,6 +341,25 @@ def test_empirical_tradeoff_counts_and_clopper_pearson():
         assert (lo, hi) == pytest.approx((ci.low, ci.high), abs=1e-12)
 
 
+def test_trial_counts_beyond_2_to_the_53_are_refused_by_name():
+    # 10**400 trials raised OverflowError inside scipy; now refused before any work
+    for call, name in [(lambda: tradeoff.clopper_pearson(3, 10 ** 400), "n"),
+                       (lambda: tradeoff.outside_region(0.1, 0.5, 10 ** 400, 100, 1.0), "n_out"),
+                       (lambda: tradeoff.outside_region(0.1, 0.5, 100, 2 ** 53 + 1, 1.0), "n_in")]:
+        with pytest.raises(ValueError, match=f"{name} must be an integer"):
+            call()
+    lo, hi = tradeoff.clopper_pearson(3, 2 ** 53)                 # the largest count taken
+    assert 0 < lo < 3 / 2 ** 53 < hi < 1e-14
+
+
+def test_outside_region_is_vectorised_over_points():
+    # alpha and beta are arrays of measured points (a list is a good input, not a gap)
+    # at eps = 1 the curve is 0.184 at alpha = 0.5 and 0.728 at alpha = 0.1
+    flags = tradeoff.outside_region([0.5, 0.1], [0.5, 0.5], 10_000, 10_000, 1.0)
+    assert flags.tolist() == [False, True]
+    assert tradeoff.outside_region([1.0], [0.0], 100, 100, 1.0).tolist() == [False]
+
+
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("eps", [0.3, 1.0, 2.0])
 def test_private_attack_stays_in_the_region(seed, eps):
