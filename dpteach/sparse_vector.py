@@ -107,6 +107,8 @@ def _draw(a, t, b_threshold, b_query, size, rng, *, fresh=False, stop=True):
     parts = []
     for start in range(0, size, chunk):
         m = min(chunk, size - start)
+        # the noise of above_threshold, for m runs at once (Lap(b) as numpy draws it, so
+        # that a scale that overflows to inf stays a simulation, not an error)
         rho = rng.laplace(0.0, b_threshold, size=(m, k) if fresh else (m, 1))
         nu = rng.laplace(0.0, b_query, size=(m, k)) if b_query > 0 else 0.0
         above = a[None, :] + nu >= t + rho
