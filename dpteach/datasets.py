@@ -143,6 +143,49 @@ def apple_buyers() -> pd.DataFrame:
 
 
 # -- linkage, similarity and skewness material (notebook 01) -----------------------------
+__all__ += ["skewed_table", "salary_groupings"]
+
+
+def skewed_table(class_size=50, class_share=0.5, *, n=10_000, positives=100, other_size=50):
+    """A table of ``n`` test results (``positives`` of them positive, 1%) in classes:
+    one class of ``class_size`` rows with about ``class_share`` positive, the rest in
+    classes of ``other_size`` with the remaining positives spread as evenly as possible.
+    The table behind notebook 01's skewness attack and its panel. Returns (table,
+    positives in the class)."""
+    import math
+
+    import numpy as np
+
+    from ._checks import check_positive_int, check_probability
+
+    n = check_positive_int(n, "n", maximum=10 ** 7)
+    class_size = check_positive_int(class_size, "class_size", maximum=n - 1 if n > 1 else 1)
+    class_share = check_probability(class_share, "class_share")
+    positives = check_positive_int(positives, "positives", maximum=n)
+    other_size = check_positive_int(other_size, "other_size", maximum=n)
+    if n - class_size < 1:
+        raise ValueError(f"class_size must be smaller than n = {n}, got {class_size}")
+    x = int(min(round(class_share * class_size), positives))
+    rest = n - class_size
+    n_other = math.ceil(rest / other_size)
+    cls = np.r_[np.zeros(class_size, int), 1 + np.arange(rest) // other_size]
+    result = np.zeros(n, bool)
+    result[:x] = True
+    # the other positives: one per class, round-robin over the other classes
+    others = class_size + (np.arange(positives - x) % n_other) * other_size \
+        + np.arange(positives - x) // n_other
+    result[others] = True
+    table = pd.DataFrame({"class": cls, "test": np.where(result, "positive", "negative")})
+    return table, x
+
+
+def salary_groupings():
+    """The two groupings of the 9 salaries in Li, Li & Venkatasubramanian 2007: the
+    seed's 3-diverse table (their Table 4) and their 0.167-close Table 5 (notebook 01)."""
+    return {"seed's 3-diverse table": salary_disease_3diverse(),
+            "regrouped (Li et al.'s Table 5)": salary_disease_regrouped()}
+
+
 __all__ += ["voter_list", "hospital_neighbours", "disease_categories", "synthetic_patients"]
 
 

@@ -466,6 +466,10 @@ SPECS += [
          dict(n=BAD_COUNT + [10 ** 400], prevalence=BAD_PROB, rng=BAD_RNG + [-1])),
     Spec(datasets.posted_price_revenue, dict(valuations=[1.0, 2.0], prices=[1.0, 1.5]),
          dict(valuations=BAD_VALUES, prices=BAD_VALUES)),
+    Spec(datasets.skewed_table, dict(class_size=50, class_share=0.5, n=1000, positives=10,
+                                     other_size=50),
+         dict(class_size=BAD_COUNT + [1000], class_share=BAD_PROB, n=BAD_COUNT + [10 ** 400],
+              positives=BAD_COUNT + [1001], other_size=BAD_COUNT)),
     # panel helpers (the builders are checked over REGISTRY below)
     Spec(p_choosing.error_curves, dict(eps_grid=[0.5, 1.0], delta=1e-5, count=50),
          dict(eps_grid=BAD_VALUES + [[0.0, 1.0]], delta=BAD_DELTA_REQUIRED, count=BAD_INT0)),

@@ -7,13 +7,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import matplotlib.colors
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .. import anonymity as an
 from .. import datasets
+from ..datasets import salary_groupings, skewed_table  # noqa: F401 - old import path
 from ..plots import PALETTE, label_axes, new_figure, note, set_band
 from ._base import Panel, checkbox, dropdown, float_slider, int_slider, register
 
@@ -191,25 +191,6 @@ def anonymity_generalizer(zip_digits=3, age_width=10, suppress_nationality=True)
                  name="anonymity_generalizer")
 
 
-def skewed_table(class_size=50, class_share=0.5, *, n=10_000, positives=100, other_size=50):
-    """A table of ``n`` test results (``positives`` of them positive, 1%) in classes:
-    one class of ``class_size`` rows with about ``class_share`` positive, the rest in
-    classes of ``other_size`` with the remaining positives spread as evenly as possible.
-    The computation behind the skewness panel. Returns (table, positives in the class)."""
-    x = int(min(round(class_share * class_size), positives))
-    rest = n - class_size
-    n_other = math.ceil(rest / other_size)
-    cls = np.r_[np.zeros(class_size, int), 1 + np.arange(rest) // other_size]
-    result = np.zeros(n, bool)
-    result[:x] = True
-    # the other positives: one per class, round-robin over the other classes
-    others = class_size + (np.arange(positives - x) % n_other) * other_size \
-        + np.arange(positives - x) // n_other
-    result[others] = True
-    table = pd.DataFrame({"class": cls, "test": np.where(result, "positive", "negative")})
-    return table, x
-
-
 @register("anonymity_skewness")
 def anonymity_skewness(class_share=0.5, class_size=50):
     """The skewness attack (Li, Li & Venkatasubramanian 2007): 1% of a 10,000-row table
@@ -256,13 +237,6 @@ def anonymity_skewness(class_share=0.5, class_size=50):
     return Panel(controls, fig, update, title="Skewness: ℓ-diverse but still revealing",
                  name="anonymity_skewness")
 
-
-
-def salary_groupings():
-    """The two groupings of the 9 salaries in Li, Li & Venkatasubramanian 2007: the
-    seed's 3-diverse table (their Table 4) and their 0.167-close Table 5."""
-    return {"seed's 3-diverse table": datasets.salary_disease_3diverse(),
-            "regrouped (Li et al.'s Table 5)": datasets.salary_disease_regrouped()}
 
 
 @register("anonymity_emd_salary")
