@@ -342,3 +342,17 @@ def joint_privacy_loss(r1, r2, gap1, gap2, scale1, scale2):
     s2 = check_sensitivity(scale2, "scale2", positive=True)
     out = (np.abs(a) - np.abs(a - g1)) / s1 + (np.abs(b) - np.abs(b - g2)) / s2
     return out.item() if np.ndim(out) == 0 else out
+
+
+# Rényi DP, zCDP and the exact Gaussian (notebook 16) live in dpteach.rdp; they are
+# reachable here too, as the design names them "accounting" functions. Loaded on first
+# use, so importing the accountant does not import scipy.optimize.
+_RDP_NAMES = ("gaussian_rdp", "subsampled_gaussian_rdp", "rdp_to_dp", "zcdp_to_dp",
+              "gaussian_epsilon", "RDPAccountant")
+
+
+def __getattr__(name):
+    if name in _RDP_NAMES:
+        from . import rdp
+        return getattr(rdp, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

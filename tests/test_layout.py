@@ -18,7 +18,7 @@ from dpteach import panels
 PACKAGE = pathlib.Path(dp.__file__).resolve().parent
 MAX_LINES = 600
 #: panel modules still being written; their builders join the explicit imports later
-PENDING_PANEL_MODULES = {"modern_accounting", "local", "dp_sgd"}
+PENDING_PANEL_MODULES = set()
 
 
 def _public_files():

@@ -307,3 +307,15 @@ def test_extreme_sigma_and_k_answer_or_refuse_clearly():
         rdp.gaussian_epsilon(1.0, 1e-5, k=10 ** 400)      # ε about 5e399
     with pytest.raises(ValueError, match="larger sigma"):
         rdp.gaussian_epsilon(1e-160, 1e-5)                # μ² overflows
+
+
+def test_the_accounting_names_are_reachable_from_dp_accounting():
+    """DESIGN: the notebook-16 names are dp.NAME and dp.accounting.NAME, the same objects."""
+    import dpteach as dp
+    from dpteach import accounting, rdp
+
+    for name in ("gaussian_rdp", "subsampled_gaussian_rdp", "rdp_to_dp", "zcdp_to_dp",
+                 "gaussian_epsilon", "RDPAccountant"):
+        assert getattr(accounting, name) is getattr(rdp, name) is getattr(dp, name)
+    with pytest.raises(AttributeError):
+        accounting.no_such_accountant

@@ -24,8 +24,11 @@ from .exponential import (exponential_apples, exponential_half_ratio, exponentia
 from .first_taste import first_taste_count
 from .gaussian import (gaussian_privacy_loss, gaussian_sigma_vs_epsilon,
                        gaussian_vs_laplace_queries)
+from .dp_sgd import dp_sgd_attack
 from .laplace import (laplace_density, laplace_histogram, laplace_privacy_loss,
                       laplace_tail_vs_samples)
+from .local import local_vs_central
+from .modern_accounting import accounting_five_ways, accounting_subsampling
 from .properties import group_privacy_loss, parallel_histogram, postprocessing
 from .reconstruction import (reconstruction_dp_defence, reconstruction_exhaustive,
                              reconstruction_random_queries)
