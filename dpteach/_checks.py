@@ -209,3 +209,12 @@ def release_shape(size, value_shape) -> tuple:
     if isinstance(size, tuple):
         return size + tuple(value_shape)
     return (size,) + tuple(value_shape)
+
+
+def check_range(lower, upper) -> tuple:
+    """A clamping or clipping range: finite reals with lower < upper. Returns (lower, upper)."""
+    lo = check_real("lower", lower)
+    hi = check_real("upper", upper)
+    if lo >= hi:
+        raise ValueError(f"lower must be < upper, got lower={lo:g}, upper={hi:g}")
+    return lo, hi

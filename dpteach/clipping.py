@@ -23,7 +23,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._checks import (check_epsilon, check_positive_int, check_probability, check_real, check_rng,
-                      check_size,
+                      check_range, check_size,
                       check_values)
 from .mechanisms import clamped_sum, exponential_mechanism, exponential_probabilities, laplace_mechanism
 
@@ -42,11 +42,7 @@ __all__ = [
 
 def clip_range(lower, upper):
     """Check a clipping range: finite reals with lower < upper. Returns (lower, upper)."""
-    lo = check_real("lower", lower)
-    hi = check_real("upper", upper)
-    if lo >= hi:
-        raise ValueError(f"lower must be < upper, got lower={lo:g}, upper={hi:g}")
-    return lo, hi
+    return check_range(lower, upper)
 
 
 def clipped_mean_noise_scales(lower, upper, epsilon):

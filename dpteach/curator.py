@@ -18,7 +18,7 @@ import threading
 import numpy as np
 import pandas as pd
 
-from ._checks import check_delta, check_epsilon, check_real, check_rng
+from ._checks import check_delta, check_epsilon, check_range, check_real, check_rng
 from .accounting import PrivacyAccountant
 from .mechanisms import laplace_mechanism
 
@@ -239,11 +239,7 @@ class Curator:
 
     @staticmethod
     def _bounds(lower, upper):
-        lo = check_real("lower", lower)
-        hi = check_real("upper", upper)
-        if lo >= hi:
-            raise ValueError(f"lower must be < upper, got lower={lo:g}, upper={hi:g}")
-        return lo, hi
+        return check_range(lower, upper)
 
     # steps that look at the private rows (run after the charge; a failure keeps it)
     def _values(self, column, eps):

@@ -168,6 +168,18 @@ def postprocess_laplace(value, scale, f="identity", *, step=1.0, lower=0.0, uppe
     """
     value = check_real("value", value)
     scale = check_real("scale", scale, low=0.0, low_open=True)
+    step, lower, upper, threshold = _check_postprocessing(f, step, lower, upper, threshold)
+    _check_cells(f, value, value, scale, step)
+    if grid is None:
+        grid = np.linspace(value - 12 * scale, value + 12 * scale, 801)
+    grid = check_values("grid", grid)
+    return _law(value, scale, f, step, lower, upper, threshold, grid)
+
+
+
+def _check_postprocessing(f, step, lower, upper, threshold):
+    """Check a post-processing's name and parameters; returns (step, lower, upper,
+    threshold) as floats."""
     if not isinstance(f, str) or f not in POSTPROCESSINGS:
         raise ValueError(f"f must be one of {POSTPROCESSINGS}, got {f!r}")
     step = check_real("step", step, low=0.0, low_open=True)
@@ -175,13 +187,7 @@ def postprocess_laplace(value, scale, f="identity", *, step=1.0, lower=0.0, uppe
     upper = check_real("upper", upper)
     if f == "clamp" and not lower < upper:
         raise ValueError(f"lower must be below upper, got lower={lower}, upper={upper}")
-    threshold = check_real("threshold", threshold)
-    _check_cells(f, value, value, scale, step)
-    if grid is None:
-        grid = np.linspace(value - 12 * scale, value + 12 * scale, 801)
-    grid = check_values("grid", grid)
-    return _law(value, scale, f, step, lower, upper, threshold, grid)
-
+    return step, lower, upper, check_real("threshold", threshold)
 
 def _laplace_loss(r, v1, v2, b):
     """ln p(r | v1)/p(r | v2) for Lap(b) densities centred at v1 and v2 (closed form)."""
@@ -206,14 +212,7 @@ def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, u
     v1 = check_real("value1", value1)
     v2 = check_real("value2", value2)
     b = check_real("scale", scale, low=0.0, low_open=True)
-    if not isinstance(f, str) or f not in POSTPROCESSINGS:
-        raise ValueError(f"f must be one of {POSTPROCESSINGS}, got {f!r}")
-    step = check_real("step", step, low=0.0, low_open=True)
-    lower = check_real("lower", lower)
-    upper = check_real("upper", upper)
-    if f == "clamp" and not lower < upper:
-        raise ValueError(f"lower must be below upper, got lower={lower}, upper={upper}")
-    threshold = check_real("threshold", threshold)
+    step, lower, upper, threshold = _check_postprocessing(f, step, lower, upper, threshold)
     _check_cells(f, min(v1, v2), max(v1, v2), b, step)
     if f == "identity":
         return abs(v1 - v2) / b
