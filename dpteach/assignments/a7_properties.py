@@ -1,0 +1,331 @@
+"""A7 · Properties of DP and the hypothesis-testing view (graded tasks).
+
+Every task runs the student's functions on inputs the check draws itself, and compares
+with the kit's own functions computed in the grader (which the student's functions must
+not call: a call is noticed while the check runs):
+
+* Task 1 (2 points) ``group_epsilon_delta(epsilon, delta, k)`` -> (kε, k·e^((k−1)ε)·δ),
+  the group-privacy guarantee for datasets k people apart [DR14 Theorem 2.2], compared
+  with :func:`dpteach.group_privacy` at hidden (ε, δ, k).
+* Task 2 (2 points) ``parallel_cost(epsilons)`` and ``sequential_cost(epsilons)``: the
+  total ε of mechanisms run on disjoint partitions (the largest ε, [McSherry 2009]) and on
+  the same data (the sum, basic composition [DR14 Theorem 3.16]), on hidden lists.
+* Task 3 (2 points) ``tradeoff_beta(alpha, epsilon, delta)``: the smallest type II error
+  max(0, 1 − δ − e^ε α, e^−ε (1 − δ − α)) an (ε, δ)-DP mechanism allows [Kairouz, Oh &
+  Viswanath 2015, Theorem 2.1], vectorised, on a hidden α grid at hidden (ε, δ), compared
+  with :func:`dpteach.tradeoff_curve`.
+* Task 4 (2 points) ``membership_test_errors(scores_out, scores_in, threshold)`` ->
+  (α, β) of the test "say IN when the score exceeds the threshold", counted exactly on
+  hidden integer scores with ties at the threshold, compared with
+  :func:`dpteach.empirical_tradeoff`.
+
+Notebook: notebooks/solutions/A7_properties_and_testing.ipynb (with notebooks 12 and 13).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import Task
+from ._student import call, early, fail, float_array, forbid, g, is_unsolved, number, ok, UNSOLVED
+
+
+def _pair(value):
+    """A pair of finite numbers as a list, or None."""
+    try:
+        if isinstance(value, (str, bytes, dict)) or len(value) != 2:
+            return None
+        pair = [number(v) for v in value]
+    except TypeError:
+        return None
+    return None if None in pair else pair
+
+
+def _run(fn, argsets, read, forbidden):
+    """Call fn on each argument tuple under :class:`forbid`: {"values": [...], "used": [...]}
+    (read(value), or the value's repr where read gives None), or the first problem."""
+    if is_unsolved(fn):
+        return dict(UNSOLVED)
+    out = []
+    with forbid(*forbidden, code=[fn]) as guard:
+        for args in argsets:
+            value, problem = call(fn, *args)
+            if problem is not None:
+                return problem
+            v = read(value)
+            out.append(v if v is not None else repr(value)[:80])
+    return {"values": out, "used": list(guard.used)}
+
+
+def _values(key, data, n, hint, shortcut):
+    """(values, None) or (None, Feedback) for data from :func:`_run`."""
+    bad = early(key, data, hint)
+    if bad is not None:
+        return None, bad
+    used = data.get("used")
+    if isinstance(used, list) and used:
+        return None, fail(key, f"your function calls {', '.join(str(u) for u in used)[:120]}; "
+                               f"the task is to write the formula yourself. Hint: {shortcut}",
+                          "library")
+    found = data.get("values")
+    if not isinstance(found, list) or len(found) != n:
+        return None, fail(key, "the check's data is malformed.", "malformed")
+    return found, None
+
+
+# ------------------------------------------------------------------ Task 1
+_T1_FORBID = ("dpteach:group_privacy", "dpteach.properties:group_privacy")
+
+
+def _t1_request(rng):
+    cases = [{"epsilon": float(np.round(rng.uniform(0.05, 1.0), 4)),
+              "delta": float(10 ** rng.uniform(-9, -4)),
+              "k": int(rng.integers(2, 12))} for _ in range(4)]
+    from ..properties import group_privacy
+    return {"cases": cases}, {"expected": [list(group_privacy(c["epsilon"], c["delta"], c["k"]))
+                                           for c in cases]}
+
+
+def _t1_collect(answers, req):
+    return _run(answers.get("group_epsilon_delta"),
+                [(c["epsilon"], c["delta"], c["k"]) for c in req["cases"]], _pair, _T1_FORBID)
+
+
+def _t1_judge(data, req, truth):
+    key = "Task 1"
+    expected = truth.get("expected", [])
+    found, bad = _values(key, data, len(expected), "Hint: return the pair (epsilon_k, delta_k).",
+                         "(k·ε, k·e^((k−1)ε)·δ).")
+    if bad is not None:
+        return bad
+    for c, f, (e_eps, e_delta) in zip(req["cases"], found, expected):
+        eps, delta, k = c["epsilon"], c["delta"], c["k"]
+        text = f"group_epsilon_delta({g(eps)}, {g(delta, 3)}, {k})"
+        if not isinstance(f, list):
+            return fail(key, f"{text} returned {f!r}; expected a pair of numbers "
+                             "(epsilon_k, delta_k).", "type")
+        f_eps, f_delta = f
+        if not math.isclose(f_eps, e_eps, rel_tol=1e-9):
+            return fail(key, f"{text}: ε_k = {g(f_eps, 8)}, expected {g(e_eps, 8)}. Hint: each of "
+                             "the k steps from one dataset to the other costs ε.", "epsilon")
+        if not math.isclose(f_delta, e_delta, rel_tol=1e-9, abs_tol=1e-300):
+            twins = {"k·δ (the δ's of the k steps add, but each is also multiplied by the "
+                     "e^ε of the later steps)": k * delta,
+                     "e^(kε)·δ": math.exp(k * eps) * delta,
+                     "k·e^(kε)·δ (the last step's δ is not multiplied)":
+                         k * math.exp(k * eps) * delta,
+                     "δ (δ grows with k)": delta}
+            hint = next((f" You returned {name}." for name, v in twins.items()
+                         if math.isclose(f_delta, v, rel_tol=1e-6)), "")
+            return fail(key, f"{text}: δ_k = {g(f_delta, 6)}, expected {g(e_delta, 6)}.{hint} "
+                             "Hint: δ·(1 + e^ε + … + e^((k−1)ε)) ≤ k·e^((k−1)ε)·δ.", "delta")
+    c, (e_eps, e_delta) = req["cases"][-1], expected[-1]
+    return ok(key, f"correct on {len(expected)} hidden (ε, δ, k); e.g. a ({g(c['epsilon'])}, "
+                   f"{g(c['delta'], 3)})-DP mechanism protects groups of {c['k']} at "
+                   f"({g(e_eps)}, {g(e_delta, 3)}): δ grows exponentially in the group size.")
+
+
+# ------------------------------------------------------------------ Task 2
+_T2_FORBID = ("dpteach:parallel_composition", "dpteach.properties:parallel_composition",
+              "dpteach:basic_composition", "dpteach.accounting:basic_composition",
+              "dpteach:parallel_costs", "dpteach.properties:parallel_costs")
+
+
+def _t2_request(rng):
+    lists = [[float(v) for v in np.round(rng.uniform(0.01, 2.0, int(size)), 3)]
+             for size in (rng.integers(2, 6), rng.integers(6, 20), rng.integers(20, 60))]
+    lists.append([float(rng.choice([0.1, 0.25, 0.5]))] * int(rng.integers(3, 40)))
+    lists = [lists[i] for i in rng.permutation(len(lists))]
+    return {"lists": lists}, {"parallel": [max(v) for v in lists],
+                              "sequential": [math.fsum(v) for v in lists]}
+
+
+def _t2_collect(answers, req):
+    out = {}
+    for name in ("parallel_cost", "sequential_cost"):
+        part = _run(answers.get(name), [(list(v),) for v in req["lists"]], number, _T2_FORBID)
+        if "values" not in part:
+            return part
+        out[name] = part["values"]
+        out.setdefault("used", [])
+        out["used"] += [u for u in part["used"] if u not in out["used"]]
+    return out
+
+
+def _t2_judge(data, req, truth):
+    key = "Task 2"
+    bad = early(key, data, "Hint: each function returns one number.")
+    if bad is not None:
+        return bad
+    used = data.get("used")
+    if isinstance(used, list) and used:
+        return fail(key, f"your functions call {', '.join(str(u) for u in used)[:120]}; the task "
+                         "is to combine the ε's yourself.", "library")
+    lists = req["lists"]
+    for name, rule, exp in (("parallel_cost", "disjoint partitions: one person is in one part "
+                             "only, so the total is the largest ε", truth.get("parallel", [])),
+                            ("sequential_cost", "the same data: basic composition adds the ε's",
+                             truth.get("sequential", []))):
+        found = data.get(name)
+        if not isinstance(found, list) or len(found) != len(exp):
+            return fail(key, "the check's data is malformed.", "malformed")
+        for v_list, f, e in zip(lists, found, exp):
+            shown = (f"[{v_list[0]:g}] × {len(v_list)}" if len(set(v_list)) == 1 else
+                     f"{v_list[:5]}{'…' if len(v_list) > 5 else ''} ({len(v_list)} values)")
+            v = number(f)
+            if v is None:
+                return fail(key, f"{name}({shown}) returned {f!r}; expected one number.", "type")
+            if not math.isclose(v, e, rel_tol=1e-9, abs_tol=1e-12):
+                other = (" That is the sum: sequential composition." if name == "parallel_cost"
+                         and math.isclose(v, math.fsum(v_list), rel_tol=1e-9) else
+                         " That is the largest ε: parallel composition, which needs disjoint "
+                         "data." if name == "sequential_cost" and math.isclose(v, max(v_list))
+                         else "")
+                return fail(key, f"{name}({shown}) returned {g(v, 8)}, expected {g(e, 8)}."
+                                 f"{other} Hint: {rule}.", name)
+    i = int(np.argmax([len(v) for v in lists]))
+    return ok(key, f"correct on {len(lists)} hidden lists; e.g. {len(lists[i])} mechanisms cost "
+                   f"ε = {g(truth['parallel'][i])} on disjoint partitions but "
+                   f"{g(truth['sequential'][i])} on the same data.")
+
+
+# ------------------------------------------------------------------ Task 3
+_T3_FORBID = ("dpteach:tradeoff_curve", "dpteach.tradeoff:tradeoff_curve",
+              "dpteach:advantage_bound", "dpteach.tradeoff:advantage_bound")
+
+
+def _t3_request(rng):
+    cases = []
+    for delta in (0.0, float(10 ** rng.uniform(-3, -1))):
+        grid = np.sort(np.concatenate([[0.0, 1.0], rng.uniform(0, 1, int(rng.integers(30, 60)))]))
+        cases.append({"alpha": [float(a) for a in grid],
+                      "epsilon": float(np.round(rng.uniform(0.1, 2.5), 3)), "delta": delta})
+    from ..tradeoff import tradeoff_curve
+    return {"cases": cases}, {"expected": [
+        np.asarray(tradeoff_curve(np.array(c["alpha"]), c["epsilon"], c["delta"]), float).tolist()
+        for c in cases]}
+
+
+def _t3_collect(answers, req):
+    return _run(answers.get("tradeoff_beta"),
+                [(np.array(c["alpha"]), c["epsilon"], c["delta"]) for c in req["cases"]],
+                lambda v: _array_or_none(v), _T3_FORBID)
+
+
+def _array_or_none(v):
+    arr = float_array(v)
+    return None if arr is None else arr
+
+
+def _t3_judge(data, req, truth):
+    key = "Task 3"
+    expected = truth.get("expected", [])
+    found, bad = _values(key, data, len(expected), "Hint: use np.maximum on arrays.",
+                         "β = max(0, 1 − δ − e^ε α, e^−ε (1 − δ − α)).")
+    if bad is not None:
+        return bad
+    for c, f, e in zip(req["cases"], found, expected):
+        a, e = np.asarray(c["alpha"], float), np.asarray(e, float)
+        text = (f"tradeoff_beta(alpha grid of {a.size}, ε = {g(c['epsilon'])}, "
+                f"δ = {g(c['delta'], 3)})")
+        arr = float_array(f, shape=a.shape)
+        if arr is None:
+            return fail(key, f"{text} returned {str(f)[:80]}; expected an array of {a.size} finite "
+                             "numbers, one β per α (vectorise with numpy).", "type")
+        if not np.allclose(arr, e, rtol=1e-9, atol=1e-12):
+            i = int(np.argmax(np.abs(arr - e)))
+            eps, d = c["epsilon"], c["delta"]
+            one = np.maximum(0, 1 - d - math.exp(eps) * a)
+            hint = (" Only the first line 1 − δ − e^ε α: the second, e^−ε (1 − δ − α), comes from "
+                    "swapping the roles of the two datasets." if np.allclose(arr, one, atol=1e-9)
+                    else " Did you leave out δ?" if np.allclose(
+                        arr, np.maximum.reduce([0 * a, 1 - math.exp(eps) * a,
+                                                math.exp(-eps) * (1 - a)]), atol=1e-9) else "")
+            return fail(key, f"{text}: at α = {g(a[i])} you returned β = {g(arr[i], 8)}, expected "
+                             f"{g(e[i], 8)}.{hint} Hint: β = max(0, 1 − δ − e^ε α, "
+                             "e^−ε (1 − δ − α)).", "wrong")
+    c = req["cases"][0]
+    least = max(0, 1 - math.exp(c["epsilon"]) * .05, math.exp(-c["epsilon"]) * .95)
+    return ok(key, f"correct on {sum(len(c['alpha']) for c in req['cases'])} hidden α's at two "
+                   f"hidden (ε, δ); e.g. at ε = {g(c['epsilon'])}, δ = 0 an attacker who falsely "
+                   f"accuses 5% must miss at least "
+                   f"{g(least, 3)}.")
+
+
+# ------------------------------------------------------------------ Task 4
+_T4_FORBID = ("dpteach:empirical_tradeoff", "dpteach.tradeoff:empirical_tradeoff")
+
+
+def _t4_request(rng):
+    cases = []
+    for _ in range(3):
+        count, eps = int(rng.integers(10, 60)), float(rng.choice([0.3, 0.5, 1.0, 2.0]))
+        n_out, n_in = int(rng.integers(200, 900)), int(rng.integers(200, 900))
+        out = np.round(count + rng.laplace(0, 1 / eps, n_out))
+        in_ = np.round(count + 1 + rng.laplace(0, 1 / eps, n_in))
+        threshold = float(rng.choice(np.concatenate([out, in_])))      # ties at the threshold
+        cases.append({"scores_out": out.astype(int).tolist(), "scores_in": in_.astype(int).tolist(),
+                      "threshold": threshold})
+    from ..tradeoff import empirical_tradeoff
+    exp = []
+    for c in cases:
+        a, b = empirical_tradeoff(np.array(c["scores_out"], float), np.array(c["scores_in"], float),
+                                  np.array([c["threshold"]]))
+        exp.append([float(a[0]), float(b[0])])
+    return {"cases": cases}, {"expected": exp}
+
+
+def _t4_collect(answers, req):
+    return _run(answers.get("membership_test_errors"),
+                [(np.array(c["scores_out"], float), np.array(c["scores_in"], float),
+                  c["threshold"]) for c in req["cases"]], _pair, _T4_FORBID)
+
+
+def _t4_judge(data, req, truth):
+    key = "Task 4"
+    expected = truth.get("expected", [])
+    found, bad = _values(key, data, len(expected), "Hint: return the pair (alpha, beta).",
+                         "α = mean(scores_out > t), β = mean(scores_in <= t).")
+    if bad is not None:
+        return bad
+    for c, f, (ea, eb) in zip(req["cases"], found, expected):
+        out, in_, t = (np.asarray(c["scores_out"], float), np.asarray(c["scores_in"], float),
+                       float(c["threshold"]))
+        text = (f"membership_test_errors({out.size} OUT scores, {in_.size} IN scores, "
+                f"threshold={g(t)})")
+        if not isinstance(f, list):
+            return fail(key, f"{text} returned {f!r}; expected a pair of numbers (alpha, beta).",
+                        "type")
+        fa, fb = f
+        if math.isclose(fa, ea, abs_tol=1e-12) and math.isclose(fb, eb, abs_tol=1e-12):
+            continue
+        twins = {"α and β swapped": (eb, ea),
+                 "'≥ threshold' instead of '> threshold' (a score equal to the threshold must "
+                 "count as OUT)": (float(np.mean(out >= t)), float(np.mean(in_ < t))),
+                 "β as the fraction of IN scores above the threshold (that is 1 − β, the power)":
+                     (ea, 1 - eb),
+                 "counts instead of fractions": (ea * out.size, eb * in_.size)}
+        hint = next((f" That looks like {name}." for name, (x, y) in twins.items()
+                     if math.isclose(fa, x, abs_tol=1e-12) and math.isclose(fb, y, abs_tol=1e-12)),
+                    "")
+        return fail(key, f"{text} returned (α, β) = ({g(fa, 6)}, {g(fb, 6)}), expected "
+                         f"({g(ea, 6)}, {g(eb, 6)}).{hint} Hint: α is the fraction of OUT scores "
+                         "the test calls IN (score > threshold), β the fraction of IN scores it "
+                         "calls OUT.", "wrong")
+    ea, eb = expected[0]
+    return ok(key, f"correct on {len(expected)} hidden score samples (with ties at the threshold); "
+                   f"e.g. α = {g(ea, 4)}, β = {g(eb, 4)}.")
+
+
+TASKS = [
+    Task("Task 1", 2, ("group_epsilon_delta",), _t1_request, _t1_collect, _t1_judge,
+         title="group privacy"),
+    Task("Task 2", 2, ("parallel_cost", "sequential_cost"), _t2_request, _t2_collect, _t2_judge,
+         title="parallel versus sequential composition"),
+    Task("Task 3", 2, ("tradeoff_beta",), _t3_request, _t3_collect, _t3_judge,
+         title="the (ε, δ) trade-off curve"),
+    Task("Task 4", 2, ("membership_test_errors",), _t4_request, _t4_collect, _t4_judge,
+         title="the errors of a membership test"),
+]

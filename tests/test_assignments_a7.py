@@ -1,0 +1,223 @@
+"""A7 (properties of DP, the hypothesis-testing view): model solutions pass on many seeds,
+stubs are unsolved, copy-cheats and the classic slips fail, judges survive garbage, data
+survives JSON."""
+
+import math
+
+import numpy as np
+import pytest
+
+import dpteach as dp
+from dpteach import assignments
+
+
+def _tasks():
+    return {t.key: t for t in assignments.tasks("A7")}
+
+
+def run(key, seed, **answers):
+    task = _tasks()[key]
+    req, truth = task.request(np.random.default_rng(seed))
+    data = task.collect(answers, req)
+    data = assignments.loads(assignments.dumps(data))        # as make grade moves it
+    return task.judge(data, req, truth)
+
+
+# ------------------------------------------------------------------ model solutions
+def group_epsilon_delta(epsilon, delta, k):
+    return k * epsilon, k * math.exp((k - 1) * epsilon) * delta
+
+
+def parallel_cost(epsilons):
+    return max(epsilons)
+
+
+def sequential_cost(epsilons):
+    return sum(epsilons)
+
+
+def tradeoff_beta(alpha, epsilon, delta):
+    a = np.asarray(alpha, dtype=float)
+    return np.maximum.reduce([np.zeros_like(a), 1 - delta - np.exp(epsilon) * a,
+                              np.exp(-epsilon) * (1 - delta - a)])
+
+
+def membership_test_errors(scores_out, scores_in, threshold):
+    return (float(np.mean(np.asarray(scores_out) > threshold)),
+            float(np.mean(np.asarray(scores_in) <= threshold)))
+
+
+MODEL = {"Task 1": {"group_epsilon_delta": group_epsilon_delta},
+         "Task 2": {"parallel_cost": parallel_cost, "sequential_cost": sequential_cost},
+         "Task 3": {"tradeoff_beta": tradeoff_beta},
+         "Task 4": {"membership_test_errors": membership_test_errors}}
+
+
+def test_tasks_and_points():
+    tasks = _tasks()
+    assert list(tasks) == ["Task 1", "Task 2", "Task 3", "Task 4"]
+    assert sum(t.points for t in tasks.values()) == 8
+    assert "A7" in assignments.ASSIGNMENTS
+    keys = list(assignments.ASSIGNMENTS)
+    assert keys == sorted(keys, key=lambda k: int(k[1:]))
+
+
+@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("key", list(MODEL))
+def test_model_passes(key, seed):
+    fb = run(key, seed, **MODEL[key])
+    assert fb.passed, fb.message
+    assert fb.message.startswith(key + ":")
+
+
+def test_check_in_a_notebook_passes():
+    fb = dp.assignments.check("A7", "Task 3", tradeoff_beta=tradeoff_beta)
+    assert fb.passed, fb.message
+
+
+# ------------------------------------------------------------------ stubs
+@pytest.mark.parametrize("key", list(MODEL))
+def test_stubs_are_not_yet_solved(key):
+    def stub(*args):
+        return None
+    for answer in (None, stub, ...):
+        answers = {name: answer for name in MODEL[key]}
+        fb = run(key, 0, **answers)
+        assert not fb.passed and fb.solved is False and "not yet solved" in fb.message
+
+
+def test_task2_half_solved_is_not_yet_solved():
+    fb = run("Task 2", 0, parallel_cost=parallel_cost, sequential_cost=None)
+    assert not fb.passed and fb.solved is False
+
+
+# ------------------------------------------------------------------ calling the kit
+def test_calling_the_kit_fails():
+    cheats = {
+        "Task 1": {"group_epsilon_delta": lambda e, d, k: dp.group_privacy(e, d, k)},
+        "Task 2": {"parallel_cost": lambda v: dp.parallel_composition(v)[0],
+                   "sequential_cost": sequential_cost},
+        "Task 3": {"tradeoff_beta": lambda a, e, d: dp.tradeoff_curve(a, e, d)},
+        "Task 4": {"membership_test_errors": lambda o, i, t: tuple(
+            x[0] for x in dp.tradeoff.empirical_tradeoff(o, i, [t]))},
+    }
+    for key, answers in cheats.items():
+        fb = run(key, 1, **answers)
+        assert not fb.passed and "yourself" in fb.message, (key, fb.message)
+    # the answer IS the helper, or the helper imported by name
+    fb = run("Task 3", 2, tradeoff_beta=dp.tradeoff_curve)
+    assert not fb.passed and "yourself" in fb.message
+    ns = {"curve": dp.tradeoff.tradeoff_curve}
+    exec("def via_name(a, e, d):\n    return curve(a, e, d)\n", ns)
+    fb = run("Task 3", 2, tradeoff_beta=ns["via_name"])
+    assert not fb.passed and "yourself" in fb.message
+    assert ns["curve"] is dp.tradeoff.tradeoff_curve
+    assert dp.tradeoff_curve is dp.tradeoff.tradeoff_curve
+    fb = run("Task 2", 2, parallel_cost=parallel_cost,
+             sequential_cost=lambda v: dp.basic_composition(v)[0])
+    assert not fb.passed and "yourself" in fb.message
+
+
+# ------------------------------------------------------------------ cheats and slips
+@pytest.mark.parametrize("slip, word", [
+    (lambda e, d, k: (k * e, k * d), "k·δ"),
+    (lambda e, d, k: (k * e, math.exp(k * e) * d), "e^(kε)·δ"),
+    (lambda e, d, k: (k * e, k * math.exp(k * e) * d), "last step"),
+    (lambda e, d, k: (k * e, d), "grows"),
+    (lambda e, d, k: (e, k * math.exp((k - 1) * e) * d), "ε_k"),
+    (lambda e, d, k: (0.8, 2.7e-6), "expected"),               # a value from the notebook
+    (lambda e, d, k: k * e, "pair"),
+    (lambda e, d, k: (k * e, float("nan")), "pair"),
+])
+def test_task1_slips_fail(slip, word):
+    for seed in range(5):
+        fb = run("Task 1", seed, group_epsilon_delta=slip)
+        assert not fb.passed and fb.solved is not False and word in fb.message, fb.message
+
+
+@pytest.mark.parametrize("par, seq, word", [
+    (sequential_cost, sequential_cost, "the sum"),
+    (parallel_cost, parallel_cost, "largest ε"),
+    (sequential_cost, parallel_cost, "the sum"),                         # swapped
+    (lambda v: len(v) * v[0], sequential_cost, "expected"),
+    (lambda v: 1.0, lambda v: 1.0, "expected"),
+    (lambda v: np.mean(v), sequential_cost, "expected"),
+    (parallel_cost, lambda v: "sum", "one number"),
+])
+def test_task2_slips_fail(par, seq, word):
+    for seed in range(5):
+        fb = run("Task 2", seed, parallel_cost=par, sequential_cost=seq)
+        assert not fb.passed and word in fb.message, fb.message
+
+
+def _first_line_only(alpha, epsilon, delta):
+    a = np.asarray(alpha, float)
+    return np.maximum(0, 1 - delta - np.exp(epsilon) * a)
+
+
+def _no_delta(alpha, epsilon, delta):
+    return tradeoff_beta(alpha, epsilon, 0.0)
+
+
+@pytest.mark.parametrize("slip, word", [
+    (_first_line_only, "swapping"),
+    (_no_delta, "δ"),
+    (lambda a, e, d: tradeoff_beta(a, e / 2, d), "expected"),
+    (lambda a, e, d: 1 - np.asarray(a), "expected"),                    # eps = 0
+    (lambda a, e, d: float(tradeoff_beta(0.01, e, d)), "array"),        # a scalar
+    (lambda a, e, d: [tradeoff_beta(x, e, d) for x in a][:-1], "array"),
+    (lambda a, e, d: np.full(np.shape(a), np.nan), "array"),
+])
+def test_task3_slips_fail(slip, word):
+    for seed in range(5):
+        fb = run("Task 3", seed, tradeoff_beta=slip)
+        assert not fb.passed and word in fb.message, fb.message
+
+
+@pytest.mark.parametrize("slip, word", [
+    (lambda o, i, t: membership_test_errors(o, i, t)[::-1], "swapped"),
+    (lambda o, i, t: (float(np.mean(o >= t)), float(np.mean(i < t))), "≥"),
+    (lambda o, i, t: (float(np.mean(o > t)), float(np.mean(i > t))), "power"),
+    (lambda o, i, t: (int(np.sum(o > t)), int(np.sum(i <= t))), "counts"),
+    (lambda o, i, t: (0.0, 0.0), "expected"),
+    (lambda o, i, t: (0.05, 0.5), "expected"),
+    (lambda o, i, t: "IN", "pair"),
+])
+def test_task4_slips_fail(slip, word):
+    for seed in range(5):
+        fb = run("Task 4", seed, membership_test_errors=slip)
+        assert not fb.passed and word in fb.message, fb.message
+
+
+def test_task4_ties_at_the_threshold_are_present():
+    for seed in range(20):
+        req, _ = _tasks()["Task 4"].request(np.random.default_rng(seed))
+        assert any(np.any(np.array(c["scores_out"] + c["scores_in"]) == c["threshold"])
+                   for c in req["cases"])
+
+
+def test_errors_are_reported_not_raised():
+    def boom(*args):
+        raise ZeroDivisionError("oops")
+    for key, names in MODEL.items():
+        fb = run(key, 0, **{n: boom for n in names})
+        assert not fb.passed and fb.solved is not False and "ZeroDivisionError" in fb.message
+        fb = run(key, 0, **{n: 42 for n in names})
+        assert not fb.passed and "function" in fb.message
+
+
+# ------------------------------------------------------------------ garbage data
+GARBAGE = [None, {}, [], "x", 3, float("nan"), {"values": None}, {"values": [None] * 4},
+           {"values": ["x", [1], {"a": 1}, float("nan")]}, {"values": [[1, 2]] * 10},
+           {"values": [np.full(3, np.nan)] * 2}, {"used": "x", "values": []},
+           {"parallel_cost": [None] * 4, "sequential_cost": "x"}, {"error": None},
+           {"unsolved": "yes"}, {"values": [[float("nan"), 1.0]] * 4, "used": []}]
+
+
+@pytest.mark.parametrize("key", list(MODEL))
+def test_judge_never_raises_on_garbage(key):
+    task = _tasks()[key]
+    req, truth = task.request(np.random.default_rng(0))
+    for data in GARBAGE:
+        fb = task.judge(data, req, truth)
+        assert not fb.passed and fb.message.startswith(key)
