@@ -41,6 +41,7 @@ ASSIGNMENTS = {
     "A5": "a5_exponential",
     "A6": "a6_auditing",
     "A7": "a7_properties",
+    "A8": "a8_clipping_svt",
     "A9": "a9_dp_sgd",
 }
 
