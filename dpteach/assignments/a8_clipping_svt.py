@@ -155,7 +155,9 @@ def _t1_judge(data, req, truth):
                 hints.append("too much noise: adding or removing one person moves the clamped "
                              "sum by at most D = max(|lower|, |upper|), not upper - lower")
             hint = ("; ".join(hints) + ".") if hints else \
-                "Hint: compare your construction with the task text step by step."
+                ("Hint: check every step: clamp; Lap(2D/ε) on the sum; Lap(2/ε) on the "
+                 "count (the exact n is private too); the ratio with the count floored at 1, "
+                 "clipped into [lower, upper].")
             return fail(key, f"{shown} your {arr.size} releases have mean {g(m)} and standard "
                              f"deviation {g(sd)}; the exact construction has mean {g(m_ref)} "
                              f"and standard deviation {g(sd_ref)} (two-sample KS p = {g(p, 3)}, "
@@ -356,7 +358,7 @@ def _t3_judge(data, req, truth):
             first = obs / obs.sum()
             worst = int(np.argmax(np.abs(first - p)))
             name = "none" if worst == k else f"index {worst}"
-            return fail(key, f"on hidden answers {[g(v) for v in c['answers']]} (threshold "
+            return fail(key, f"on hidden answers [{', '.join(g(v) for v in c['answers'])}] (threshold "
                              f"{g(c['threshold'])}, ε = {g(c['epsilon'])}, Δ = "
                              f"{g(c['sensitivity'])}), your function reported {name} in "
                              f"{g(first[worst] * 100, 3)}% of {int(obs.sum())} runs; "
