@@ -123,10 +123,10 @@ def test_clipped_mean_slips_fail(fn, seed):
     assert not fb.passed and fb.solved, fb.message
 
 
-def test_clipped_mean_exact_count_fails_somewhere():
-    # an exact count leaks n: narrower than the construction; caught on most seeds
+def test_clipped_mean_exact_count_fails():
+    # an exact count leaks n: narrower than the construction
     fails = sum(not run("Task 1", s, my_clipped_mean=exact_count).passed for s in range(4))
-    assert fails >= 1
+    assert fails == 4
 
 
 def test_clipped_mean_calling_the_kit_fails():
