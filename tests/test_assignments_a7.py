@@ -55,8 +55,8 @@ MODEL = {"Task 1": {"group_epsilon_delta": group_epsilon_delta},
 
 def test_tasks_and_points():
     tasks = _tasks()
-    assert list(tasks) == ["Task 1", "Task 2", "Task 3", "Task 4"]
-    assert sum(t.points for t in tasks.values()) == 8
+    assert list(tasks) == ["Task 1", "Task 2", "Task 3", "Task 4", "Task 5"]
+    assert sum(t.points for t in tasks.values()) == 10
     assert "A7" in assignments.ASSIGNMENTS
     keys = list(assignments.ASSIGNMENTS)
     assert keys == sorted(keys, key=lambda k: int(k[1:]))
@@ -221,3 +221,64 @@ def test_judge_never_raises_on_garbage(key):
     for data in GARBAGE:
         fb = task.judge(data, req, truth)
         assert not fb.passed and fb.message.startswith(key)
+
+
+# ------------------------------------------------------------------ Task 5
+def is_consistent_with_dp(alpha_hat, beta_hat, n_out, n_in, epsilon, delta, level):
+    from scipy import stats
+
+    def upper(p, n, lv):
+        k = round(p * n)
+        return 1.0 if k == n else float(stats.beta.ppf(1 - lv / 2, k + 1, n - k))
+    a_high, b_high = upper(alpha_hat, n_out, level), upper(beta_hat, n_in, level)
+    return bool(b_high >= tradeoff_beta(a_high, epsilon, delta))
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_task5_model_passes(seed):
+    fb = run("Task 5", seed, is_consistent_with_dp=is_consistent_with_dp)
+    assert fb.passed, fb.message
+
+
+def test_task5_cases_cover_the_traps():
+    for seed in range(20):
+        req, truth = _tasks()["Task 5"].request(np.random.default_rng(seed))
+        assert len(req["cases"]) == 6
+        assert sum(truth["consistent"]) == 4                 # 3 excused + 1 above the curve
+
+
+def _naive(a, b, n_out, n_in, e, d, level):
+    return bool(b >= tradeoff_beta(a, e, d))
+
+
+@pytest.mark.parametrize("slip, word", [
+    (_naive, "by chance"),
+    (lambda a, b, no, ni, e, d, lv: is_consistent_with_dp(a, b, no, ni, e, d, 0.05), "expected"),
+    (lambda *args: True, "not (ε, δ)-DP"),
+    (lambda *args: False, "expected True"),
+    (lambda *args: not is_consistent_with_dp(*args), "expected"),
+    (lambda *args: 1, "True or False"),
+    (lambda *args: "yes", "True or False"),
+])
+def test_task5_slips_fail(slip, word):
+    for seed in range(5):
+        fb = run("Task 5", seed, is_consistent_with_dp=slip)
+        assert not fb.passed and word in fb.message, fb.message
+
+
+def test_task5_calling_the_kit_fails():
+    def via_kit(a, b, no, ni, e, d, lv):
+        return not bool(dp.tradeoff.outside_region(a, b, no, ni, e, d, level=lv))
+    fb = run("Task 5", 0, is_consistent_with_dp=via_kit)
+    assert not fb.passed and "yourself" in fb.message
+    for answer in (None, ...):
+        fb = run("Task 5", 0, is_consistent_with_dp=answer)
+        assert fb.solved is False
+
+
+def test_task5_judge_never_raises_on_garbage():
+    task = _tasks()["Task 5"]
+    req, truth = task.request(np.random.default_rng(0))
+    for data in GARBAGE + [{"values": [True] * 5, "used": []}, {"values": [1] * 6, "used": []}]:
+        fb = task.judge(data, req, truth)
+        assert not fb.passed and fb.message.startswith("Task 5")

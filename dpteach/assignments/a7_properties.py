@@ -17,7 +17,13 @@ not call: a call is noticed while the check runs):
 * Task 4 (2 points) ``membership_test_errors(scores_out, scores_in, threshold)`` ->
   (α, β) of the test "say IN when the score exceeds the threshold", counted exactly on
   hidden integer scores with ties at the threshold, compared with
-  :func:`dpteach.empirical_tradeoff`.
+  :func:`dpteach.tradeoff.empirical_tradeoff`.
+* Task 5 (2 points) ``is_consistent_with_dp(alpha_hat, beta_hat, n_out, n_in, epsilon,
+  delta, level)``: False exactly when the measured point lies below the (ε, δ) curve even
+  at the most favourable corner of its two Clopper-Pearson intervals at ``level`` (each
+  side), as :func:`dpteach.tradeoff.outside_region` decides. The hidden cases include
+  points below the curve that the intervals excuse (a point comparison wrongly convicts),
+  points flagged at level 0.05 but not at the given level, and points beyond doubt.
 
 Notebook: notebooks/solutions/A7_properties_and_testing.ipynb (with notebooks 12 and 13).
 """
@@ -319,6 +325,97 @@ def _t4_judge(data, req, truth):
                    f"e.g. α = {g(ea, 4)}, β = {g(eb, 4)}.")
 
 
+# ------------------------------------------------------------------ Task 5
+_T5_FORBID = ("dpteach:outside_region", "dpteach.tradeoff:outside_region",
+              "dpteach:clopper_pearson", "dpteach.tradeoff:clopper_pearson",
+              "dpteach:tradeoff_curve", "dpteach.tradeoff:tradeoff_curve")
+
+#: kinds of hidden case: (below the curve as a point, flagged at level, flagged at 0.05)
+_T5_KINDS = [(True, False, True), (True, False, True), (True, False, False),
+             (True, True, True), (True, True, True), (False, False, False)]
+
+
+def _t5_verdicts(a, b, n_out, n_in, eps, delta, level):
+    from ..tradeoff import clopper_pearson, tradeoff_curve
+    _, a_high = clopper_pearson(round(a * n_out), n_out, level)
+    _, b_high = clopper_pearson(round(b * n_in), n_in, level)
+    return b < tradeoff_curve(a, eps, delta), float(tradeoff_curve(a_high, eps, delta) - b_high)
+
+
+def _t5_request(rng):
+    from ..tradeoff import outside_region, tradeoff_curve
+    cases, todo = [], list(_T5_KINDS)
+    for _ in range(20000):
+        if not todo:
+            break
+        eps = float(np.round(rng.uniform(0.3, 2.0), 3))
+        delta = float(rng.choice([0.0, 1e-3, 1e-2]))
+        level = float(rng.choice([1e-6, 1e-5, 1e-4]))
+        n_out, n_in = int(rng.integers(300, 3000)), int(rng.integers(300, 3000))
+        a = int(rng.integers(1, n_out // 2)) / n_out
+        b = int(np.clip(round((tradeoff_curve(a, eps, delta) + rng.normal(0, 0.05)) * n_in),
+                        0, n_in)) / n_in
+        naive, gap = _t5_verdicts(a, b, n_out, n_in, eps, delta, level)
+        _, gap05 = _t5_verdicts(a, b, n_out, n_in, eps, delta, 0.05)
+        if min(abs(gap), abs(gap05)) < 1e-4:                  # keep away from the boundary
+            continue
+        kind = (bool(naive), gap > 0, gap05 > 0)
+        if kind in todo:
+            todo.remove(kind)
+            cases.append({"alpha_hat": a, "beta_hat": b, "n_out": n_out, "n_in": n_in,
+                          "epsilon": eps, "delta": delta, "level": level})
+    cases = [cases[i] for i in rng.permutation(len(cases))]
+    truth = [not bool(outside_region(c["alpha_hat"], c["beta_hat"], c["n_out"], c["n_in"],
+                                     c["epsilon"], c["delta"], level=c["level"]))
+             for c in cases]
+    return {"cases": cases}, {"consistent": truth}
+
+
+def _boolean(x):
+    return bool(x) if isinstance(x, (bool, np.bool_)) else None
+
+
+def _t5_collect(answers, req):
+    return _run(answers.get("is_consistent_with_dp"),
+                [(c["alpha_hat"], c["beta_hat"], c["n_out"], c["n_in"], c["epsilon"],
+                  c["delta"], c["level"]) for c in req["cases"]], _boolean, _T5_FORBID)
+
+
+def _t5_judge(data, req, truth):
+    key = "Task 5"
+    expected = truth.get("consistent", [])
+    found, bad = _values(key, data, len(expected), "Hint: return True or False.",
+                         "scipy.stats.beta.ppf gives the Clopper-Pearson bounds; compare the "
+                         "upper bound of β with your tradeoff_beta at the upper bound of α.")
+    if bad is not None:
+        return bad
+    for c, f, want in zip(req["cases"], found, expected):
+        text = (f"is_consistent_with_dp(α̂ = {g(c['alpha_hat'])}, β̂ = {g(c['beta_hat'])}, "
+                f"n_out = {c['n_out']}, n_in = {c['n_in']}, ε = {g(c['epsilon'])}, "
+                f"δ = {g(c['delta'])}, level = {g(c['level'])})")
+        if not isinstance(f, bool):
+            return fail(key, f"{text} returned {f!r}; expected True or False.", "type")
+        if f != want:
+            naive, _ = _t5_verdicts(c["alpha_hat"], c["beta_hat"], c["n_out"], c["n_in"],
+                                    c["epsilon"], c["delta"], c["level"])
+            why = (" The point is below the curve, but its intervals reach above it: with "
+                   f"{c['n_out']} and {c['n_in']} trials a correct mechanism lands there by "
+                   "chance. Compare the curve with the interval's corner, not the point."
+                   if want and naive else
+                   " Even the most favourable corner of the intervals is below the curve: "
+                   "this mechanism is not (ε, δ)-DP." if not want else
+                   " The point is on or above the curve: nothing to convict.")
+            return fail(key, f"{text} returned {f}, expected {want}.{why} Hint: take the upper "
+                             "Clopper-Pearson bounds of α̂ and β̂ at this level (two-sided, "
+                             "level/2 in each tail) and say False only when β's bound is below "
+                             "the curve at α's bound.", "wrong")
+    excused = sum(1 for c, w in zip(req["cases"], expected) if w and _t5_verdicts(
+        c["alpha_hat"], c["beta_hat"], c["n_out"], c["n_in"], c["epsilon"], c["delta"],
+        c["level"])[0])
+    return ok(key, f"correct on {len(expected)} hidden audits, including {excused} point(s) "
+                   "below the curve that the confidence intervals excuse.")
+
+
 TASKS = [
     Task("Task 1", 2, ("group_epsilon_delta",), _t1_request, _t1_collect, _t1_judge,
          title="group privacy"),
@@ -328,4 +425,6 @@ TASKS = [
          title="the (ε, δ) trade-off curve"),
     Task("Task 4", 2, ("membership_test_errors",), _t4_request, _t4_collect, _t4_judge,
          title="the errors of a membership test"),
+    Task("Task 5", 2, ("is_consistent_with_dp",), _t5_request, _t5_collect, _t5_judge,
+         title="an audit point with Clopper-Pearson slack"),
 ]
