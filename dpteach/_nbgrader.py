@@ -60,7 +60,7 @@ c.ClearSolutions.text_stub = {coursework.WRITTEN_PROMPT!r}
 c.Execute.timeout = 300
 '''
 
-_POINTS = re.compile(r"\(\s*(\d+)\s*points?\s*\)", re.IGNORECASE)
+_POINTS = re.compile(r"\(\s*(\d+)\s*points?\b[^)]*\)", re.IGNORECASE)
 _TASK_HEADING = re.compile(r"^#+\s.*\bTask\b", re.MULTILINE)
 
 

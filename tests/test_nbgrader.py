@@ -236,3 +236,13 @@ def test_nbgrader_generates_and_autogrades_every_assignment(tmp_path):
     print(f"nbgrader: {len(solved)} auto-graded cells in {len(written)} assignments, "
           f"{seconds:.0f} s")
     assert seconds < BUDGET_SECONDS
+
+
+def test_a_written_tasks_points_are_read_from_its_heading():
+    """'(2 points)' and '(2 points, not auto-graded)' both give 2; no count gives none."""
+    from dpteach._nbgrader import _POINTS
+
+    assert _POINTS.search("## Task 4 · In your own words (2 points)").group(1) == "2"
+    assert _POINTS.search("## Task 3 · In your own words (2 points, not auto-graded)").group(1) == "2"
+    assert _POINTS.search("## Task 1 (1 point)").group(1) == "1"
+    assert _POINTS.search("## Task 5 · In your own words (not auto-graded)") is None

@@ -1,4 +1,4 @@
-"""Graded tasks of the coursework (A1-A6), with the truth kept by the checker.
+"""Graded tasks of the coursework (A1-A9), with the truth kept by the checker.
 
 Every auto-graded task of an assignment is a :class:`Task` in three parts, so that the
 same check serves a student working in the notebook and ``make grade`` grading a
@@ -17,7 +17,7 @@ handed-in notebook without trusting it:
 
 In a notebook, ``dp.assignments.check("A3", "Task 4", laplace_release=laplace_release)``
 runs all three in-process with fresh randomness. Each assignment's tasks live in
-``a1_anonymity.py`` ... ``a6_auditing.py`` as a list ``TASKS``.
+``a1_anonymity.py`` ... ``a9_dp_sgd.py`` as a list ``TASKS``.
 """
 
 from __future__ import annotations
