@@ -35,7 +35,8 @@ import math
 import numpy as np
 
 from . import Task
-from ._student import call, early, fail, float_array, forbid, g, is_unsolved, number, ok, UNSOLVED
+from ._student import (call_each, early, fail, float_array, forbid, g, is_unsolved, number, ok,
+                       UNSOLVED)
 
 
 def _pair(value):
@@ -50,19 +51,15 @@ def _pair(value):
 
 
 def _run(fn, argsets, read, forbidden):
-    """Call fn on each argument tuple under :class:`forbid`: {"values": [...], "used": [...]}
-    (read(value), or the value's repr where read gives None), or the first problem."""
+    """:func:`call_each` under :class:`forbid`: {"values": [...], "used": [...]}, or the
+    first problem."""
     if is_unsolved(fn):
         return dict(UNSOLVED)
-    out = []
     with forbid(*forbidden, code=[fn]) as guard:
-        for args in argsets:
-            value, problem = call(fn, *args)
-            if problem is not None:
-                return problem
-            v = read(value)
-            out.append(v if v is not None else repr(value)[:80])
-    return {"values": out, "used": list(guard.used)}
+        data = call_each(fn, argsets, "values", read)
+    if "values" in data:
+        data["used"] = list(guard.used)
+    return data
 
 
 def _values(key, data, n, hint, shortcut):
