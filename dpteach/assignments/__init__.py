@@ -66,7 +66,7 @@ _HIDDEN = {"A0": "_demo"}
 
 
 def tasks(assignment: str) -> list:
-    """The auto-graded tasks of ``assignment`` ("A1" ... "A6"), in notebook order."""
+    """The auto-graded tasks of ``assignment`` ("A1" ... "A9"), in notebook order."""
     key = str(assignment).strip().upper()
     module = ASSIGNMENTS.get(key) or _HIDDEN.get(key)
     if module is None:
