@@ -139,16 +139,12 @@ class Curator:
         Costs epsilon.
         """
         eps = check_epsilon(epsilon)
-        lo, hi = self._bounds(lower, upper)
-        self._check_numeric(column)
-        sens = max(abs(lo), abs(hi))
+        lo, hi, sens = self._clip_args(column, lower, upper)
         _noise_scale(sens, eps)
         self._check_where(where)
         with self._lock:
             self._charge(eps, f"sum({column})")
-            values = self._values(column, eps)
-            mask = self._mask(where, eps)
-            total = float(np.clip(values[mask], lo, hi).sum())
+            total, _ = self._clipped_sum(column, lo, hi, where, eps)
             return float(laplace_mechanism(total, sens, eps, rng=self._rng))  # sens 0: no noise
 
     def mean(self, column, *, lower, upper, epsilon, where=None):
@@ -160,18 +156,14 @@ class Curator:
         [DR14 Prop. 2.1], so the mean costs epsilon in total.
         """
         eps = check_epsilon(epsilon)
-        lo, hi = self._bounds(lower, upper)
-        self._check_numeric(column)
-        sens = max(abs(lo), abs(hi))
+        lo, hi, sens = self._clip_args(column, lower, upper)
         half = eps / 2.0
         _noise_scale(sens, half, "epsilon / 2")
         _noise_scale(1.0, half, "epsilon / 2")
         self._check_where(where)
         with self._lock:
             self._charge(eps, f"mean({column})")
-            values = self._values(column, eps)
-            mask = self._mask(where, eps)
-            total = float(np.clip(values[mask], lo, hi).sum())
+            total, mask = self._clipped_sum(column, lo, hi, where, eps)
             total = float(laplace_mechanism(total, sens, half, rng=self._rng))
             count = float(laplace_mechanism(float(mask.sum()), 1.0, half, rng=self._rng))
             return float(np.clip(total / max(count, 1.0), lo, hi))
@@ -237,9 +229,12 @@ class Curator:
             raise TypeError("where must be a callable taking the table and returning a boolean "
                             f"mask, or None; got {type(where).__name__}")
 
-    @staticmethod
-    def _bounds(lower, upper):
-        return check_range(lower, upper)
+    def _clip_args(self, column, lower, upper):
+        """Checked (lower, upper) and the clipped sum's sensitivity max(|lower|, |upper|)
+        [DR14 3.3], for sum and mean."""
+        lo, hi = check_range(lower, upper)
+        self._check_numeric(column)
+        return lo, hi, max(abs(lo), abs(hi))
 
     # steps that look at the private rows (run after the charge; a failure keeps it)
     def _values(self, column, eps):
@@ -249,6 +244,13 @@ class Curator:
                              f"refused after looking at the data, so epsilon={eps:g} stays "
                              "charged")
         return values
+
+    def _clipped_sum(self, column, lo, hi, where, eps):
+        """The exact sum of ``column`` clipped to [lo, hi] over the rows ``where`` selects,
+        and that mask (for sum and mean). Called with the lock held, after the charge."""
+        values = self._values(column, eps)
+        mask = self._mask(where, eps)
+        return float(np.clip(values[mask], lo, hi).sum()), mask
 
     def _mask(self, where, eps):
         n = len(self._table)
