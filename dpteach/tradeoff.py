@@ -29,6 +29,8 @@ from scipy import special, stats
 
 from ._checks import (check_delta, check_epsilon, check_nonnegative_int, check_positive_int,
                       check_real, check_rng, check_sensitivity, check_values)
+from .audit import clopper_pearson as _audit_clopper_pearson
+from .mechanisms import _gaussian_delta
 
 __all__ = ["tradeoff_curve", "gaussian_tradeoff", "laplace_tradeoff", "privacy_loss_distribution",
            "LossDistribution", "membership_attack", "empirical_tradeoff", "outside_region",
@@ -158,9 +160,8 @@ class LossDistribution:
         """
         e = _eps_array(epsilon)
         m, p = self.mechanism, self.params
-        if m == "gaussian":
-            mu = p["mu"]
-            out = special.ndtr(mu / 2 - e / mu) - np.exp(e + special.log_ndtr(-mu / 2 - e / mu))
+        if m == "gaussian":   # Balle & Wang's delta with sigma = 1, sensitivity mu
+            out = _gaussian_delta(1.0, p["mu"], e)
         elif m == "laplace":
             e0 = p["epsilon"]
             out = np.where(e >= e0, 0.0, -np.expm1(-(e0 - np.minimum(e, e0)) / 2))
@@ -309,16 +310,15 @@ def clopper_pearson(successes, n, level=1e-6):
     """Exact (Clopper-Pearson) two-sided interval for a binomial proportion, vectorised:
     [Beta(level/2; k, n-k+1), Beta(1-level/2; k+1, n-k)] quantiles, 0 and 1 at the ends.
     The same interval as scipy's binomtest(...).proportion_ci(method="exact") at
-    confidence 1 - level; n is at most 2**53. Returns (low, high)."""
+    confidence 1 - level, computed by :func:`dpteach.audit.clopper_pearson`; n is at most
+    2**53. Returns (low, high)."""
     k = check_values("successes", successes)
     n = check_positive_int(n, "n", maximum=_MAX_TRIALS)
     level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
     if ((k < 0) | (k > n) | (k != np.round(k))).any():
         raise ValueError(f"successes must be whole numbers in [0, n = {n}]")
-    with np.errstate(invalid="ignore"):
-        low = np.where(k > 0, stats.beta.ppf(level / 2, k, n - k + 1), 0.0)
-        high = np.where(k < n, stats.beta.ppf(1 - level / 2, k + 1, n - k), 1.0)
-    return _out(low), _out(high)
+    low, high = _audit_clopper_pearson(k, n, alpha=level)
+    return _out(np.asarray(low)), _out(np.asarray(high))
 
 
 def outside_region(alpha, beta, n_out, n_in, epsilon, delta=0.0, *, level=1e-6):
