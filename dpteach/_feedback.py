@@ -54,12 +54,18 @@ def _fail(name, text, reason, **details) -> Feedback:
 
 
 def _g(x, digits=4) -> str:
-    """A number for a message: 4 significant digits, no trailing noise."""
-    if isinstance(x, (bool, np.bool_)):
-        return str(bool(x))
-    if isinstance(x, numbers.Integral):
-        return str(int(x))
-    x = float(x)
+    """A number for a message: integers in full, others to ``digits`` significant
+    digits, ∞, -∞, nan; anything else as a short repr."""
+    try:
+        if isinstance(x, (bool, np.bool_)):
+            return str(bool(x))
+        if isinstance(x, numbers.Integral):
+            return str(int(x))
+        x = float(x)
+    except (TypeError, ValueError, OverflowError):
+        return repr(x)[:60]
+    if math.isnan(x):
+        return "nan"
     if math.isinf(x):
         return "∞" if x > 0 else "-∞"
     return f"{x:.{digits}g}"

@@ -24,6 +24,7 @@ import numbers
 
 import numpy as np
 
+from .._feedback import _g as g  # a number for a message
 from ..exercises import NOT_SOLVED, Feedback
 
 #: what collect returns when the student's answer is missing or a stub returning None
@@ -306,24 +307,6 @@ def field(data, key, default=None):
 
 
 # ------------------------------------------------------------------ writing messages
-def g(x, digits=4) -> str:
-    """A number for a message: integers in full, others to ``digits`` significant
-    digits, ∞, -∞, nan; anything else as a short repr."""
-    try:
-        if isinstance(x, (bool, np.bool_)):
-            return str(bool(x))
-        if isinstance(x, numbers.Integral):
-            return str(int(x))
-        x = float(x)
-    except (TypeError, ValueError, OverflowError):
-        return repr(x)[:60]
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    return f"{x:.{digits}g}"
-
-
 def short(x, limit=60) -> str:
     text = repr(x)
     return text if len(text) <= limit else text[:limit - 1] + "…"
