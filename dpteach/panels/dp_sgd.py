@@ -7,7 +7,6 @@ import numpy as np
 from .. import dp_sgd as _sgd
 from ..plots import PALETTE, density_line, label_axes, new_figure
 from .._checks import check_real
-from ..rdp import RDPAccountant, rdp_to_dp
 from ..tradeoff import outside_region, tradeoff_curve
 from ._base import Panel, dropdown, int_slider, register
 
@@ -15,6 +14,8 @@ from ._base import Panel, dropdown, int_slider, register
 SIGMAS = (0.0, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
 SEEDS = 3
 _ALPHA = np.linspace(0.0, 1.0, 201)
+#: ε at δ after each epoch, all epochs from one accountant curve (lives beside dp_sgd)
+epsilon_per_epoch = _sgd._epsilon_per_epoch
 
 
 class _Silent:
@@ -25,16 +26,6 @@ class _Silent:
 
     def epsilon(self, delta):
         return 0.0
-
-
-def epsilon_per_epoch(sigma, batch_rate, epochs, delta):
-    """ε at δ after each of ``epochs`` epochs of round(1/q) Poisson-subsampled Gaussian
-    steps: one :class:`dpteach.RDPAccountant` curve per step, scaled by the step count
-    (RDP adds up), converted by :func:`dpteach.rdp_to_dp`. The same numbers
-    :func:`dpteach.dp_sgd.dp_sgd` records epoch by epoch (tested)."""
-    per_epoch = max(1, int(round(1.0 / batch_rate)))
-    acc = RDPAccountant().compose_gaussian(sigma, q=batch_rate, steps=per_epoch)
-    return np.array([rdp_to_dp(acc.orders, k * acc.rdp, delta) for k in range(1, epochs + 1)])
 
 
 def training_grid(sigmas=SIGMAS, seeds=SEEDS, data_seed=0):
