@@ -398,8 +398,13 @@ def estimate_from_counts(counts, n, k, epsilon, *, mechanism="oue"):
     k = _check_k(k)
     epsilon = check_epsilon(epsilon)
     mechanism = _check_mechanism(mechanism)
-    p, q, gap = _pq(mechanism, k, epsilon)
-    return (c / n - q) / gap
+    return _estimate(c, n, k, epsilon, mechanism)
+
+
+def _estimate(counts, n, k, epsilon, mechanism):
+    # estimate_from_counts without the checks; n may be an array broadcasting against counts
+    _, q, gap = _pq(mechanism, k, epsilon)
+    return (counts / n - q) / gap
 
 
 def central_histogram_estimate(counts, epsilon, *, rng=None, size=None) -> np.ndarray:

@@ -29,17 +29,11 @@ def measured_errors(counts, epsilon, mechanism, rng, laplace):
     k = counts.shape[-1]
     truth = counts / n
     reports = local.report_counts(counts, epsilon, mechanism=mechanism, rng=rng, size=laplace.shape[0])
-    est_local = _correct(reports, n, k, epsilon, mechanism)
+    est_local = local._estimate(reports, n, k, epsilon, mechanism)   # n: one per dataset
     est_central = (counts + laplace / epsilon) / n
     rmse_local = np.sqrt(np.mean((est_local - truth) ** 2, axis=(0, 2)))
     rmse_central = np.sqrt(np.mean((est_central - truth) ** 2, axis=(0, 2)))
     return rmse_local, rmse_central, est_local[0], est_central[0]
-
-
-def _correct(reports, n, k, epsilon, mechanism):
-    # local.estimate_from_counts, with a different n for every dataset (row)
-    _, q, gap = local._pq(mechanism, k, epsilon)
-    return (reports / n - q) / gap
 
 
 @register("local_vs_central")
