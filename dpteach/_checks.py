@@ -20,6 +20,7 @@ __all__ = [
     "check_positive_int",
     "check_nonnegative_int",
     "check_probability",
+    "check_flag",
     "check_values",
     "check_scores",
     "check_bits",
@@ -199,6 +200,13 @@ def check_size(size, name: str = "size"):
     if isinstance(size, (tuple, list)):
         return tuple(check_nonnegative_int(s, name) for s in size)
     return check_nonnegative_int(size, name)
+
+
+def check_flag(value, name: str) -> bool:
+    """A True/False switch: a bool or numpy bool (not 0/1, not a string). Returns a bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def release_shape(size, value_shape) -> tuple:

@@ -61,7 +61,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ._checks import check_nonnegative_int, check_positive_int, check_real, check_values
+from ._checks import check_flag, check_nonnegative_int, check_positive_int, check_real, check_values
 
 __all__ = [
     "equivalence_classes", "equivalence_class_ids", "k_anonymity", "l_diversity",
@@ -329,16 +329,10 @@ def t_closeness(table, quasi_identifiers, sensitive, *, ordered=False) -> float:
     Seed 004's 3-diverse table with Salary (thousands): the class {3, 4, 5} is at
     0.375, and t = 0.375 for the table. Notebook 01.
     """
-    if not isinstance(ordered, (bool, np.bool_)):
-        raise TypeError(f"ordered must be True or False, got {ordered!r}")
+    check_flag(ordered, "ordered")
     table, qis = _prepare(table, quasi_identifiers, sensitive)
     g = _Groups(table, qis, sensitive, ordered=bool(ordered))
     return float(g.emd(bool(ordered)).max())
-
-
-def _check_ordered(ordered):
-    if not isinstance(ordered, (bool, np.bool_)):
-        raise TypeError(f"ordered must be True or False, got {ordered!r}")
 
 
 def emd(p, q, *, ordered=False) -> float:
@@ -352,7 +346,7 @@ def emd(p, q, *, ordered=False) -> float:
 
     p = check_values("p", p)
     q = check_values("q", q)
-    _check_ordered(ordered)
+    check_flag(ordered, "ordered")
     for name, v in (("p", p), ("q", q)):
         if v.ndim != 1 or v.size == 0:
             raise ValueError(f"{name} must be a non-empty 1-D array of weights")
@@ -375,7 +369,7 @@ def class_report(table, quasi_identifiers, sensitive, *, ordered=False) -> pd.Da
     class), ``l_distinct``, ``l_entropy``, ``emd`` (distance to the whole table, as in
     :func:`t_closeness`) and ``values`` (the sensitive values with their counts).
     The table's k, l and t are the column minima / maximum. Notebook 01."""
-    _check_ordered(ordered)
+    check_flag(ordered, "ordered")
     table, qis = _prepare(table, quasi_identifiers, sensitive)
     g = _Groups(table, qis, sensitive, ordered=bool(ordered))
     out = table.iloc[g.first_row][qis].reset_index(drop=True)

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import special
 
-from ._checks import check_positive_int, check_rng
+from ._checks import check_flag, check_positive_int, check_rng
 from .audit import AuditResult, audit
 
 __all__ = ["ZooEntry", "ZOO", "audit_zoo", "audit_convergence_counts"]
@@ -248,8 +248,7 @@ def audit_zoo(names=None, *, n=None, alpha=None, rng=None, progress=False):
     alpha = ZOO_ALPHA if alpha is None else alpha
     if names is not None and (isinstance(names, (str, bytes)) or not hasattr(names, "__iter__")):
         raise TypeError(f"names must be a list of zoo entries, got {names!r}")
-    if not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"progress must be True or False, got {progress!r}")
+    check_flag(progress, "progress")
     names = list(ZOO) if names is None else list(names)
     for name in names:
         if name not in ZOO:

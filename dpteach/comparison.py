@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import bounds, mechanisms
-from ._checks import (check_delta, check_epsilon, check_nonnegative_int, check_positive_int,
+from ._checks import (check_delta, check_epsilon, check_flag, check_nonnegative_int, check_positive_int,
                       check_real, check_scores, check_sensitivity, check_values)
 
 __all__ = ["MechanismCard", "MECHANISMS", "mechanism_table", "noise_std", "choose_mechanism",
@@ -130,8 +130,7 @@ def mechanism_table(*, extended: bool = False) -> pd.DataFrame:
     ``extended=True`` report noisy max and randomized response are added. Transpose
     (``.T``) for the seed's layout (mechanisms as columns). Notebook 10.
     """
-    if not isinstance(extended, (bool, np.bool_)):
-        raise TypeError(f"extended must be True or False, got {extended!r}")
+    check_flag(extended, "extended")
     names = list(MECHANISMS) if extended else list(_SEED_ROWS)
     table = pd.DataFrame([MECHANISMS[n].row() for n in names], index=names)
     table.index.name = "mechanism"
@@ -150,8 +149,7 @@ def noise_std(mechanism: str, *, epsilon, l1_sensitivity=None, l2_sensitivity=No
         raise ValueError(f"mechanism must be 'Laplace' or 'Gaussian', got {mechanism!r}")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, required=mechanism == "Gaussian")
-    if not isinstance(analytic, (bool, np.bool_)):
-        raise TypeError(f"analytic must be True or False, got {analytic!r}")
+    check_flag(analytic, "analytic")
     if mechanism == "Laplace":
         if l1_sensitivity is None:
             raise ValueError("the Laplace mechanism needs l1_sensitivity")

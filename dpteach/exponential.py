@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import bounds, datasets, mechanisms
-from ._checks import (check_epsilon, check_positive_int, check_real, check_scores,
+from ._checks import (check_epsilon, check_flag, check_positive_int, check_real, check_scores,
                       check_sensitivity, check_values)
 
 _MAX_CANDIDATES = 10 ** 7     # tied_scores builds an array of this many floats at most
@@ -46,15 +46,9 @@ def log_ratio(scores, neighbour_scores, sensitivity, epsilon, *, half=True):
                          f"got {v.size}")
     d = check_sensitivity(sensitivity, positive=True)
     e = check_epsilon(epsilon)
-    half = _check_half(half)
+    half = check_flag(half, "half")
     with np.errstate(divide="ignore"):
         return np.log(_probabilities(u, d, e, half)) - np.log(_probabilities(v, d, e, half))
-
-
-def _check_half(half):
-    if not isinstance(half, (bool, np.bool_)):
-        raise TypeError(f"half must be True or False, got {half!r}")
-    return bool(half)
 
 
 def worst_case_log_ratio(scores, sensitivity, epsilon, *, half=True) -> float:
@@ -70,7 +64,7 @@ def worst_case_log_ratio(scores, sensitivity, epsilon, *, half=True) -> float:
     u = check_scores(scores)
     d = check_sensitivity(sensitivity, positive=True)
     check_epsilon(epsilon)
-    half = _check_half(half)
+    half = check_flag(half, "half")
     worst = 0.0
     for r in range(u.size):
         step = np.full(u.shape, d)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special, stats
 
-from ._checks import (check_bits, check_delta, check_epsilon, check_real, check_rng,
+from ._checks import (check_bits, check_delta, check_epsilon, check_flag, check_real, check_rng,
                       check_scores, check_sensitivity, check_size, check_values,
                       release_shape)
 
@@ -257,8 +257,7 @@ def report_noisy_max(scores, sensitivity, epsilon, *, monotonic=False, rng=None)
     u = check_scores(scores)
     d = check_sensitivity(sensitivity, positive=True)
     epsilon = check_epsilon(epsilon)
-    if not isinstance(monotonic, (bool, np.bool_)):
-        raise TypeError(f"monotonic must be True or False, got {monotonic!r}")
+    check_flag(monotonic, "monotonic")
     rng = check_rng(rng)
     scale = (1.0 if monotonic else 2.0) * d / epsilon
     return int(np.argmax(u + rng.laplace(0.0, scale, size=u.shape)))

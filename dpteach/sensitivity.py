@@ -31,7 +31,7 @@ from math import comb
 
 import numpy as np
 
-from ._checks import check_nonnegative_int, check_positive_int, check_values
+from ._checks import check_flag, check_nonnegative_int, check_positive_int, check_values
 
 __all__ = ["global_sensitivity", "local_sensitivity", "l1_sensitivity", "l2_sensitivity",
            "SensitivityResult", "count_datasets", "all_datasets", "histogram", "l1_distance", "l2_distance", "are_neighbours"]
@@ -117,12 +117,6 @@ def _check_norm(norm):
     if isinstance(norm, (bool, np.bool_)) or norm not in (1, 2):
         raise ValueError(f"norm must be 1 (L1) or 2 (L2), got {norm!r}")
     return int(norm)
-
-
-def _check_flag(value, name):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 # ------------------------------------------------------------ evaluating a query
@@ -286,7 +280,7 @@ def count_datasets(universe_size, size, *, ordered=False) -> int:
     more than 10,000 digits are refused (ValueError). Notebook 05."""
     u = check_positive_int(universe_size, "universe_size")
     m = check_nonnegative_int(size, "size")
-    space = _Space(u, _check_flag(ordered, "ordered"))
+    space = _Space(u, check_flag(ordered, "ordered"))
     if space.log_count_lower(m) > _MAX_COUNT_DIGITS * math.log(10):
         raise ValueError(f"size={_short(m)} with universe_size={u} gives a count with more than "
                          f"{_MAX_COUNT_DIGITS:,} digits; use a smaller size")
@@ -299,7 +293,7 @@ def all_datasets(universe, size, *, ordered=False, max_datasets=_MAX_DATASETS):
     multisets as sorted tuples, or sequences with ``ordered=True``. Notebook 05."""
     uni = _check_universe(universe)
     m = check_nonnegative_int(size, "size")
-    space = _Space(uni.shape[0], _check_flag(ordered, "ordered"))
+    space = _Space(uni.shape[0], check_flag(ordered, "ordered"))
     limit = check_positive_int(max_datasets, "max_datasets", maximum=_MAX_DATASETS_LIMIT)
     if space.capped_count(m, limit) > limit:
         raise ValueError(f"size={_short(m)} gives more than max_datasets={limit:,} datasets; use a "
@@ -349,9 +343,9 @@ def global_sensitivity(query, universe, size, *, neighbours="add_remove", norm=1
     neighbours = _check_neighbours(neighbours)
     norm = _check_norm(norm)
     min_size = check_nonnegative_int(min_size, "min_size")
-    ordered = _check_flag(ordered, "ordered")
-    batched = _check_flag(batched, "batched")
-    details = _check_flag(details, "details")
+    ordered = check_flag(ordered, "ordered")
+    batched = check_flag(batched, "batched")
+    details = check_flag(details, "details")
     max_datasets = check_positive_int(max_datasets, "max_datasets",
                                       maximum=_MAX_DATASETS_LIMIT)
     if neighbours == "add_remove" and min_size >= size:
@@ -486,7 +480,7 @@ def local_sensitivity(query, dataset, universe, *, neighbours="add_remove", norm
     uni = _check_universe(universe)
     neighbours = _check_neighbours(neighbours)
     norm = _check_norm(norm)
-    batched = _check_flag(batched, "batched")
+    batched = check_flag(batched, "batched")
     x = np.asarray(dataset)
     if isinstance(dataset, (str, bytes)) or x.dtype.kind == "O":
         raise TypeError("dataset must be a sequence of records like those of universe")
