@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import local
+from ..bounds import laplace_std
 from ..plots import PALETTE, label_axes, new_figure, note
 from ._base import Panel, dropdown, int_slider, log_slider, register
 
@@ -96,7 +97,8 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
         rl, rc, one_local, one_central = measured_errors(counts, epsilon, mechanism, rng, laplace)
         var_star = np.mean(local.local_variance(1, k, epsilon, mechanism=mechanism, frequency=f))
         loc_curve.set_ydata(np.sqrt(var_star / n_line))
-        cen_curve.set_ydata(np.sqrt(2.0) / (epsilon * n_line))
+        cen_sd = laplace_std(1.0 / epsilon)                # one count's noise, in people
+        cen_curve.set_ydata(cen_sd / n_line)
         loc_dots.set_data(_GRID, rl[:-1])
         cen_dots.set_data(_GRID, rc[:-1])
         here.set_xdata([n, n])
@@ -115,7 +117,7 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
         return (f"ε = {epsilon:.3g}, n = {n:,}, k = {k}, {mechanism.upper()}: measured error of a "
                 f"frequency {rl[-1]:.3g} (local) against {rc[-1]:.3g} (central), "
                 f"{ratio:,.1f}× larger; formulas {np.sqrt(var_star / n):.3g} and "
-                f"{np.sqrt(2.0) / (epsilon * n):.3g}. To match the central error the local model "
+                f"{cen_sd / n:.3g}. To match the central error the local model "
                 f"needs about {need:,.3g} people.")
 
     return Panel(controls, fig, update, title="Local against central: the error of a frequency",
