@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import copy
 import re
 import sys
 from pathlib import Path
@@ -221,10 +220,7 @@ def _task_points(assignment) -> dict:
 
 def source_notebook(nb, assignment: str):
     """nbgrader's source version of a solution notebook (a new NotebookNode)."""
-    out = copy.deepcopy(nb)
-    out.metadata = nbformat.NotebookNode({k: out.metadata[k] for k in coursework._KEEP_NB_METADATA
-                                          if k in out.metadata})
-    out.metadata["dpteach"] = nbformat.NotebookNode({"assignment": assignment})
+    out = coursework._copy_for(nb, assignment)
     points = _task_points(assignment)
     read_later = coursework._names_read_after(out.cells)
     cells, heading_points = [], None

@@ -169,16 +169,23 @@ def _names_read_after(cells) -> list:
     return out
 
 
-def make_exercise(nb, assignment=None):
-    """A blanked copy of a solution notebook (nbformat NotebookNode); the input is
-    untouched. ``assignment`` ("A3") is recorded as ``metadata["dpteach"]["assignment"]``
-    so that ``make grade`` knows which tasks to grade whatever the student renames the
-    file to."""
+def _copy_for(nb, assignment=None):
+    """A deep copy of ``nb`` keeping only the notebook metadata in ``_KEEP_NB_METADATA``,
+    stamped ``metadata["dpteach"]["assignment"]`` when ``assignment`` is given."""
     out = copy.deepcopy(nb)
     out.metadata = nbformat.NotebookNode({k: out.metadata[k] for k in _KEEP_NB_METADATA
                                           if k in out.metadata})
     if assignment is not None:
         out.metadata["dpteach"] = nbformat.NotebookNode({"assignment": assignment})
+    return out
+
+
+def make_exercise(nb, assignment=None):
+    """A blanked copy of a solution notebook (nbformat NotebookNode); the input is
+    untouched. ``assignment`` ("A3") is recorded as ``metadata["dpteach"]["assignment"]``
+    so that ``make grade`` knows which tasks to grade whatever the student renames the
+    file to."""
+    out = _copy_for(nb, assignment)
     read_later = _names_read_after(out.cells)
     for i, cell in enumerate(out.cells):
         meta = nbformat.NotebookNode({"tags": _tags(cell)} if _tags(cell) else {})
