@@ -75,7 +75,7 @@ grade: $(STAMP)
 	@test -n "$(FILES)" || { echo 'usage: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv'; exit 2; }
 	$(PY) -m dpteach.grading $(FILES) --report $(REPORT) --timeout $(TIMEOUT) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
 
-# The coursework as an nbgrader course (source/A1 ... A6 and nbgrader_config.py), written
+# The coursework as an nbgrader course (source/A1 ... A9 and nbgrader_config.py), written
 # from notebooks/solutions like `make exercises`: make nbgrader NBGRADER_DIR=course
 NBGRADER_DIR ?= nbgrader-course
 nbgrader: $(STAMP)
