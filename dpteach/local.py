@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import (check_bits, check_epsilon, check_nonnegative_int, check_positive_int,
+from ._checks import (check_bits, check_epsilon, check_flag, check_nonnegative_int, check_positive_int,
                       check_real, check_rng, check_size, check_values)
 from .mechanisms import laplace_mechanism, randomized_response
 
@@ -171,17 +171,11 @@ def unary_encoding_probabilities(epsilon, *, optimized=True) -> tuple[float, flo
     p (1 - q) / ((1 - p) q) = e^eps. Notebook 17.
     """
     epsilon = check_epsilon(epsilon)
-    optimized = _check_flag(optimized, "optimized")
+    optimized = check_flag(optimized, "optimized")
     if optimized:
         return 0.5, float(1.0 / (1.0 + np.exp(epsilon))) if epsilon < 700 else 0.0
     p = float(1.0 / (1.0 + np.exp(-epsilon / 2)))
     return p, 1.0 - p
-
-
-def _check_flag(value, name):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def unary_encoding(values, k, epsilon, *, optimized=True, rng=None) -> np.ndarray:
@@ -197,7 +191,7 @@ def unary_encoding(values, k, epsilon, *, optimized=True, rng=None) -> np.ndarra
     k = _check_k(k)
     v = _check_categories(values, k)
     epsilon = check_epsilon(epsilon)
-    optimized = _check_flag(optimized, "optimized")
+    optimized = check_flag(optimized, "optimized")
     rng = check_rng(rng)
     onehot = (v[..., None] == np.arange(k)).astype(np.int8)
     if not optimized:
@@ -217,7 +211,7 @@ def unary_encoding_estimate(reports, epsilon, *, optimized=True) -> np.ndarray:
     if r.ndim < 1 or r.shape[-1] < 2:
         raise ValueError(f"reports must have the k >= 2 bits on its last axis, got shape {r.shape}")
     epsilon = check_epsilon(epsilon)
-    optimized = _check_flag(optimized, "optimized")
+    optimized = check_flag(optimized, "optimized")
     k = r.shape[-1]
     r = r.reshape(-1, k)
     return estimate_from_counts(r.sum(axis=0), r.shape[0], k, epsilon,

@@ -24,18 +24,14 @@ import numbers
 
 import numpy as np
 
+from .._feedback import NOT_SOLVED, Feedback
 from .._feedback import _g as g  # a number for a message
-from ..exercises import NOT_SOLVED, Feedback
+from .._feedback import _unsolved as is_unsolved  # None or ... : a missing answer or a stub's result
 
 #: what collect returns when the student's answer is missing or a stub returning None
 UNSOLVED = {"unsolved": True}
 
 _MISSING = object()
-
-
-def is_unsolved(x) -> bool:
-    """True for a missing answer or a stub's result: None or ``...``."""
-    return x is None or x is Ellipsis
 
 
 def missing_answer(answers, names) -> bool:
