@@ -37,6 +37,7 @@ robust statistics", STOC 2009 [DL09].
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -76,11 +77,22 @@ def _padded(x, lo, hi):
 
 def _a_of_k(padded, offset, m, k):
     """A(k) = max over t in 0..k+1 of x_{m+t} - x_{m+t-k-1} (indices 1-based)."""
+    return float(_a_upto(padded, offset, m, k, start=k)[0])
+
+
+def _a_upto(padded, offset, m, k_max, *, start=0):
+    """A(start), ..., A(k_max) at once, in chunks of at most about two million entries."""
     n_pad = padded.size
-    t = np.arange(k + 2)
-    top = np.minimum(offset + m + t - 1, n_pad - 1)
-    bottom = np.maximum(offset + m + t - k - 2, 0)
-    return float(np.max(padded[top] - padded[bottom]))
+    out = np.empty(k_max - start + 1)
+    chunk = max(1, 2_000_000 // (k_max + 2))
+    for first in range(start, k_max + 1, chunk):
+        ks = np.arange(first, min(k_max, first + chunk - 1) + 1)
+        t = np.arange(ks[-1] + 2)
+        top = padded[np.minimum(offset + m + t - 1, n_pad - 1)]
+        bottom = padded[np.maximum(offset + m + t[None, :] - ks[:, None] - 2, 0)]
+        gaps = np.where(t[None, :] <= ks[:, None] + 1, top[None, :] - bottom, -np.inf)
+        out[first - start:first - start + ks.size] = gaps.max(axis=1)
+    return out
 
 
 def local_sensitivity_median(values, lower, upper, distance=0):
@@ -99,9 +111,10 @@ def local_sensitivity_median(values, lower, upper, distance=0):
                         dtype=np.int64).reshape(np.shape(distance))
     padded, offset = _padded(x, lo, hi)
     m = (x.size + 1) // 2
-    cap = x.size + 1  # beyond this every A(k) is upper - lower
-    out = np.array([_a_of_k(padded, offset, m, int(min(k, cap))) for k in ks.ravel()])
-    return float(out[0]) if ks.ndim == 0 else out.reshape(ks.shape)
+    cap = x.size + 1  # from here on every A(k) is upper - lower
+    a = _a_upto(padded, offset, m, int(min(ks.max(initial=0), cap)))
+    out = a[np.minimum(ks, cap)]
+    return float(out) if ks.ndim == 0 else out
 
 
 def smooth_sensitivity_median(values, lower, upper, beta):
@@ -109,19 +122,26 @@ def smooth_sensitivity_median(values, lower, upper, beta):
 
     [NRS07, Def. 2.2; Prop. 3.4 gives this form for the median.] ``beta`` > 0. The
     maximum is reached by k <= n + 1 (A(k) is constant, upper - lower, from there on), and
-    the loop stops once e^(-k beta) (upper - lower) cannot beat the best so far.
+    by k <= ln((upper - lower) / A(0)) / beta, beyond which no term can beat A(0).
     """
     lo, hi, x = _sorted_clamped(values, lower, upper)
     beta = check_real("beta", beta, low=0.0, low_open=True)
+    a = _all_local_sensitivities(x.tobytes(), lo, hi)
+    k_max = a.size - 1
+    if a[0] > 0:  # beyond this k, e^(-k beta) (upper - lower) < A(0): no larger term
+        k_max = min(k_max, int(math.ceil(math.log((hi - lo) / a[0]) / beta)))
+    return float(np.max(np.exp(-beta * np.arange(k_max + 1)) * a[:k_max + 1]))
+
+
+@functools.lru_cache(maxsize=64)
+def _all_local_sensitivities(sorted_bytes, lo, hi):
+    """A(0), ..., A(n + 1) of one sorted, clamped dataset (cached: a panel asks for the
+    smooth sensitivity of the same data at many beta)."""
+    x = np.frombuffer(sorted_bytes)
     padded, offset = _padded(x, lo, hi)
-    m = (x.size + 1) // 2
-    best = 0.0
-    for k in range(x.size + 2):
-        weight = math.exp(-k * beta)
-        if weight * (hi - lo) <= best:
-            break
-        best = max(best, weight * _a_of_k(padded, offset, m, k))
-    return best
+    a = _a_upto(padded, offset, (x.size + 1) // 2, x.size + 1)
+    a.flags.writeable = False
+    return a
 
 
 def distance_to_instability(values, lower, upper, bound):
