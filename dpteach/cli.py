@@ -126,11 +126,11 @@ def _solutions(folder) -> Path:
 
 
 def _exercises(args) -> int:
-    from . import coursework
-
     solutions = _solutions(args.solutions)
     out = Path(args.exercises)
     _outside_package(out, "--exercises")
+    from . import coursework                              # nbformat: only once it is needed
+
     if args.check:
         bad = coursework.stale(solutions, out)
         for name in bad:
@@ -144,10 +144,9 @@ def _exercises(args) -> int:
 
 
 def _nbgrader(args) -> int:
-    from . import _nbgrader
-
     solutions = _solutions(args.solutions)
     _outside_package(Path(args.dir), "DIR")
+    from . import _nbgrader
     for path in _nbgrader.export(args.dir, solutions):
         print(f"wrote {path}")
     print(f"wrote {Path(args.dir) / 'nbgrader_config.py'}")
