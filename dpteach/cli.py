@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -102,16 +103,10 @@ def _course(args) -> int:
     exercises = sum(p.parent.name == "exercises" for p in written)
     print(f"{lessons} lessons, {exercises} exercise notebooks (exercises/) and the "
           "instructors' guide (README.md).")
-    print(f"Open it with:\n  jupyter lab {_quoted(args.dir)}")
+    print(f"Open it with:\n  jupyter lab {shlex.quote(str(args.dir))}")
     if importlib.util.find_spec("jupyterlab") is None:
         print('(JupyterLab is not installed here: pip install "dpteach[lab]" brings it)')
     return 0
-
-
-def _quoted(text) -> str:
-    import shlex
-
-    return shlex.quote(str(text))
 
 
 # ------------------------------------------------------------------ exercises, nbgrader
@@ -189,8 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", nargs="?", default=DEFAULT_COURSE_DIR, metavar="DIR",
                    help=f"the folder to write (default: ./{DEFAULT_COURSE_DIR})")
     p.add_argument("--force", action="store_true",
-                   help="write into DIR even when it exists and is not empty: the course "
-                        "files are replaced, other files are left alone")
+                   help="write into DIR even when it exists and is not empty: every course "
+                        "file is replaced (a filled-in exercise of the same name too), other "
+                        "files are left alone")
     p.set_defaults(run=_course)
 
     p = sub.add_parser(
