@@ -110,6 +110,22 @@ def _course(args) -> int:
 
 
 # ------------------------------------------------------------------ exercises, nbgrader
+#: what reading and running notebooks needs beyond the kit's runtime (the grading extra)
+_GRADING_PACKAGES = ("nbformat", "nbclient", "jupyter_client", "jupyter_core", "ipykernel")
+
+
+def _load(name: str):
+    """``dpteach.<name>``, or a clear error when a package of the grading extra is missing
+    (a runtime-only install can write the course but not read or run notebooks)."""
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ModuleNotFoundError as err:
+        if (err.name or "").split(".")[0] not in _GRADING_PACKAGES:
+            raise
+        raise CommandError(f"this command needs {err.name}, which is not installed: "
+                           'pip install "dpteach[grading]"') from err
+
+
 def _solutions(folder) -> Path:
     path = Path(folder)
     if not path.is_dir() or not any(path.glob("*.ipynb")):
@@ -124,7 +140,7 @@ def _exercises(args) -> int:
     solutions = _solutions(args.solutions)
     out = Path(args.exercises)
     _outside_package(out, "--exercises")
-    from . import coursework                              # nbformat: only once it is needed
+    coursework = _load("coursework")                      # nbformat: only once it is needed
 
     if args.check:
         bad = coursework.stale(solutions, out)
@@ -141,7 +157,7 @@ def _exercises(args) -> int:
 def _nbgrader(args) -> int:
     solutions = _solutions(args.solutions)
     _outside_package(Path(args.dir), "DIR")
-    from . import _nbgrader
+    _nbgrader = _load("_nbgrader")
     for path in _nbgrader.export(args.dir, solutions):
         print(f"wrote {path}")
     print(f"wrote {Path(args.dir) / 'nbgrader_config.py'}")
@@ -150,8 +166,11 @@ def _nbgrader(args) -> int:
 
 def _grade(argv) -> int:
     """Everything after ``grade`` goes, unchanged, to :func:`dpteach.grading.main`."""
-    from . import grading
-
+    try:
+        grading = _load("grading")
+    except CommandError as err:
+        print(f"dpteach grade: error: {err}", file=sys.stderr)
+        return 2
     return grading.main(list(argv))
 
 

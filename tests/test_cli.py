@@ -193,6 +193,21 @@ def test_grade_writes_its_report_in_the_current_folder(tmp_path, monkeypatch, ca
     assert "the file is empty" in capsys.readouterr().out
 
 
+def test_without_the_grading_extra_only_the_course_works(tmp_path, monkeypatch, capsys,
+                                                          few_solutions):
+    # a runtime-only install has no nbformat: `course` needs none, the others say what to add
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "nbformat", None)
+    for name in ("dpteach.coursework", "dpteach._nbgrader", "dpteach.grading"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    assert cli.main(["course"]) == 0
+    for argv in (["exercises"], ["nbgrader"], ["grade", "A1_x.ipynb"]):
+        capsys.readouterr()
+        assert cli.main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "nbformat" in err and 'pip install "dpteach[grading]"' in err, err
+
+
 # ------------------------------------------------------------------ help and entry points
 def test_help_names_every_command(capsys):
     with pytest.raises(SystemExit) as done:
