@@ -59,6 +59,7 @@ def median_local_sensitivity(n=21, spread=10.0, k=2, beta=0.2, seed=0):
     txt = note(ax2, "", loc="upper left")
 
     def update(n, spread, k, beta, seed):
+        n = n if n % 2 else n + 1  # the slider steps by 2 from 5; an even n typed in rounds up
         x = np.sort(example_dataset(n, spread, seed))
         m = (n + 1) // 2
         a = bg.local_sensitivity_median(x, LOWER, UPPER, distance=ks)
