@@ -106,6 +106,7 @@ _EXPORTS = {
     "mwem_selection_probabilities": "synthetic",
     "range_queries": "synthetic",
     "workload_error": "synthetic",
+    "independent_marginals": "synthetic",
 }
 
 _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",

@@ -48,6 +48,8 @@ COURSE = [
      "per-example clipping, noise on the sum, Poisson subsampling, epsilon as training runs, a membership attack"),
     ("19", "19_beyond_global_sensitivity.ipynb", "Beyond global sensitivity",
      "local sensitivity, propose-test-release, smooth sensitivity, sample and aggregate"),
+    ("20", "20_synthetic_data.ipynb", "Synthetic data",
+     "what a synthetic table promises, MWEM, error against epsilon and rounds, baselines"),
 ]
 
 

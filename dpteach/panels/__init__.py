@@ -35,6 +35,7 @@ from .reconstruction import (reconstruction_dp_defence, reconstruction_exhaustiv
                              reconstruction_random_queries)
 from .sensitivity import sensitivity_local_global
 from .sparse_vector import sparse_vector_queries
+from .synthetic import mwem_synthetic
 from .tradeoff import loss_distribution, tradeoff_attack, tradeoff_curves
 
 for _info in pkgutil.iter_modules(__path__):
