@@ -19,13 +19,25 @@ PACKAGE = "dpteach"
 SKIP = {"__main__"}  # running it is the command line, not something to document
 
 
-def public_modules(package: str = PACKAGE) -> list[str]:
-    """Every importable public module under ``package``, in a stable order."""
+def public_modules(package: str = PACKAGE, skipped: dict[str, str] | None = None) -> list[str]:
+    """Every importable public module under ``package``, in a stable order; a module that
+    cannot be imported (a missing optional dependency) goes into ``skipped`` with the
+    reason instead of stopping the build."""
+    skipped = {} if skipped is None else skipped
     root = importlib.import_module(package)
     names = []
-    for info in pkgutil.walk_packages(root.__path__, prefix=f"{package}."):
+
+    def failed(name):
+        skipped[name] = "could not be imported"
+
+    for info in pkgutil.walk_packages(root.__path__, prefix=f"{package}.", onerror=failed):
         parts = info.name.split(".")
         if any(p.startswith("_") for p in parts[1:]) or parts[-1] in SKIP:
+            continue
+        try:
+            importlib.import_module(info.name)
+        except Exception as exc:  # noqa: BLE001 -- reported, and the page is left out
+            skipped[info.name] = f"{type(exc).__name__}: {exc}"
             continue
         names.append(info.name)
     return sorted(names)
@@ -176,10 +188,11 @@ def _write_if_changed(path: pathlib.Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def write_reference(outdir: pathlib.Path) -> list[str]:
-    """Write ``index.rst`` and one page per public module into ``outdir``."""
+def write_reference(outdir: pathlib.Path, skipped: dict[str, str] | None = None) -> list[str]:
+    """Write ``index.rst`` and one page per public module into ``outdir``; modules that
+    cannot be imported are left out and named in ``skipped``."""
     outdir.mkdir(parents=True, exist_ok=True)
-    modules = public_modules()
+    modules = public_modules(skipped=skipped)
     exports = top_level_exports(modules)
     wanted = {"index.rst"}
     _write_if_changed(outdir / "index.rst", index_page(modules, exports))

@@ -4,7 +4,7 @@ The course pages come straight from the committed, executed notebooks in ``../no
 (never re-executed here); the API reference is generated from the package's docstrings.
 ``make docs`` builds the site into ``docs/_build/html``.
 
-Two things are made at build time, inside ``docs/`` and ignored by git:
+Two things are made at the start of each build, inside ``docs/`` and ignored by git:
 - ``docs/notebooks``: a symbolic link to ``../notebooks``, so Sphinx reads the notebooks and
   the instructors' guide where they live instead of from a copy;
 - ``docs/reference/``: one page per public module of ``dpteach``, written from the package
@@ -24,22 +24,10 @@ sys.path.insert(0, str(DOCS))
 
 import dpteach  # noqa: E402
 import apigen  # noqa: E402  (docs/apigen.py)
+from sphinx.util import logging  # noqa: E402
 
+logger = logging.getLogger("dpteach.docs")
 
-def _link_notebooks() -> None:
-    link = DOCS / "notebooks"
-    target = os.path.relpath(ROOT / "notebooks", DOCS)
-    if link.is_symlink() and os.readlink(link) == target:
-        return
-    if link.is_symlink():
-        link.unlink()
-    elif link.exists():
-        raise RuntimeError(f"{link} exists and is not the link to ../notebooks; remove it")
-    link.symlink_to(target, target_is_directory=True)
-
-
-_link_notebooks()
-apigen.write_reference(DOCS / "reference")
 
 project = "dpteach"
 author = "the dpteach authors"
@@ -90,7 +78,36 @@ html_theme_options = {
     "show_toc_level": 2,
     "use_download_button": True,
     "home_page_in_toc": True,
+    # the left sidebar lists pages, not their sections: a deeper one makes every page carry
+    # (and the build compute) the whole site's table of contents
+    "max_navbar_depth": 2,
 }
 html_copy_source = False
 html_show_sourcelink = False
 
+
+# --- made at the start of each build ---------------------------------------------------
+
+def _link_notebooks() -> None:
+    link = DOCS / "notebooks"
+    target = os.path.relpath(ROOT / "notebooks", DOCS)
+    if link.is_symlink() and os.readlink(link) == target:
+        return
+    if link.is_symlink():
+        link.unlink()
+    elif link.exists():
+        raise RuntimeError(f"{link} exists and is not the link to ../notebooks; remove it")
+    link.symlink_to(target, target_is_directory=True)
+
+
+def _prepare_sources(app) -> None:
+    _link_notebooks()
+    skipped: dict[str, str] = {}
+    apigen.write_reference(DOCS / "reference", skipped)
+    for name, reason in skipped.items():
+        logger.warning("API reference: %s left out (%s)", name, reason)
+
+
+def setup(app):
+    # before Sphinx looks for its source files
+    app.connect("builder-inited", _prepare_sources)
