@@ -124,7 +124,8 @@ def test_the_notebook_pages_hold_their_pictures_and_maths(site):
     without_pictures = [name for name, text in pages.items() if not output_images(text)]
     assert not without_pictures, f"notebook pages without their stored pictures: {without_pictures}"
     assert any(maths(text) for text in pages.values()), \
-        "no notebook page has typeset maths: the $...$ formulas were not parsed (myst dollarmath)"
+        ("no notebook page has typeset maths: either no notebook writes its formulas as $...$ "
+         "in its markdown, or myst's dollarmath did not parse them")
     images = list((site / "_images").glob("*.png"))
     assert images and all(p.stat().st_size > 0 for p in images)
 
