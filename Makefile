@@ -11,7 +11,7 @@ NBG_VENV  := .venv-nbgrader
 NBG_STAMP := $(NBG_VENV)/.installed
 
 .PHONY: lab test setup test-unit test-panels test-notebooks test-browser exercises demo \
-        grade nbgrader nbgrader-setup test-nbgrader bench chromium clean
+        grade nbgrader nbgrader-setup test-nbgrader bench chromium docs clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -96,8 +96,20 @@ nbgrader-setup: $(NBG_STAMP)
 test-nbgrader: $(STAMP) $(NBG_STAMP)
 	$(PY) -m pytest tests/test_nbgrader.py -q
 
+# The course website: the committed notebooks as they are (never executed), the guide, the
+# exercises and the API reference, built into docs/_build/html (open index.html there).
+DOCS_STAMP := $(VENV)/.installed-docs
+$(DOCS_STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -e ".[docs]"
+	@touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(PY) -m sphinx -b html -q docs docs/_build/html
+	@echo "The site is in docs/_build/html (start at index.html)."
+
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) $(NBG_VENV) test-artifacts .pytest_cache
+	rm -rf $(VENV) $(NBG_VENV) test-artifacts .pytest_cache docs/_build docs/reference docs/notebooks
