@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import importlib
 import inspect
 import math
 import numbers
@@ -35,17 +36,87 @@ __all__ = ["Panel", "register", "REGISTRY", "float_slider", "log_slider", "int_s
            "dropdown", "checkbox"]
 
 class _Registry(dict):
-    """name -> builder. A panel's former name (see ``register(..., old_names=)``) still
-    looks its builder up, but is not listed: iterating gives every panel once."""
+    """name -> builder, every panel listed once (a panel's former name, see
+    ``register(..., old_names=)``, still looks its builder up but is not listed).
+
+    The panels package declares which module defines which builder; until a builder is
+    looked up (``REGISTRY[name]``, ``.get``, ``.values()``, ``.items()``), its entry is a
+    stand-in and its module is not imported. Looking it up imports the module, whose
+    ``@register`` puts the real builder in place, and returns that builder.
+    """
 
     def __init__(self):
         super().__init__()
         self.old_names: dict[str, str] = {}
+        self._package = None
+        self._modules: tuple = ()
+        self._all_loaded = False
+
+    def _declare(self, package, modules, old_names):
+        self._package, self._modules = package, tuple(modules)
+        for module, names in modules.items():
+            for name in names:
+                if not isinstance(dict.get(self, name), _Builder):
+                    dict.__setitem__(self, name, _LazyBuilder(name, f"{package}.{module}"))
+        self.old_names.update(old_names)
+
+    def __getitem__(self, name):
+        value = dict.__getitem__(self, name)      # __missing__ for former or unknown names
+        if isinstance(value, _LazyBuilder):
+            importlib.import_module(value.module)
+            value = dict.__getitem__(self, name)
+            if isinstance(value, _LazyBuilder):
+                raise KeyError(f"{value.module} does not register the panel {name!r}")
+        return value
 
     def __missing__(self, name):
         if name in self.old_names:
             return self[self.old_names[name]]
+        if self._package and not self._all_loaded:
+            self._load_all()                  # a panel module not declared (yet)
+            if dict.__contains__(self, name):
+                return self[name]
         raise KeyError(name)
+
+    def _load_all(self):
+        import pkgutil
+        package = importlib.import_module(self._package)
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"{self._package}.{info.name}")
+        self._all_loaded = True
+
+    def get(self, name, default=None):
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    def values(self):
+        return [self[name] for name in self]
+
+    def items(self):
+        return [(name, self[name]) for name in self]
+
+
+class _Builder:
+    """Marker base of the stand-ins below."""
+
+
+class _LazyBuilder(_Builder):
+    """Stands in for a panel builder whose module is not imported yet; calling it
+    imports the module and builds the panel."""
+
+    def __init__(self, name, module):
+        self.panel_name = self.__name__ = self.__qualname__ = name
+        self.module = self.__module__ = module
+        self.__doc__ = f"Build the {name!r} panel (defined in {module}, imported on first use)."
+
+    def __call__(self, *args, **kwargs):
+        return REGISTRY[self.panel_name](*args, **kwargs)
+
+    def __repr__(self):
+        return f"<panel builder {self.panel_name!r}: {self.module} not imported yet>"
 
 
 #: name -> builder, filled by the @register decorator of every panel module.
@@ -64,7 +135,9 @@ def register(name: str, *, old_names=()):
     wrapper reports it as a ValueError or TypeError naming the builder's parameter.
     """
     def deco(fn):
-        if name in REGISTRY and getattr(REGISTRY[name], "__wrapped__", None) is not fn:
+        current = dict.get(REGISTRY, name)
+        if (current is not None and not isinstance(current, _Builder)
+                and getattr(current, "__wrapped__", None) is not fn):
             raise ValueError(f"panel {name!r} registered twice")
 
         @functools.wraps(fn)
@@ -75,7 +148,7 @@ def register(name: str, *, old_names=()):
                 raise _name_parameter(fn, args, kwargs, exc) from None
 
         builder.panel_name = name
-        REGISTRY[name] = builder
+        dict.__setitem__(REGISTRY, name, builder)
         for old in old_names:
             REGISTRY.old_names[old] = name
         return builder
