@@ -25,6 +25,7 @@ import warnings
 from typing import Callable
 
 import ipywidgets as widgets
+import traitlets
 import numpy as np
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
@@ -339,12 +340,76 @@ def float_slider(description, value, lo, hi, step, *, readout_format=".2f"):
                                style=_STYLE, layout=widgets.Layout(**_LAYOUT))
 
 
-def log_slider(description, value, lo_exp, hi_exp, step=0.05, *, readout_format=".3g"):
+class _SnappedLogSlider(widgets.FloatLogSlider):
+    """A log slider whose moves land on values a student would type.
+
+    The handle moves in equal steps of the exponent, so ``10 ** (-0.3)`` = 0.501 or
+    ``10 ** 1.999`` = 99.77 would be read out. A value set from the browser is rounded to
+    two significant figures (0.5, 100, 1.8e-6), or to a whole number for a slider of
+    counts; a value set from Python (a builder's default such as ln 3, a test) is kept
+    as it is.
+    """
+
+    _from_browser = False
+
+    def __init__(self, *, whole=False, **kwargs):
+        self._whole = whole
+        super().__init__(**kwargs)
+
+    def set_state(self, sync_data):
+        self._from_browser = True
+        try:
+            super().set_state(sync_data)
+        finally:
+            self._from_browser = False
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal):
+        lo, hi = self.base ** self.min, self.base ** self.max
+        value = min(max(proposal["value"], lo), hi)
+        if self._from_browser:
+            value = min(max(snap(value, whole=self._whole), lo), hi)
+        return value
+
+
+def snap(value: float, *, whole: bool = False) -> float:
+    """``value`` rounded to two significant figures (to a whole number if ``whole``)."""
+    if not math.isfinite(value) or value == 0:
+        return value
+    digits = 1 - math.floor(math.log10(abs(value)))
+    value = round(value, digits)
+    return float(max(1, round(value))) if whole else float(value)
+
+
+def readout(value: float, *, tiny: bool | None = None) -> str:
+    """A value written as a log slider's readout writes it (for status lines that
+    should agree with the slider): 0.50, 100, 25000 or, for a slider of tiny values,
+    1.0e-6 and 2.5e-7."""
+    if tiny is None:
+        tiny = value != 0 and abs(value) < 1e-3
+    if tiny:
+        mantissa, exponent = f"{value:.1e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    return f"{value:.{max(0, 1 - math.floor(math.log10(abs(value))))}f}"
+
+
+def log_slider(description, value, lo_exp, hi_exp, step=0.05, *, readout_format=None):
+    """A slider over [10**lo_exp, 10**hi_exp] moving in equal ratios (``step`` in the
+    exponent). Moves from the browser are rounded to two significant figures (whole
+    numbers when ``readout_format=".0f"``); the readout shows a slider of tiny values
+    as 1.0e-6, others in plain decimals (0.56, 100, 25000), never 0.00000100 or 2.50e+4
+    (:func:`readout` writes a value the same way for a status line)."""
     _number(value, description, 10.0 ** lo_exp, 10.0 ** hi_exp)
-    return widgets.FloatLogSlider(value=value, base=10, min=lo_exp, max=hi_exp, step=step,
-                                  description=description, readout_format=readout_format,
-                                  continuous_update=True, style=_STYLE,
-                                  layout=widgets.Layout(**_LAYOUT))
+    whole = readout_format == ".0f"
+    if readout_format != ".0f":
+        # d3-format: "e" for a slider of tiny values, "r" plain decimals, 2 significant
+        readout_format = ".1e" if lo_exp <= -4 else ".2r"
+    return _SnappedLogSlider(value=value, base=10, min=lo_exp, max=hi_exp, step=step,
+                             description=description, readout_format=readout_format,
+                             continuous_update=True, style=_STYLE, whole=whole,
+                             layout=widgets.Layout(**_LAYOUT))
 
 
 def int_slider(description, value, lo, hi, step=1):
