@@ -8,7 +8,7 @@ import numpy as np
 from .. import accounting
 from ..accounting import joint_privacy_loss
 from ..plots import PALETTE, bars, density_line, label_axes, new_figure, vline
-from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register
+from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register, readout
 
 __all__ = ["composition_two_queries", "composition_advanced", "composition_budget_split"]
 
@@ -106,7 +106,7 @@ def composition_advanced(k=100, epsilon=0.1, delta_slack=1e-5):
                  f"advanced wins from k* = {kstar:,}")
         best = "advanced" if ea < k * epsilon else "basic"
         return (f"k = {k:,}: basic ε = {k * epsilon:.4g}; advanced ε = {ea:.4g} with δ′ = "
-                f"{delta_slack:.2g} — {best} is smaller; {where}")
+                f"{readout(delta_slack, tiny=True)} — {best} is smaller; {where}")
 
     return Panel(controls, fig, update, title="Advanced against basic composition",
                  name="composition_advanced")
