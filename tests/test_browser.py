@@ -211,7 +211,9 @@ def _all_panels_notebook(path, names):
     for name in names:
         cells.append(nbformat.v4.new_markdown_cell(f"### panel `{name}`"))
         cells.append(nbformat.v4.new_code_cell(f"dp.panels.{name}()"))
-    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                               "language": "python"}}      # else JupyterLab asks for a kernel
+    nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata=metadata), path)
 
 
 def test_every_panel_fits_a_1280x800_window_in_jupyterlab(chromium, tmp_path):
