@@ -186,13 +186,14 @@ WINDOW = {"width": 1280, "height": 800}
 MIN_CONTROL_PX = 100
 
 #: measures, in the page, one panel's output area: its box and every control's own part
-#: (the slider track, the dropdown's select box, the checkbox), labels excluded
+#: (the slider track, the dropdown's select box; a checkbox with its clickable label)
 _MEASURE = """(el) => {
   const box = el.getBoundingClientRect();
   const parts = [];
   for (const w of el.querySelectorAll('.widget-slider, .widget-hslider, .widget-dropdown, .widget-checkbox, .widget-text')) {
     const label = w.querySelector('.widget-label');
-    const part = w.querySelector('.noUi-target, .slider-container, select, input') || w;
+    const part = w.classList.contains('widget-checkbox') ? w
+               : (w.querySelector('.noUi-target, .slider-container, select, input') || w);
     const r = part.getBoundingClientRect();
     parts.push({label: label ? label.textContent.trim() : '', width: r.width});
   }

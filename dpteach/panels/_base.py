@@ -330,14 +330,21 @@ class Panel:
 
 # -- control factories: consistent look, sensible widths -----------------------------
 _STYLE = {"description_width": "initial"}
-_LAYOUT = {"width": "330px"}
+
+
+def _layout(description) -> widgets.Layout:
+    """330 px, or wider for a long description: the label takes its full width
+    (``description_width: initial``) and the slider track or select box keeps at least
+    130 px beside it (about 8.5 px per character of a 13 px label, and room for the
+    readout)."""
+    return widgets.Layout(width=f"{max(330, round(8.5 * len(description)) + 230)}px")
 
 
 def float_slider(description, value, lo, hi, step, *, readout_format=".2f"):
     _number(value, description, lo, hi)
     return widgets.FloatSlider(value=value, min=lo, max=hi, step=step, description=description,
                                readout_format=readout_format, continuous_update=True,
-                               style=_STYLE, layout=widgets.Layout(**_LAYOUT))
+                               style=_STYLE, layout=_layout(description))
 
 
 class _SnappedLogSlider(widgets.FloatLogSlider):
@@ -409,13 +416,13 @@ def log_slider(description, value, lo_exp, hi_exp, step=0.05, *, readout_format=
     return _SnappedLogSlider(value=value, base=10, min=lo_exp, max=hi_exp, step=step,
                              description=description, readout_format=readout_format,
                              continuous_update=True, style=_STYLE, whole=whole,
-                             layout=widgets.Layout(**_LAYOUT))
+                             layout=_layout(description))
 
 
 def int_slider(description, value, lo, hi, step=1):
     _number(value, description, lo, hi, integer=True)
     return widgets.IntSlider(value=value, min=lo, max=hi, step=step, description=description,
-                             continuous_update=True, style=_STYLE, layout=widgets.Layout(**_LAYOUT))
+                             continuous_update=True, style=_STYLE, layout=_layout(description))
 
 
 def dropdown(description, options, value=None):
@@ -426,7 +433,7 @@ def dropdown(description, options, value=None):
     return widgets.Dropdown(options=options, value=value if value is not None else
                             (options[0][1] if isinstance(options[0], tuple) else options[0]),
                             description=description, style=_STYLE,
-                            layout=widgets.Layout(width="330px"))
+                            layout=_layout(description))
 
 
 def checkbox(description, value=False):
