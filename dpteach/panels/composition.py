@@ -75,7 +75,7 @@ def composition_advanced(k=100, epsilon=0.1, delta_slack=1e-5):
     fig, ax = new_figure(1, 1, figsize=(7.6, 3.7))
     basic = density_line(ax, _K, _K * 1.0, color=PALETTE["blue"], label="basic: kε")
     adv = density_line(ax, _K, _K * 1.0, color=PALETTE["orange"],
-                       label="advanced: ε√(2k ln 1/δ′) + kε(e^ε−1)")
+                       label=r"advanced: $\varepsilon\sqrt{2k \ln(1/\delta')} + k\varepsilon(e^{\varepsilon}-1)$")
     cross = vline(ax, 1.0, color=PALETTE["vermillion"], label="crossover k*")
     (pb,) = ax.plot([], [], "o", color=PALETTE["blue"], markersize=8)
     (pa,) = ax.plot([], [], "o", color=PALETTE["orange"], markersize=8)
