@@ -210,7 +210,7 @@ def exponential_apples(epsilon=1.0, copies=1):
     density_line(ax, prices, per_copy, color=PALETTE["black"], label="revenue R(p)")
     vline(ax, 4.01, color=PALETTE["vermillion"])
     ax.set_xlim(0, 5)
-    ax.set_ylim(0, 4.8)
+    ax.set_ylim(0, 7.0)          # headroom: the note (three lines) sits above the peaks at 4
     label_axes(ax, "posted price p ($)", "revenue per 4 buyers ($)", "the market: a cliff at $4.01")
     txt = note(ax, "", loc="upper left")
     zero = np.zeros_like(prices)
