@@ -193,4 +193,6 @@ def test_log_slider_moves_land_on_readable_values(name):
                 text = _readout_text(control, value)
                 assert len(text) <= 8, f"{name}.{key}: readout {text!r} for {value!r}"
     finally:
+        for control in panel.controls.values():
+            control.observe(panel._on_change, names="value")
         panel.close()
