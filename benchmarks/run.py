@@ -3,6 +3,8 @@
 Runs each benchmarks/bench_*.py module's run() (or only the named ones, e.g.
 `panels core`) and prints what was measured against its goal. Not a test: numbers
 depend on the machine; the budgets are those of the design document.
+`first_panel` (bench_first_panel.py) times the first panel of every notebook after a
+fresh kernel and every Voilà dashboard; alone: `python benchmarks/run.py first_panel`.
 """
 
 import importlib.util

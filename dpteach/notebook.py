@@ -84,17 +84,18 @@ def progress(iterable, *, desc=None, total=None):
     return tqdm(iterable, desc=desc, total=total, mininterval=0.5)
 
 
-#: What the panels need, heaviest first; imported one by one under a progress bar.
-_PANEL_IMPORTS = ("scipy.stats", "matplotlib.backends.backend_agg", "ipywidgets", "pandas",
-                  "dpteach.panels")
+#: What every panel needs, heaviest first; imported one by one under a progress bar.
+#: (Each panel's own module, and what it imports, loads when the panel is first built.)
+_PANEL_IMPORTS = ("matplotlib.backends.backend_agg", "ipywidgets", "dpteach.panels")
 
 
 def load_panels():
-    """Import the slider panels under a progress bar and return ``dpteach.panels``.
+    """Import the panels' machinery under a progress bar and return ``dpteach.panels``.
 
-    The first import of scipy.stats, matplotlib and ipywidgets takes two to three
-    seconds; a notebook calls this once, in its own cell near the top, so that the
-    cells showing panels stay quick and a student sees why the wait happens.
+    matplotlib and ipywidgets take about a second to import the first time; a notebook
+    calls this once, in its own cell near the top, so that a student sees why the wait
+    happens. A panel's own module loads when that panel is first built, so the first
+    panel of a notebook does not wait for the others.
     """
     import importlib
     import sys

@@ -178,3 +178,116 @@ def test_voila_dashboard_slider_redraws(chromium, tmp_path):
             stop_server(server)
     assert server.poll() is not None
     assert before != after, "moving the slider in Voilà did not change the picture"
+
+
+# ---------------------------------------------------------------- every panel, screenshotted
+PANELS_DIR = ARTIFACTS / "panels"
+WINDOW = {"width": 1280, "height": 800}
+MIN_CONTROL_PX = 100
+
+#: measures, in the page, one panel's output area: its box and every control's own part
+#: (the slider track, the dropdown's select box; a checkbox with its clickable label)
+_MEASURE = """(el) => {
+  const box = el.getBoundingClientRect();
+  const parts = [];
+  for (const w of el.querySelectorAll('.widget-slider, .widget-hslider, .widget-dropdown, .widget-checkbox, .widget-text')) {
+    const label = w.querySelector('.widget-label');
+    const part = w.classList.contains('widget-checkbox') ? w
+               : (w.querySelector('.noUi-target, .slider-container, select, input') || w);
+    const r = part.getBoundingClientRect();
+    parts.push({label: label ? label.textContent.trim() : '', width: r.width});
+  }
+  const image = el.querySelector('.widget-image');
+  const ir = image ? image.getBoundingClientRect() : null;
+  return {width: box.width, height: box.height, scrollWidth: el.scrollWidth,
+          left: box.left, right: box.right, parts: parts,
+          image: ir ? {width: ir.width, natural: image.naturalWidth} : null};
+}"""
+
+
+def _all_panels_notebook(path, names):
+    import nbformat
+
+    cells = [nbformat.v4.new_code_cell("import dpteach as dp")]
+    for name in names:
+        cells.append(nbformat.v4.new_markdown_cell(f"### panel `{name}`"))
+        cells.append(nbformat.v4.new_code_cell(f"dp.panels.{name}()"))
+    metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                               "language": "python"}}      # else JupyterLab asks for a kernel
+    nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata=metadata), path)
+
+
+def test_every_panel_fits_a_1280x800_window_in_jupyterlab(chromium, tmp_path):
+    """One generated notebook builds every panel in REGISTRY; JupyterLab runs it in
+    Chromium at 1280 x 800. Each panel is scrolled into view and screenshotted into
+    test-artifacts/panels/ (kept for CI); each must fit the notebook's width (nothing cut
+    off or scrolled sideways) and the window's height, and no control may be narrower
+    than 100 px (a slider track squeezed by its label cannot be used)."""
+    from playwright.sync_api import sync_playwright
+
+    from dpteach import panels
+
+    names = sorted(panels.REGISTRY)
+    work = tmp_path / "notebooks"
+    work.mkdir()
+    _all_panels_notebook(work / "all_panels.ipynb", names)
+    PANELS_DIR.mkdir(parents=True, exist_ok=True)
+    for old in PANELS_DIR.glob("*.png"):
+        old.unlink()
+    port, token = free_port(), "dpteach-panels-test"
+    env = isolated_jupyter_env(tmp_path)
+    argv = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
+            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}",
+            f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    problems, measured = [], {}
+    with open(tmp_path / "lab.log", "w") as log:
+        server = start_server(argv, work, env, log)
+        try:
+            wait_for_http(f"http://127.0.0.1:{port}/api/status?token={token}")
+            with sync_playwright() as p:
+                browser = launch(p, chromium)
+                page = browser.new_page(viewport=WINDOW)
+                page.goto(f"http://127.0.0.1:{port}/lab/tree/all_panels.ipynb?token={token}")
+                page.wait_for_selector(".jp-Notebook", timeout=90_000)
+                page.wait_for_selector("#jp-main-statusbar >> text=Idle", timeout=90_000)
+                page.click(".jp-Notebook")
+                page.click(".lm-MenuBar-itemLabel:text-is('Run')", timeout=10_000)
+                page.click("li.lm-Menu-item[data-command='runmenu:run-all']", timeout=10_000)
+                page.wait_for_function(
+                    f"() => document.querySelectorAll('.jp-OutputArea-output .widget-image').length >= {len(names)}",
+                    timeout=240_000)
+                page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                                       timeout=120_000)
+                page.wait_for_timeout(1000)
+                notebook = page.locator(".jp-WindowedPanel-outer, .jp-Notebook").first
+                nb_box = notebook.bounding_box()
+                code_cells = page.locator(".jp-CodeCell")
+                for i, name in enumerate(names):
+                    cell = code_cells.nth(i + 1)
+                    output = cell.locator(".jp-OutputArea-output").first
+                    output.scroll_into_view_if_needed()
+                    page.wait_for_timeout(150)
+                    m = output.evaluate(_MEASURE)
+                    measured[name] = m
+                    output.screenshot(path=str(PANELS_DIR / f"{name}.png"))
+                    if m["scrollWidth"] > m["width"] + 1 or m["right"] > nb_box["x"] + nb_box["width"] + 1:
+                        problems.append(f"{name}: {m['scrollWidth']:.0f} px wide in an output "
+                                        f"area of {m['width']:.0f} px")
+                    if m["height"] > WINDOW["height"]:
+                        problems.append(f"{name}: {m['height']:.0f} px tall, the window is "
+                                        f"{WINDOW['height']} px")
+                    if m["image"] and m["image"]["width"] + 1 < min(m["image"]["natural"], m["width"]):
+                        problems.append(f"{name}: the picture is shrunk to {m['image']['width']:.0f} px "
+                                        f"of {m['image']['natural']} px")
+                    for part in m["parts"]:
+                        if part["width"] < MIN_CONTROL_PX:
+                            problems.append(f"{name}: control {part['label']!r} is "
+                                            f"{part['width']:.0f} px wide (< {MIN_CONTROL_PX})")
+                browser.close()
+        finally:
+            stop_server(server)
+    (PANELS_DIR / "measures.json").write_text(json.dumps(measured, indent=1))
+    assert len(list(PANELS_DIR.glob("*.png"))) == len(names)
+    assert not problems, "panels that do not fit 1280 x 800:\n" + "\n".join(problems)

@@ -98,27 +98,27 @@ def test_former_panel_names_still_build_the_same_panel():
     assert len(builders) == len(set(builders))
 
 
-def _explicitly_imported_builders():
-    tree = ast.parse((PACKAGE / "panels" / "__init__.py").read_text(encoding="utf-8"))
-    found = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module \
-                and not node.module.startswith("_"):
-            for alias in node.names:
-                found[alias.asname or alias.name] = node.module
-    return found
+def test_every_panel_builder_is_declared_in_panels_init():
+    """dpteach/panels/__init__.py says which module defines each builder (so that a panel
+    loads only its own module); every module's registrations must agree with it."""
+    import importlib
+    import pkgutil
 
-
-def test_every_panel_builder_is_imported_by_name_in_panels_init():
-    imported = _explicitly_imported_builders()
-    missing = []
-    for name, builder in panels.REGISTRY.items():
-        module = builder.__module__.rsplit(".", 1)[1]
-        if module in PENDING_PANEL_MODULES:
+    declared = {name: module for module, names in panels._MODULES.items() for name in names}
+    registered = {}
+    for info in pkgutil.iter_modules(panels.__path__):
+        if info.name.startswith("_"):
             continue
-        if imported.get(name) != module:
-            missing.append(f"{name} (from .{module})")
-    assert not missing, "add to dpteach/panels/__init__.py: " + ", ".join(missing)
+        importlib.import_module(f"dpteach.panels.{info.name}")
+    for name in list(panels.REGISTRY):
+        builder = panels.REGISTRY[name]
+        registered[name] = builder.__module__.rsplit(".", 1)[1]
+    from dpteach.panels._base import _LazyBuilder
+    stand_ins = [n for n in panels.REGISTRY if isinstance(dict.get(panels.REGISTRY, n), _LazyBuilder)]
+    assert not stand_ins, f"declared in panels/__init__.py but registered by no module: {stand_ins}"
+    wrong = {n: m for n, m in registered.items()
+             if declared.get(n) != m and m not in PENDING_PANEL_MODULES}
+    assert not wrong, "add to _MODULES in dpteach/panels/__init__.py: " + repr(wrong)
 
 
 def test_old_import_paths_still_work():

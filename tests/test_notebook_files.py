@@ -43,3 +43,16 @@ def test_panels_keep_their_static_picture():
 def test_notebook_tree_under_4_mb():
     total = sum(p.stat().st_size for p in (ROOT / "notebooks").rglob("*") if p.is_file())
     assert total < 4 * 2**20, f"notebooks/ holds {total / 2**20:.2f} MB"
+
+
+def test_every_figure_output_has_its_picture():
+    """A cell whose result is a matplotlib Figure shows the picture, not only
+    "<Figure size ... with 1 Axes>" (a Figure made without pyplot needs a PNG repr)."""
+    bare = []
+    for path in NOTEBOOKS:
+        for i, cell in enumerate(_load(path)["cells"]):
+            for out in cell.get("outputs", []):
+                data = out.get("data", {})
+                if "<Figure size" in "".join(data.get("text/plain", "")) and "image/png" not in data:
+                    bare.append(f"{path.name} cell {i}")
+    assert not bare, bare

@@ -15,7 +15,21 @@ NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[1] / "notebooks").g
 def test_load_panels_returns_the_panels_package():
     panels = dp.notebook.load_panels()
     assert panels is sys.modules["dpteach.panels"]
-    assert len(panels.REGISTRY) >= 30 and "scipy.stats" in sys.modules
+    assert len(panels.REGISTRY) >= 30 and "ipywidgets" in sys.modules
+
+
+def test_a_panel_loads_only_its_own_module():
+    """In a fresh interpreter, building one panel imports that panel's module and the
+    machinery, not the other panel modules (nor pandas, which no panel of 06 needs)."""
+    import subprocess
+
+    code = ("import sys, dpteach as dp; dp.notebook.load_panels(); dp.panels.laplace_density(); "
+            "print(sorted(m for m in sys.modules if m.startswith('dpteach.panels.')), "
+            "'pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**__import__("os").environ, "MPLBACKEND": "Agg"}).stdout
+    assert out.split() == ["['dpteach.panels._base',", "'dpteach.panels._render',",
+                           "'dpteach.panels.laplace']", "False"], out
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -156,3 +156,43 @@ def test_lecture_mode_restyles_live_panels_and_back():
 def test_lecture_mode_refuses_non_boolean():
     with pytest.raises(TypeError, match="on"):
         dp.lecture_mode("yes")
+
+
+def _readout_text(control, value):
+    """What the browser's readout shows (d3-format) for the formats log sliders use."""
+    from dpteach.panels._base import readout
+    fmt = control.readout_format
+    if fmt == ".0f":
+        return f"{value:.0f}"
+    if fmt == ".1e":
+        return readout(value, tiny=True)
+    assert fmt == ".2r", f"{control.description!r}: readout format {fmt!r}"
+    return readout(value, tiny=False)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_log_slider_moves_land_on_readable_values(name):
+    """Every position of every log slider, set as the browser sets it, gives a value of
+    at most two significant figures (whole for counts) whose readout is short: no 0.501,
+    99.76 or 0.00000100 after arrow-key moves."""
+    from dpteach.panels._base import snap
+    panel = panels.REGISTRY[name]()
+    for control in panel.controls.values():          # the values only: no redraws
+        control.unobserve(panel._on_change, names="value")
+    try:
+        for key, control in panel.controls.items():
+            if not isinstance(control, widgets.FloatLogSlider):
+                continue
+            whole = control.readout_format == ".0f"
+            steps = int(round((control.max - control.min) / control.step))
+            for k in range(steps + 1):
+                control.set_state({"value": control.base ** (control.min + k * control.step)})
+                value = control.value
+                assert value == snap(value, whole=whole) or value in (
+                    control.base ** control.min, control.base ** control.max), (key, value)
+                text = _readout_text(control, value)
+                assert len(text) <= 8, f"{name}.{key}: readout {text!r} for {value!r}"
+    finally:
+        for control in panel.controls.values():
+            control.observe(panel._on_change, names="value")
+        panel.close()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import importlib
 import inspect
 import math
 import numbers
@@ -24,6 +25,7 @@ import warnings
 from typing import Callable
 
 import ipywidgets as widgets
+import traitlets
 import numpy as np
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
@@ -35,17 +37,87 @@ __all__ = ["Panel", "register", "REGISTRY", "float_slider", "log_slider", "int_s
            "dropdown", "checkbox"]
 
 class _Registry(dict):
-    """name -> builder. A panel's former name (see ``register(..., old_names=)``) still
-    looks its builder up, but is not listed: iterating gives every panel once."""
+    """name -> builder, every panel listed once (a panel's former name, see
+    ``register(..., old_names=)``, still looks its builder up but is not listed).
+
+    The panels package declares which module defines which builder; until a builder is
+    looked up (``REGISTRY[name]``, ``.get``, ``.values()``, ``.items()``), its entry is a
+    stand-in and its module is not imported. Looking it up imports the module, whose
+    ``@register`` puts the real builder in place, and returns that builder.
+    """
 
     def __init__(self):
         super().__init__()
         self.old_names: dict[str, str] = {}
+        self._package = None
+        self._modules: tuple = ()
+        self._all_loaded = False
+
+    def _declare(self, package, modules, old_names):
+        self._package, self._modules = package, tuple(modules)
+        for module, names in modules.items():
+            for name in names:
+                if not isinstance(dict.get(self, name), _Builder):
+                    dict.__setitem__(self, name, _LazyBuilder(name, f"{package}.{module}"))
+        self.old_names.update(old_names)
+
+    def __getitem__(self, name):
+        value = dict.__getitem__(self, name)      # __missing__ for former or unknown names
+        if isinstance(value, _LazyBuilder):
+            importlib.import_module(value.module)
+            value = dict.__getitem__(self, name)
+            if isinstance(value, _LazyBuilder):
+                raise KeyError(f"{value.module} does not register the panel {name!r}")
+        return value
 
     def __missing__(self, name):
         if name in self.old_names:
             return self[self.old_names[name]]
+        if self._package and not self._all_loaded:
+            self._load_all()                  # a panel module not declared (yet)
+            if dict.__contains__(self, name):
+                return self[name]
         raise KeyError(name)
+
+    def _load_all(self):
+        import pkgutil
+        package = importlib.import_module(self._package)
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"{self._package}.{info.name}")
+        self._all_loaded = True
+
+    def get(self, name, default=None):
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    def values(self):
+        return [self[name] for name in self]
+
+    def items(self):
+        return [(name, self[name]) for name in self]
+
+
+class _Builder:
+    """Marker base of the stand-ins below."""
+
+
+class _LazyBuilder(_Builder):
+    """Stands in for a panel builder whose module is not imported yet; calling it
+    imports the module and builds the panel."""
+
+    def __init__(self, name, module):
+        self.panel_name = self.__name__ = self.__qualname__ = name
+        self.module = self.__module__ = module
+        self.__doc__ = f"Build the {name!r} panel (defined in {module}, imported on first use)."
+
+    def __call__(self, *args, **kwargs):
+        return REGISTRY[self.panel_name](*args, **kwargs)
+
+    def __repr__(self):
+        return f"<panel builder {self.panel_name!r}: {self.module} not imported yet>"
 
 
 #: name -> builder, filled by the @register decorator of every panel module.
@@ -64,7 +136,9 @@ def register(name: str, *, old_names=()):
     wrapper reports it as a ValueError or TypeError naming the builder's parameter.
     """
     def deco(fn):
-        if name in REGISTRY and getattr(REGISTRY[name], "__wrapped__", None) is not fn:
+        current = dict.get(REGISTRY, name)
+        if (current is not None and not isinstance(current, _Builder)
+                and getattr(current, "__wrapped__", None) is not fn):
             raise ValueError(f"panel {name!r} registered twice")
 
         @functools.wraps(fn)
@@ -75,7 +149,7 @@ def register(name: str, *, old_names=()):
                 raise _name_parameter(fn, args, kwargs, exc) from None
 
         builder.panel_name = name
-        REGISTRY[name] = builder
+        dict.__setitem__(REGISTRY, name, builder)
         for old in old_names:
             REGISTRY.old_names[old] = name
         return builder
@@ -256,28 +330,99 @@ class Panel:
 
 # -- control factories: consistent look, sensible widths -----------------------------
 _STYLE = {"description_width": "initial"}
-_LAYOUT = {"width": "330px"}
+
+
+def _layout(description) -> widgets.Layout:
+    """330 px, or wider for a long description: the label takes its full width
+    (``description_width: initial``) and the slider track or select box keeps at least
+    130 px beside it (about 8.5 px per character of a 13 px label, and room for the
+    readout)."""
+    return widgets.Layout(width=f"{max(330, round(8.5 * len(description)) + 230)}px")
 
 
 def float_slider(description, value, lo, hi, step, *, readout_format=".2f"):
     _number(value, description, lo, hi)
     return widgets.FloatSlider(value=value, min=lo, max=hi, step=step, description=description,
                                readout_format=readout_format, continuous_update=True,
-                               style=_STYLE, layout=widgets.Layout(**_LAYOUT))
+                               style=_STYLE, layout=_layout(description))
 
 
-def log_slider(description, value, lo_exp, hi_exp, step=0.05, *, readout_format=".3g"):
+class _SnappedLogSlider(widgets.FloatLogSlider):
+    """A log slider whose moves land on values a student would type.
+
+    The handle moves in equal steps of the exponent, so ``10 ** (-0.3)`` = 0.501 or
+    ``10 ** 1.999`` = 99.77 would be read out. A value set from the browser is rounded to
+    two significant figures (0.5, 100, 1.8e-6), or to a whole number for a slider of
+    counts; a value set from Python (a builder's default such as ln 3, a test) is kept
+    as it is.
+    """
+
+    _from_browser = False
+
+    def __init__(self, *, whole=False, **kwargs):
+        self._whole = whole
+        super().__init__(**kwargs)
+
+    def set_state(self, sync_data):
+        self._from_browser = True
+        try:
+            super().set_state(sync_data)
+        finally:
+            self._from_browser = False
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal):
+        lo, hi = self.base ** self.min, self.base ** self.max
+        value = min(max(proposal["value"], lo), hi)
+        if self._from_browser:
+            value = min(max(snap(value, whole=self._whole), lo), hi)
+        return value
+
+
+def snap(value: float, *, whole: bool = False) -> float:
+    """``value`` rounded to two significant figures (to a whole number if ``whole``)."""
+    if not math.isfinite(value) or value == 0:
+        return value
+    digits = 1 - math.floor(math.log10(abs(value)))
+    value = round(value, digits)
+    return float(max(1, round(value))) if whole else float(value)
+
+
+def readout(value: float, *, tiny: bool | None = None) -> str:
+    """A value written as a log slider's readout writes it (for status lines that
+    should agree with the slider): 0.50, 100, 25000 or, for a slider of tiny values,
+    1.0e-6 and 2.5e-7."""
+    if tiny is None:
+        tiny = value != 0 and abs(value) < 1e-3
+    if tiny:
+        mantissa, exponent = f"{value:.1e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    return f"{value:.{max(0, 1 - math.floor(math.log10(abs(value))))}f}"
+
+
+def log_slider(description, value, lo_exp, hi_exp, step=0.05, *, readout_format=None):
+    """A slider over [10**lo_exp, 10**hi_exp] moving in equal ratios (``step`` in the
+    exponent). Moves from the browser are rounded to two significant figures (whole
+    numbers when ``readout_format=".0f"``); the readout shows a slider of tiny values
+    as 1.0e-6, others in plain decimals (0.56, 100, 25000), never 0.00000100 or 2.50e+4
+    (:func:`readout` writes a value the same way for a status line)."""
     _number(value, description, 10.0 ** lo_exp, 10.0 ** hi_exp)
-    return widgets.FloatLogSlider(value=value, base=10, min=lo_exp, max=hi_exp, step=step,
-                                  description=description, readout_format=readout_format,
-                                  continuous_update=True, style=_STYLE,
-                                  layout=widgets.Layout(**_LAYOUT))
+    whole = readout_format == ".0f"
+    if readout_format != ".0f":
+        # d3-format: "e" for a slider of tiny values, "r" plain decimals, 2 significant
+        readout_format = ".1e" if lo_exp <= -4 else ".2r"
+    return _SnappedLogSlider(value=value, base=10, min=lo_exp, max=hi_exp, step=step,
+                             description=description, readout_format=readout_format,
+                             continuous_update=True, style=_STYLE, whole=whole,
+                             layout=_layout(description))
 
 
 def int_slider(description, value, lo, hi, step=1):
     _number(value, description, lo, hi, integer=True)
     return widgets.IntSlider(value=value, min=lo, max=hi, step=step, description=description,
-                             continuous_update=True, style=_STYLE, layout=widgets.Layout(**_LAYOUT))
+                             continuous_update=True, style=_STYLE, layout=_layout(description))
 
 
 def dropdown(description, options, value=None):
@@ -288,7 +433,7 @@ def dropdown(description, options, value=None):
     return widgets.Dropdown(options=options, value=value if value is not None else
                             (options[0][1] if isinstance(options[0], tuple) else options[0]),
                             description=description, style=_STYLE,
-                            layout=widgets.Layout(width="330px"))
+                            layout=_layout(description))
 
 
 def checkbox(description, value=False):

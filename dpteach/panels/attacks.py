@@ -79,9 +79,9 @@ def attacks_differencing(epsilon=0.5, exact=False, seed=0):
         seen.set_data([np.clip(value, z[0], z[-1])], [2e-4])
         like = p1 / p0
         txt.set_text(f"b = 1/ε = {b:.3g}\nlikelihood ratio in [{like.min():.3g}, {like.max():.3g}]"
-                     f"\ne^ε = {np.exp(epsilon):.3g} (charged: e^2ε = {np.exp(2 * epsilon):.3g})")
+                     f"\n$e^{{\\varepsilon}}$ = {np.exp(epsilon):.3g} (charged: $e^{{2\\varepsilon}}$ = {np.exp(2 * epsilon):.3g})")
         return (f"The attack on the real table returned {value:.3g}. With ε = {epsilon:.3g} per "
-                f"query the two worlds' likelihoods differ by at most e^ε = "
+                f"query the two worlds' likelihoods differ by at most e<sup>ε</sup> = "
                 f"{np.exp(epsilon):.3g}× (only the first query sees X); the budget is "
                 f"charged 2ε all the same.")
 

@@ -7,7 +7,7 @@ import numpy as np
 from .. import audit as _audit
 from ..attacks.floating_point import rule_out_fractions
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band
-from ._base import Panel, dropdown, float_slider, log_slider, register
+from ._base import Panel, dropdown, float_slider, log_slider, register, snap
 
 #: zoo entries offered by the panel (a mix of correct and broken ones)
 PANEL_MECHANISMS = ("laplace", "laplace_scale_is_epsilon", "noisy_max_releases_value",
@@ -16,7 +16,11 @@ PANEL_MECHANISMS = ("laplace", "laplace_scale_is_epsilon", "noisy_max_releases_v
                     "discrete_laplace")
 _N_SELECT = 5_000
 _N_MAX = 50_000
-_GRID = np.unique(np.geomspace(50, _N_MAX, 80).astype(int))
+_N_STEP = 0.05          # the runs slider's step in log10(n)
+#: the run counts the slider can land on (its moves are rounded to two significant
+#: figures), so the panel shows exactly the n its readout shows
+_GRID = np.unique([int(snap(10 ** (np.log10(50) + _N_STEP * k), whole=True))
+                   for k in range(int(np.log10(_N_MAX / 50) / _N_STEP + 1e-9) + 1)] + [_N_MAX])
 
 
 def precompute_audit_counts():
@@ -37,7 +41,7 @@ def audit_convergence(mechanism="laplace_scale_is_epsilon", n=10_000, claimed_ep
                for name in PANEL_MECHANISMS]
     controls = {
         "mechanism": dropdown("mechanism", options, mechanism),
-        "n": log_slider("runs n", n, np.log10(_GRID[0]), np.log10(_N_MAX), 0.05,
+        "n": log_slider("runs n", n, np.log10(_GRID[0]), np.log10(_N_MAX), _N_STEP,
                         readout_format=".3g"),
         "claimed_epsilon": float_slider("claimed ε", claimed_epsilon, 0.1, 5.0, 0.05),
         "alpha": log_slider("α", alpha, -6, np.log10(_ALPHA_MAX), 0.1),

@@ -15,7 +15,7 @@ from .. import mechanisms
 from .._checks import check_values
 from ..comparison import count_release_errors
 from ..plots import PALETTE, density_line, label_axes, new_figure, note, vline
-from ._base import Panel, int_slider, log_slider, register
+from ._base import Panel, int_slider, log_slider, register, readout
 from .gaussian import log_axes
 
 __all__ = ["error_curves", "choosing_count_error"]
@@ -90,7 +90,7 @@ def choosing_count_error(epsilon=0.5, delta=1e-5, count=50):
         c_mark.set_xdata([count, count])
         best = min(now, key=now.get)
         txt.set_text("\n".join(f"{n}: {now[n]:.3g}" for n in _NAMES) + f"\nbest: {best}")
-        return (f"ε = {epsilon:.3g}, δ = {delta:.0e}: expected |error| "
+        return (f"ε = {epsilon:.3g}, δ = {readout(delta, tiny=True)}: expected |error| "
                 + ", ".join(f"{n} {now[n]:.3g}" for n in _NAMES) + f"; smallest: {best}")
 
     return Panel(controls, fig, update, title="Choosing a mechanism: one count, three ways",

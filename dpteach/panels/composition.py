@@ -8,7 +8,7 @@ import numpy as np
 from .. import accounting
 from ..accounting import joint_privacy_loss
 from ..plots import PALETTE, bars, density_line, label_axes, new_figure, vline
-from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register
+from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register, readout
 
 __all__ = ["composition_two_queries", "composition_advanced", "composition_budget_split"]
 
@@ -75,7 +75,7 @@ def composition_advanced(k=100, epsilon=0.1, delta_slack=1e-5):
     fig, ax = new_figure(1, 1, figsize=(7.6, 3.7))
     basic = density_line(ax, _K, _K * 1.0, color=PALETTE["blue"], label="basic: kε")
     adv = density_line(ax, _K, _K * 1.0, color=PALETTE["orange"],
-                       label="advanced: ε√(2k ln 1/δ′) + kε(e^ε−1)")
+                       label=r"advanced: $\varepsilon\sqrt{2k \ln(1/\delta')} + k\varepsilon(e^{\varepsilon}-1)$")
     cross = vline(ax, 1.0, color=PALETTE["vermillion"], label="crossover k*")
     (pb,) = ax.plot([], [], "o", color=PALETTE["blue"], markersize=8)
     (pa,) = ax.plot([], [], "o", color=PALETTE["orange"], markersize=8)
@@ -106,7 +106,7 @@ def composition_advanced(k=100, epsilon=0.1, delta_slack=1e-5):
                  f"advanced wins from k* = {kstar:,}")
         best = "advanced" if ea < k * epsilon else "basic"
         return (f"k = {k:,}: basic ε = {k * epsilon:.4g}; advanced ε = {ea:.4g} with δ′ = "
-                f"{delta_slack:.2g} — {best} is smaller; {where}")
+                f"{readout(delta_slack, tiny=True)} — {best} is smaller; {where}")
 
     return Panel(controls, fig, update, title="Advanced against basic composition",
                  name="composition_advanced")

@@ -26,7 +26,7 @@ def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
                 "n": log_slider("respondents n", n, 1, 5, 0.1, readout_format=".0f")}
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(9.6, 3.5))
     eg = np.linspace(0, 5.2, 300)
-    density_line(ax1, eg, special.expit(eg), color=PALETTE["blue"], label="p = e^ε/(1+e^ε)")
+    density_line(ax1, eg, special.expit(eg), color=PALETTE["blue"], label=r"$p = e^{\varepsilon}/(1+e^{\varepsilon})$")
     ax1.plot([np.log(3)], [0.75], "s", color=PALETTE["green"], markersize=8,
              label="seed 004 coin flips: ε = ln 3, p = 3/4")
     (dot,) = ax1.plot([], [], "o", color=PALETTE["vermillion"], markersize=9, label="you")
@@ -81,16 +81,16 @@ def dp_delta_blip(epsilon=1.0, delta=0.05):
     ly = density_line(ax1, r, r * 0, color=PALETTE["orange"], linestyle="--",
                       label="M(y): Alice in (count 1)")
     lbound = density_line(ax1, r, r * 0, color=PALETTE["grey"], linestyle=":",
-                          label="e^ε · density of M(x)")
+                          label=r"$e^{\varepsilon}$ · density of M(x)")
     label_axes(ax1, "released count", "density", "The noisy-count part (weight 1 − δ)")
     ax1.set_xlim(r[0], r[-1])
     ax1.set_ylim(0, 1.3)
     bc = bars(ax2, [0, 1], [0, 0], color=PALETTE["blue"])
     bc[1].set_color(PALETTE["orange"])
     (lim,) = ax2.plot([-0.45, 1.45], [0, 0], color=PALETTE["vermillion"], linewidth=2,
-                      label="e^ε·Pr[M(x) ∈ S] + δ")
+                      label=r"$e^{\varepsilon}\,\Pr[M(x) \in S] + \delta$")
     (ratio_line,) = ax2.plot([-0.45, 1.45], [0, 0], color=PALETTE["purple"], linewidth=2,
-                             linestyle="--", label="seed 002: (e^ε + δ)·Pr[M(x) ∈ S]")
+                             linestyle="--", label=r"seed 002: $(e^{\varepsilon} + \delta)\,\Pr[M(x) \in S]$")
     ax2.set_xticks([0, 1], ["M(x)", "M(y)"])
     label_axes(ax2, None, "Pr[S]", "S = {record published}")
     ax2.set_ylim(-0.01, 0.35)
@@ -114,7 +114,7 @@ def dp_delta_blip(epsilon=1.0, delta=0.05):
             d_needed, ratio = 0.0, float(np.exp(epsilon))
         ratio_txt = "∞" if not np.isfinite(ratio) else f"{ratio:.3g}"
         return (f"Additive form holds with δ = {d_needed:.3g} (the blip's probability). "
-                f"The ratio form Pr[M(y)∈S]/Pr[M(x)∈S] ≤ e^ε + δ fails for any δ when the blip is "
+                f"The ratio form Pr[M(y)∈S]/Pr[M(x)∈S] ≤ e<sup>ε</sup> + δ fails for any δ when the blip is "
                 f"possible: the ratio is {ratio_txt}.")
 
     return Panel(controls, fig, update, title="δ: the probability of a blip", name="dp_delta_blip")
@@ -150,6 +150,6 @@ def dp_prior_posterior(prior=0.3, epsilon=1.0):
         ends.set_data([prior, prior], [a, b])
         return (f"ε = {epsilon:.3g}: from a prior of {prior:.2f} the attacker ends between "
                 f"{a:.3f} and {b:.3f}, whatever the output (odds change by at most "
-                f"e^ε = {np.exp(epsilon):.3g}×)")
+                f"e<sup>ε</sup> = {np.exp(epsilon):.3g}×)")
 
     return Panel(controls, fig, update, title="Prior against posterior", name="dp_prior_posterior")

@@ -160,7 +160,7 @@ def exponential_utility(epsilon=1.0, t=2.0, n_candidates=100, profile="worst"):
     fig, ax = new_figure(1, 1, figsize=(7.4, 3.6))
     ts = np.linspace(0, 8, 81)
     density_line(ax, ts, np.exp(-ts), color=PALETTE["black"], linestyle="--",
-                 label="bound e^−t")
+                 label=r"bound $e^{-t}$")
     (emp,) = ax.step(ts, np.full_like(ts, np.nan), where="post", color=PALETTE["blue"],
                      label="empirical Pr[u(r*) ≤ threshold(t)]")
     (dot,) = ax.plot([t], [np.exp(-t)], "o", color=PALETTE["vermillion"], zorder=5)
@@ -168,7 +168,7 @@ def exponential_utility(epsilon=1.0, t=2.0, n_candidates=100, profile="worst"):
     log_axes(ax, x=False)
     ax.set_ylim(1e-5, 1.5)
     ax.set_xlim(0, 8)
-    label_axes(ax, "t", "probability", "utility theorem: empirical tail against e^−t")
+    label_axes(ax, "t", "probability", r"utility theorem: empirical tail against $e^{-t}$")
     fig.legend(loc="outside lower center", ncols=2, fontsize="small")
     txt = note(ax, "", loc="upper right")
     n_draws = 20_000
@@ -186,9 +186,9 @@ def exponential_utility(epsilon=1.0, t=2.0, n_candidates=100, profile="worst"):
         mark.set_xdata([t, t])
         txt.set_text(f"OPT = {u.max():.0f}, |R_OPT| = {int((u == u.max()).sum())}\n"
                      f"threshold = {thresholds[-1]:.3g}\n"
-                     f"empirical {pt:.4f} ≤ e^−t = {np.exp(-t):.4f}\n({n_draws} draws)")
+                     f"empirical {pt:.4f} ≤ $e^{{-t}}$ = {np.exp(-t):.4f}\n({n_draws} draws)")
         return (f"t = {t:.2f}: empirical Pr[u(r*) ≤ {thresholds[-1]:.3g}] = {pt:.4f}, "
-                f"bound e^−t = {np.exp(-t):.4f}")
+                f"bound e<sup>−t</sup> = {np.exp(-t):.4f}")
 
     return Panel(controls, fig, update, title="The exponential mechanism's utility theorem",
                  name="exponential_utility")
@@ -210,7 +210,7 @@ def exponential_apples(epsilon=1.0, copies=1):
     density_line(ax, prices, per_copy, color=PALETTE["black"], label="revenue R(p)")
     vline(ax, 4.01, color=PALETTE["vermillion"])
     ax.set_xlim(0, 5)
-    ax.set_ylim(0, 4.8)
+    ax.set_ylim(0, 7.0)          # headroom: the note (three lines) sits above the peaks at 4
     label_axes(ax, "posted price p ($)", "revenue per 4 buyers ($)", "the market: a cliff at $4.01")
     txt = note(ax, "", loc="upper left")
     zero = np.zeros_like(prices)

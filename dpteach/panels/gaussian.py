@@ -18,7 +18,7 @@ from .. import mechanisms
 from ..comparison import queries_noise  # noqa: F401 - computed in the core, re-exported here
 from ..mechanisms import sigma_curves  # noqa: F401
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
-from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register
+from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register, readout
 
 __all__ = ["sigma_curves", "queries_noise", "gaussian_sigma_vs_epsilon",
            "gaussian_vs_laplace_queries", "gaussian_privacy_loss"]
@@ -92,7 +92,7 @@ def gaussian_sigma_vs_epsilon(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
             line = f"classic σ = {s_cl:.3g}\nanalytic σ = {s_an:.3g}"
         else:
             line = f"classic: needs ε < 1\nanalytic σ = {s_an:.3g}"
-        txt.set_text(f"ε = {epsilon:.3g}, δ = {delta:.0e}\n{line}")
+        txt.set_text(f"ε = {epsilon:.3g}, δ = {readout(delta, tiny=True)}\n{line}")
         bad = e[(true_delta > delta)]
         breaks = (f"the classic formula breaks δ from ε ≈ {bad.min():.3g}" if bad.size
                   else "the classic formula keeps δ on this range")
@@ -202,7 +202,7 @@ def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
         exact = mechanisms.gaussian_delta(sigma, d, epsilon)
         txt.set_text(f"σ = {sigma:.3g}\nPr[loss > ε] = {tail:.1e}\nδ = {exact:.1e}")
         return (f"σ = {sigma:.4g} (analytic); Pr[loss > ε] under D = {tail:.3e}; the "
-                f"mechanism's exact δ = {exact:.3e} (target {delta:.0e})")
+                f"mechanism's exact δ = {exact:.3e} (target {readout(delta, tiny=True)})")
 
     return Panel(controls, fig, update, title="The Gaussian privacy loss is unbounded",
                  name="gaussian_privacy_loss")

@@ -100,7 +100,7 @@ def laplace_tail_vs_samples(epsilon=1.0, sensitivity=1.0, n=2000, seed=0):
     # one pool of unit-scale noise per seed, drawn once; the sliders only rescale and cut it
     pools = {}
     t = np.linspace(0, 30, 301)
-    theory = density_line(ax, t, t * 0, color=PALETTE["blue"], label="e^(−t/b)")
+    theory = density_line(ax, t, t * 0, color=PALETTE["blue"], label=r"$e^{-t/b}$")
     (emp,) = ax.step(t, t * 0, where="post", color=PALETTE["orange"], label="fraction of samples",
                      linewidth=1.6)
     mark = vline(ax, 0.0, label="t for 95%: b·ln 20")
@@ -125,7 +125,7 @@ def laplace_tail_vs_samples(epsilon=1.0, sensitivity=1.0, n=2000, seed=0):
         within = np.mean(sample < t95)
         txt.set_text(f"b = {b:.3g}; 95% of noise within {t95:.3g}\n"
                      f"sample: {100 * within:.1f}% within")
-        return (f"b = {b:.3g}. Theory: Pr[|noise| ≥ t·b] = e^−t, so 95% of releases are within "
+        return (f"b = {b:.3g}. Theory: Pr[|noise| ≥ t·b] = e<sup>−t</sup>, so 95% of releases are within "
                 f"b·ln 20 = {t95:.3g}; in these {n} samples {100 * within:.1f}% are.")
 
     return Panel(controls, fig, update, title="Accuracy: the Laplace tail bound against samples",

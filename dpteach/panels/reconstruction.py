@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..attacks import reconstruction as rec
-from ..plots import PALETTE, density_line, hline, label_axes, new_figure, note
+from ..plots import PALETTE, density_line, figure_png, hline, label_axes, new_figure, note
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 
 __all__ = ["reconstruction_exhaustive", "reconstruction_random_queries",
@@ -224,7 +224,8 @@ def reconstruction_dp_defence(epsilon=1.0, seed=0):
 
 def phase_transition_figure(table):
     """A static figure of :func:`dpteach.attacks.phase_transition`'s table: fraction of
-    bits recovered against σ/√n, one line per n. Returns the Figure (notebook 03)."""
+    bits recovered against σ/√n, one line per n. Returns the Figure (notebook 03), which a
+    notebook displays as a PNG (a Figure made without pyplot has no picture of its own)."""
     fig, ax = new_figure(1, 1, figsize=(7.2, 3.6))
     colours = [PALETTE[c] for c in ("blue", "orange", "green", "vermillion", "purple", "sky")]
     for colour, (n, grp) in zip(colours * 3, table.groupby("n")):
@@ -234,4 +235,5 @@ def phase_transition_figure(table):
     label_axes(ax, "noise σ / √n", "fraction of bits recovered",
                "Reconstruction breaks down once the noise reaches the order of √n")
     ax.legend(loc="upper right", fontsize=8)
+    fig._repr_png_ = lambda: figure_png(fig)
     return fig

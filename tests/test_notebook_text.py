@@ -1,0 +1,216 @@
+"""The prose of the notebooks: formulas are typeset, and quoted numbers are computed.
+
+1. No caret maths outside LaTeX: a markdown cell may not write ``e^ε``, ``e^{2ε}``,
+   ``2^n`` or ``e^(−t)`` as plain text; formulas go in ``$…$`` or ``$$…$$`` (JupyterLab,
+   Voilà, GitHub and the docs site render them).
+2. Numbers tied to outputs: every decimal number a notebook's markdown quotes (0.014,
+   3.16, 12.2, ...) appears, written the same way, in an output of the same notebook
+   (text/plain, stream or text/html), unless the notebook's code sets it (an input such
+   as ``eps = 0.5``), it follows a citation word ("Theorem 3.20", "Def. 2.4"), or it is
+   listed in ``EXCEPTIONS`` below with a one-word reason.
+
+Failures name the notebook, the cell, the line and the text, so the owner of a notebook
+can fix it from the message alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").rglob("*.ipynb"))
+IDS = [str(p.relative_to(ROOT / "notebooks")) for p in NOTEBOOKS]
+
+
+def _cells(path):
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _source(cell) -> str:
+    s = cell["source"]
+    return s if isinstance(s, str) else "".join(s)
+
+
+# --------------------------------------------------------------- the prose of a markdown cell
+def _blank(match) -> str:
+    """Replace a span by spaces, keeping its newlines (so line numbers stay right)."""
+    return re.sub(r"[^\n]", " ", match.group())
+
+
+_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
+_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_ESCAPED_DOLLAR = re.compile(r"\\\$")
+_DISPLAY = re.compile(r"\$\$.+?\$\$", re.S)
+_INLINE = re.compile(r"\$(?!\s)(?:[^$\n]|\n(?!\s*\n))+?(?<!\s)\$")
+_URL = re.compile(r"\]\([^)\s]*\)|<?https?://[^\s>)]+>?")
+
+
+def prose(markdown: str, *, keep_maths: bool = False) -> str:
+    """The markdown with code, HTML comments, links' targets and (unless ``keep_maths``)
+    LaTeX maths blanked out: what a reader sees as plain text. Escaped dollars (``\\$4``,
+    money) are text, not maths delimiters."""
+    text = _FENCE.sub(_blank, markdown)
+    text = _CODE.sub(_blank, text)
+    text = _COMMENT.sub(_blank, text)
+    text = _URL.sub(_blank, text)
+    text = _ESCAPED_DOLLAR.sub("  ", text)
+    if not keep_maths:
+        text = _DISPLAY.sub(_blank, text)
+        text = _INLINE.sub(_blank, text)
+    return text
+
+
+# ------------------------------------------------------------------------- 1. caret maths
+#: a caret between two non-blank characters, not a footnote mark ``[^1]``
+CARET = re.compile(r"(?<=[^\s\[])\^(?=\S)")
+
+
+def caret_maths(markdown: str) -> list[tuple[int, str]]:
+    """(line number, the line) for each caret written as maths in plain text."""
+    found = []
+    for number, line in enumerate(prose(markdown).split("\n"), 1):
+        if CARET.search(line):
+            found.append((number, markdown.split("\n")[number - 1].strip()))
+    return found
+
+
+@pytest.mark.parametrize("text", [
+    "e^{2ε}", "e^−ε·(1 − δ − α)", "all 2^n subsets", "e^(−t)", "x ∈ ℕ^|𝒳|",
+    "a bound e^ε on $x$", "$a$ and e^ε", "costs \\$4 and e^ε then \\$5",
+    "```python\nx = 1\n```\nnow 4^n",
+])
+def test_caret_detector_sees_caret_maths(text):
+    assert caret_maths(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "$e^{2\\varepsilon}$", "$$\\Pr[M(x) \\in S] \\le e^{\\varepsilon}\\Pr[M(y) \\in S] + \\delta$$",
+    "a footnote[^1] here", "the `x ^ y` operator and `a**2`", "```\nz = x^2\n```",
+    "XOR is written a ^ b", "10⁻⁶ and σ²", "see [a link](https://example.org/a^b)",
+    "<!-- e^x -->", "over two lines $e^{\n\\varepsilon}$",
+])
+def test_caret_detector_leaves_legitimate_text_alone(text):
+    assert not caret_maths(text), text
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_no_caret_maths_outside_latex(path):
+    found = [f"{path.relative_to(ROOT)}: cell {i}, line {n}: {line}"
+             for i, cell in enumerate(_cells(path)) if cell["cell_type"] == "markdown"
+             for n, line in caret_maths(_source(cell))]
+    assert not found, "write these formulas in LaTeX ($...$ or $$...$$):\n" + "\n".join(found)
+
+
+# ------------------------------------------------------------- 2. numbers tied to outputs
+DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.]*\d)")
+#: a number right after one of these is a reference into a text, not a result
+CITATION = re.compile(r"(?:Theorems?|Thm\.?|Definitions?|Def\.|Facts?|Lemmas?|Corollary|"
+                      r"Cor\.|Sections?|§|Algorithms?|Alg\.|eqs?\.|Examples?|Claims?|"
+                      r"Propositions?|Prop\.|Remarks?|Figures?|Fig\.|Tables?|Chapters?|"
+                      r"arXiv:|P\.L\.)\s*(?:[\d.]+(?:,\s*|\s+and\s+|\s*[–-]\s*))*$", re.I)
+
+#: notebook -> {number as written: one-word reason}; inputs the code does not set
+#: (slider positions a "Try it" suggests), published figures and citations.
+EXCEPTIONS: dict[str, dict[str, str]] = {
+    "02_attacks_on_statistics.ipynb": {"4.3": "seed", "0.003": "slider", "0.01": "slider"},
+    "04_differential_privacy.ipynb": {"0.2": "exercise", "12.2": "published", "4.5": "published"},
+    "11_auditing_and_floating_point.ipynb": {"0.42": "exercise"},
+    "solutions/A5_exponential_mechanism.ipynb": {"4.00": "example"},
+    "solutions/A6_auditing.ipynb": {"0.5": "exercise"},
+}
+
+
+def _outputs_text(cells) -> str:
+    parts = []
+    for cell in cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                parts.append(_join(out.get("text", "")))
+            for kind in ("text/plain", "text/html", "text/markdown"):
+                if kind in out.get("data", {}):
+                    parts.append(_join(out["data"][kind]))
+    return "\n".join(parts)
+
+
+def _join(text) -> str:
+    return text if isinstance(text, str) else "".join(text)
+
+
+def unquoted_numbers(cells, exceptions=()) -> list[tuple[int, int, str, str]]:
+    """(cell, line, number, the line) for each decimal number in the markdown that no
+    output shows, that the code does not set, and that is not cited or excepted."""
+    shown = set(DECIMAL.findall(_outputs_text(cells)))
+    code = "\n".join(_source(c) for c in cells if c["cell_type"] == "code")
+    inputs = set(DECIMAL.findall(code))
+    found = []
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] != "markdown":
+            continue
+        text = prose(_source(cell), keep_maths=True)
+        for m in DECIMAL.finditer(text):
+            number = m.group()
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            if number in shown or number in inputs or number in exceptions:
+                continue
+            if CITATION.search(text[max(0, m.start() - 30):m.start()]):
+                continue
+            line_no = text.count("\n", 0, m.start()) + 1
+            found.append((i, line_no, number, _source(cell).split("\n")[line_no - 1].strip()))
+    return found
+
+
+def _fake(markdown, output, code="x = 1"):
+    return [{"cell_type": "markdown", "source": markdown},
+            {"cell_type": "code", "source": code,
+             "outputs": [{"output_type": "stream", "name": "stdout", "text": output}]}]
+
+
+def test_number_check_sees_a_number_no_output_shows():
+    cells = _fake("the loss exceeds ε with probability 0.014", "probability 0.0142\n")
+    assert [n for _, _, n, _ in unquoted_numbers(cells)] == ["0.014"]
+    cells = _fake("a ratio of $3.16$ and 0.45", "ratio 3.16, other 0.453")
+    assert [n for _, _, n, _ in unquoted_numbers(cells)] == ["0.45"]
+
+
+def test_number_check_accepts_shown_set_cited_and_excepted_numbers():
+    cells = _fake("At ε = 0.5 the loss is 0.72 (Dwork & Roth, Theorem 3.20; Def. 2.4; "
+                  "Definitions 3.1 and 3.8); "
+                  "see arXiv:2312.11283; the Census used 12.2", "loss: 0.72\n",
+                  code="eps = 0.5")
+    assert unquoted_numbers(cells, {"12.2": "published"}) == []
+    cells = _fake("a `0.33` in code, ![x](fig_1.5.png), <!-- 2.5 -->", "")
+    assert unquoted_numbers(cells) == []
+    cells = _fake("worth \\$4.01 (money is a number too)", "")
+    assert [n for _, _, n, _ in unquoted_numbers(cells)] == ["4.01"]
+
+
+#: the student copies in exercises/ are generated from solutions/ (their markdown is the
+#: same, their answer cells are blanked), so their numbers are checked in solutions/
+WITH_OUTPUTS = [p for p in NOTEBOOKS if p.parent.name != "exercises"]
+
+
+@pytest.mark.parametrize("path", WITH_OUTPUTS,
+                         ids=[str(p.relative_to(ROOT / "notebooks")) for p in WITH_OUTPUTS])
+def test_every_quoted_number_appears_in_an_output(path):
+    name = str(path.relative_to(ROOT / "notebooks"))
+    exceptions = EXCEPTIONS.get(name, {})
+    found = [f"{path.relative_to(ROOT)}: cell {i}, line {n}: {number} in: {line}"
+             for i, n, number, line in unquoted_numbers(_cells(path), exceptions)]
+    assert not found, ("print these numbers in an output cell (same rounding), correct the "
+                       "text, or list them in EXCEPTIONS with a reason:\n" + "\n".join(found))
+
+
+def test_exceptions_are_used_and_give_a_one_word_reason():
+    for name, table in EXCEPTIONS.items():
+        path = ROOT / "notebooks" / name
+        assert path.exists(), name
+        cells = _cells(path)
+        unlisted = {n for _, _, n, _ in unquoted_numbers(cells)}
+        for number, reason in table.items():
+            assert re.fullmatch(r"[a-z]+", reason), f"{name} {number}: one lower-case word"
+            assert number in unlisted, f"{name}: {number} is shown or set by the notebook now"
