@@ -15,7 +15,7 @@ NBG_STAMP := $(NBG_VENV)/.installed
 # true, intended, and not news to someone opening the course
 PIP := PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install --quiet
 
-.PHONY: lab test setup test-unit test-panels test-notebooks test-browser exercises demo \
+.PHONY: lab test setup test-unit test-panels test-notebooks test-browser test-min exercises demo \
         grade nbgrader nbgrader-setup test-nbgrader bench chromium clean
 
 $(PY):
@@ -61,7 +61,7 @@ test: $(STAMP) $(NBG_STAMP) chromium
 		-q -p no:cacheprovider notebooks/*.ipynb
 
 test-unit: $(STAMP)
-	$(PY) -m pytest tests -q -m "not browser" --ignore=tests/test_panels.py
+	$(PY) -m pytest tests -q -m "not browser and not minversions" --ignore=tests/test_panels.py
 
 test-panels: $(STAMP)
 	$(PY) -m pytest tests/test_panels.py -q
@@ -72,6 +72,10 @@ test-notebooks: $(STAMP)
 
 test-browser: $(STAMP) chromium
 	$(PY) -m pytest tests -q -m browser
+
+# the lowest declared versions on the lowest Python (cached in .venv-min/)
+test-min: $(STAMP)
+	$(PY) -m pytest tests/test_min_versions.py -q -ra
 
 # Voilà dashboard of one notebook (code hidden): make demo NB=06 [DEMO_PORT=8866]
 DEMO_PORT ?= 8866
