@@ -56,7 +56,7 @@ def lowest_python_version(pyproject_text):
     return m.group(1)
 
 
-def find_python(version, home=pathlib.Path.home()):
+def find_python(version, home=pathlib.Path.home(), which=shutil.which):
     """The newest patch release of Python `version` under pyenv, else python3.X on PATH."""
     def patch(path):
         return int(path.parent.parent.name.split(".")[2].split("-")[0] or 0)
@@ -65,7 +65,7 @@ def find_python(version, home=pathlib.Path.home()):
                    key=patch)
     if found:
         return str(found[-1])
-    return shutil.which(f"python{version}")
+    return which(f"python{version}")
 
 
 def find_uv():
@@ -208,7 +208,8 @@ def test_find_python_picks_the_newest_patch_and_ignores_others(tmp_path):
         exe.parent.mkdir(parents=True)
         exe.write_text("")
     assert find_python("3.10", home=tmp_path).endswith("3.10.13/bin/python")
-    assert find_python("3.9", home=tmp_path) is None or "pyenv" not in find_python("3.9", tmp_path)
+    assert find_python("3.9", home=tmp_path, which=lambda name: None) is None
+    assert find_python("3.9", home=tmp_path, which=lambda name: f"/usr/bin/{name}") == "/usr/bin/python3.9"
 
 
 def test_a_missing_python_fails_under_ci(monkeypatch):
