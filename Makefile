@@ -107,7 +107,7 @@ nbgrader: $(STAMP)
 $(NBG_STAMP): pyproject.toml
 	@test -x $(NBG_VENV)/bin/python || $(PYTHON) -m venv $(NBG_VENV)
 	$(NBG_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(NBG_VENV)/bin/python -m pip install --quiet "nbgrader>=0.9" -e .
+	PYTHONWARNINGS=ignore::UserWarning $(NBG_VENV)/bin/python -m pip install --quiet "nbgrader>=0.9" -e .
 	@touch $(NBG_STAMP)
 
 nbgrader-setup: $(NBG_STAMP)
