@@ -85,22 +85,24 @@ demo: $(LAB_STAMP)
 
 # Student copies of the coursework: blank the cells tagged "solution", clear outputs.
 exercises: $(STAMP)
-	$(PY) -m dpteach.coursework
+	$(VENV)/bin/dpteach exercises
 
 # Grade handed-in notebooks, each in a fresh kernel in its own folder; one CSV row per
 # notebook and task: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv [TIMEOUT=120]
-# [ASSIGNMENT=A3]. It runs the students' code: see notebooks/README.md for a container.
+# [ASSIGNMENT=A3] [JOBS=N]. It runs the students' code: see notebooks/README.md for a
+# container. `dpteach grade` hands these options to dpteach.grading as they are.
 REPORT  ?= grades.csv
 TIMEOUT ?= 120
 grade: $(STAMP)
 	@test -n "$(FILES)" || { echo 'usage: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv'; exit 2; }
-	$(PY) -m dpteach.grading $(FILES) --report $(REPORT) --timeout $(TIMEOUT) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
+	$(VENV)/bin/dpteach grade $(FILES) --report $(REPORT) --timeout $(TIMEOUT) \
+		$(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(JOBS),--jobs $(JOBS))
 
 # The coursework as an nbgrader course (source/A1 ... A9 and nbgrader_config.py), written
 # from notebooks/solutions like `make exercises`: make nbgrader NBGRADER_DIR=course
 NBGRADER_DIR ?= nbgrader-course
 nbgrader: $(STAMP)
-	$(PY) -m dpteach._nbgrader $(NBGRADER_DIR)
+	$(VENV)/bin/dpteach nbgrader $(NBGRADER_DIR)
 
 # nbgrader itself (for tests/test_nbgrader.py) lives in its own venv: it pins its own
 # Jupyter stack, which must not move the kit's JupyterLab and Voila.

@@ -90,6 +90,22 @@ _EXPORTS = {
     "clip_gradients": "dp_sgd",
     "noisy_gradient_sum": "dp_sgd",
     "membership_inference": "dp_sgd",
+    # beyond global sensitivity (notebook 19)
+    "local_sensitivity_median": "beyond_global",
+    "smooth_sensitivity_median": "beyond_global",
+    "distance_to_instability": "beyond_global",
+    "ptr_median": "beyond_global",
+    "ptr_answer_probability": "beyond_global",
+    "smooth_median": "beyond_global",
+    "smooth_beta": "beyond_global",
+    "sample_and_aggregate": "beyond_global",
+    # synthetic data (notebook 20)
+    "mwem": "synthetic",
+    "mwem_rounds": "synthetic",
+    "multiplicative_weights_update": "synthetic",
+    "mwem_selection_probabilities": "synthetic",
+    "range_queries": "synthetic",
+    "workload_error": "synthetic",
 }
 
 _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",
@@ -97,7 +113,7 @@ _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "
                "discrete", "notebook", "comparison", "definition", "exponential",
                "properties", "tradeoff",
                "assignments", "clipping", "sparse_vector", "rdp", "local",
-               "dp_sgd"}
+               "dp_sgd", "beyond_global", "synthetic"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

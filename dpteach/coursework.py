@@ -13,11 +13,14 @@ holds (part of) an answer carries the cell tag ``solution``, once. This module w
 * every output and execution count is cleared, and run-time metadata (timings, widget
   state) is dropped.
 
-Run ``python -m dpteach.coursework`` (``make exercises``) after editing a solution;
-``python -m dpteach.coursework --check`` exits with status 1 when the committed
+Run ``dpteach exercises`` (``make exercises``) in a clone of the repository after editing
+a solution; ``dpteach exercises --check`` exits with status 1 when the committed
 exercises differ from what would be generated (tests/test_coursework.py checks the
-same). ``python -m dpteach.coursework --grade A3_mine.ipynb ... --report grades.csv``
-grades handed-in notebooks with :mod:`dpteach.grading` (``make grade``).
+same). ``dpteach grade A3_mine.ipynb ... --report grades.csv`` grades handed-in
+notebooks with :mod:`dpteach.grading` (``make grade``). ``python -m dpteach.coursework``
+[``--check``] [``--grade ...``] still does the same; its default folders, like the
+command's, are ``notebooks/solutions`` and ``notebooks/exercises`` under the current
+folder.
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ __all__ = ["SOLUTION_TAG", "assignment_of", "blank_source", "make_exercise", "ge
 SOLUTION_TAG = "solution"
 YOUR_CODE = "# YOUR CODE HERE"
 WRITTEN_PROMPT = "✏️ *Your answer here: replace this cell with your explanation.*"
-_NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+#: the default folders are relative to the current folder (a clone of the repository),
+#: never to the installed package, which holds no solutions
+_NOTEBOOKS = Path("notebooks")
 _KEEP_NB_METADATA = ("kernelspec", "language_info")
 _TASK_LINE = re.compile(r"#\s*Task\b")
 _ASSIGNMENT_NAME = re.compile(r"^(A\d+)(?![0-9])", re.IGNORECASE)

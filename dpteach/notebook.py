@@ -46,6 +46,8 @@ COURSE = [
      "k-ary randomized response, unary encoding (RAPPOR), frequency estimation, local against central"),
     ("18", "18_dp_sgd.ipynb", "DP-SGD on a small model",
      "per-example clipping, noise on the sum, Poisson subsampling, epsilon as training runs, a membership attack"),
+    ("19", "19_beyond_global_sensitivity.ipynb", "Beyond global sensitivity",
+     "local sensitivity, propose-test-release, smooth sensitivity, sample and aggregate"),
 ]
 
 

@@ -2,7 +2,6 @@
 the zoo of correct and broken mechanisms."""
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -206,12 +205,9 @@ def test_laplace_epsilon_one_reaches_0_9_with_a_million_runs():
     rng = np.random.default_rng(63)
     mech = lambda v, size, rng: dp.laplace_mechanism(v, 1.0, 1.0, rng=rng, size=size)  # noqa: E731
     audit(mech, 0.0, 1.0, n=1_000, rng=rng)        # warm up imports
-    t0 = time.perf_counter()
     res = audit(mech, 0.0, 1.0, n=1_000_000, rng=rng, claimed_epsilon=1.0)
-    elapsed = time.perf_counter() - t0
-    assert 0.9 <= res.epsilon_lb <= 1.0
+    assert 0.9 <= res.epsilon_lb <= 1.0   # its time budget (2 s) is benchmarks/bench_audit.py's
     assert res.refuted is False
-    assert elapsed < 10   # the budget (2 s) is measured by benchmarks/bench_audit.py
     assert isinstance(res, AuditResult) and res.event.kind == "threshold"
     assert res.n_select == 100_000 and res.n_count == 900_000
     # the reported counts are the event's counts on the counting runs
@@ -303,18 +299,16 @@ def test_zoo_has_the_required_entries():
 
 @pytest.mark.parametrize("name", list(ZOO))
 def test_every_zoo_verdict(name):
-    """Audited at alpha = 1e-6: each broken entry is caught within 5 s, no correct one is
-    accused, and no bound exceeds the true privacy loss where it is known."""
+    """Audited at alpha = 1e-6: each broken entry is caught, no correct one is accused, and
+    no bound exceeds the true privacy loss where it is known (the time each takes is
+    measured by benchmarks/bench_audit.py)."""
     entry = ZOO[name]
     rng = np.random.default_rng(66 + list(ZOO).index(name))
-    t0 = time.perf_counter()
     res = entry.audit(alpha=ALPHA, rng=rng)
-    elapsed = time.perf_counter() - t0
     assert res.refuted == (not entry.private), res.summary()
     if entry.actual_epsilon is not None:
         assert res.epsilon_lb <= entry.actual_epsilon
     if not entry.private:
-        assert elapsed < 15       # budget 5 s on an idle machine; generous for loaded CI
         truth = entry.actual_epsilon
         # the bound gets most of the way to the true loss (a real catch, not a fluke)
         assert res.epsilon_lb > min(0.9 * truth, entry.claimed_epsilon + 3)

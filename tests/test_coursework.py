@@ -39,7 +39,7 @@ def test_there_are_at_least_six_assignments_each_with_solution_cells():
         assert len(graded) >= 3, path.name
 
 
-def test_committed_exercises_match_the_generator(tmp_path):
+def test_committed_exercises_match_the_generator(tmp_path, monkeypatch):
     written = coursework.generate(SOLUTIONS, tmp_path)
     assert sorted(p.name for p in written) == sorted(p.name for p in SOLUTION_FILES)
     assert sorted(p.name for p in EXERCISE_FILES) == sorted(p.name for p in written), \
@@ -50,6 +50,7 @@ def test_committed_exercises_match_the_generator(tmp_path):
         assert fresh == committed, (f"{path.name} is out of date: run `make exercises` "
                                     "(python -m dpteach.coursework) and commit the result")
     assert coursework.stale(SOLUTIONS, EXERCISES) == []
+    monkeypatch.chdir(ROOT)                  # the default folders are the current folder's
     assert coursework.main(["--check"]) == 0
 
 

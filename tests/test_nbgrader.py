@@ -35,7 +35,7 @@ def _nbgrader_cells(nb):
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     folder = tmp_path_factory.mktemp("course")
-    written = _nbgrader.export(folder)
+    written = _nbgrader.export(folder, SOLUTIONS)
     return folder, written
 
 
@@ -127,8 +127,8 @@ answer = release([1], 1.0, np.random.default_rng(0))
 def test_make_nbgrader_writes_the_course(tmp_path):
     out = subprocess.run(["make", "-n", "nbgrader", f"NBGRADER_DIR={tmp_path}"], cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout
-    assert f"dpteach._nbgrader {tmp_path}" in out
-    assert _nbgrader.main([str(tmp_path)]) == 0
+    assert f"dpteach nbgrader {tmp_path}" in out
+    assert _nbgrader.main([str(tmp_path), "--solutions", str(SOLUTIONS)]) == 0
     assert (tmp_path / "source" / "A1").is_dir() and (tmp_path / "nbgrader_config.py").exists()
 
 
@@ -195,7 +195,7 @@ def test_nbgrader_generates_and_autogrades_every_assignment(tmp_path):
         pytest.skip("nbgrader is not installed: `make nbgrader-setup` (or `make test`) "
                     "creates .venv-nbgrader")
     t0 = time.perf_counter()
-    written = _nbgrader.export(tmp_path)
+    written = _nbgrader.export(tmp_path, SOLUTIONS)
     done = _run_nbgrader(tmp_path, "generate_assignment", "*", "--force")
     assert done.returncode == 0, done.stderr[-3000:]
     for path in written:

@@ -77,8 +77,8 @@ def test_panel_contract_and_every_control_changes_the_picture(name):
     ARTIFACTS.mkdir(exist_ok=True)
     with open(ARTIFACTS / "panel_timings.csv", "a", newline="") as fh:
         csv.writer(fh).writerow([name, len(times), f"{statistics.median(times):.4f}", f"{max(times):.4f}"])
-    # the strict budget (50 ms median) is measured by benchmarks/; this catches regressions
-    assert statistics.median(times) < 0.25, f"{name}: median redraw {statistics.median(times):.3f} s"
+    # the redraw budget (50 ms median) is measured by benchmarks/bench_panels.py, not here:
+    # a test must not depend on how busy the machine is
 
 
 def test_png_holds_the_canvas_pixels():

@@ -131,13 +131,10 @@ def test_highs_reports_its_status(rng):
         A.reconstruct_lp(q, a, solver="magic")
 
 
-def test_highs_at_the_notebooks_largest_size_is_within_budget(rng):
-    # the design budget is 1 s at n = 200, m = 4n; a generous margin for a busy machine
-    import time
+def test_highs_at_the_notebooks_largest_size_reconstructs(rng):
+    # its time budget (1 s at n = 200, m = 4n) is measured by benchmarks/bench_reconstruction.py
     d, q, a = problem(200, 800, 0.1 * np.sqrt(200), rng)
-    t0 = time.perf_counter()
     bits = A.reconstruct_lp(q, a)
-    assert time.perf_counter() - t0 < 5.0
     assert A.fraction_agree(bits, d) >= 0.99
 
 

@@ -15,6 +15,7 @@ from ._base import REGISTRY, Panel, register
 from .anonymity import anonymity_emd_salary, anonymity_generalizer, anonymity_skewness
 from .attacks import attacks_averaging, attacks_curator_budget, attacks_differencing
 from .audit import audit_convergence, fp_attack_fraction
+from .beyond_global import median_local_sensitivity, ptr_answer_rate, smooth_vs_global_error
 from .choosing import choosing_count_error
 from .clipping import clipping_tradeoff
 from .composition import composition_advanced, composition_budget_split, composition_two_queries

@@ -1,0 +1,192 @@
+"""Panels for notebook 19: local sensitivity, propose-test-release, smooth sensitivity.
+
+Every number comes from :mod:`dpteach.beyond_global`; the panels only draw.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import beyond_global as bg
+from ..plots import PALETTE, label_axes, new_figure, note, vline
+from ._base import Panel, float_slider, int_slider, log_slider, register
+
+LOWER, UPPER = 0.0, 100.0   # ages, say: every value is clamped to [0, 100]
+
+
+def example_dataset(n, spread, seed):
+    """n values (odd n) around 40 with the given spread, rounded to whole years and clamped
+    to [0, 100]: the panels' data. A small spread makes the median stable."""
+    g = np.random.default_rng(seed)
+    return np.clip(np.round(40.0 + spread * g.standard_normal(n)), LOWER, UPPER)
+
+
+@register("median_local_sensitivity")
+def median_local_sensitivity(n=21, spread=10.0, k=2, beta=0.2, seed=0):
+    """The median's local sensitivity at distance k, A(k), for a slider-chosen dataset.
+
+    Top: the sorted values; the median in colour and, shaded, the window of k + 2 values
+    around it whose widest gap x_{m+t} - x_{m+t-k-1} is A(k). Bottom: A(k) against k
+    (steps), the discounted e^(-k beta) A(k) whose maximum is the smooth sensitivity, and
+    the global sensitivity upper - lower.
+    """
+    controls = {"n": int_slider("records n (odd)", n, 5, 61, step=2),
+                "spread": float_slider("spread (years)", spread, 0.0, 40.0, 1.0, readout_format=".0f"),
+                "k": int_slider("distance k", k, 0, 30),
+                "beta": float_slider("smoothing β", beta, 0.02, 1.0, 0.02),
+                "seed": int_slider("seed", seed, 0, 20)}
+    fig, (ax1, ax2) = new_figure(2, 1, figsize=(9.0, 5.6), height_ratios=[1.0, 1.3])
+    (points,) = ax1.plot([], [], "o", color=PALETTE["grey"], markersize=5, label="sorted values")
+    (median,) = ax1.plot([], [], "o", color=PALETTE["orange"], markersize=9, label="median")
+    window = ax1.axvspan(0, 1, color=PALETTE["sky"], alpha=0.35, label="values A(k) looks at")
+    ax1.set_xlim(-2, 102)
+    ax1.set_ylim(-0.5, 0.5)
+    ax1.set_yticks([])
+    label_axes(ax1, "value (clamped to [0, 100])", None, "The data, sorted")
+    ax1.legend(loc="upper right", fontsize=8, ncol=3)
+    ks = np.arange(0, 62)
+    (a_line,) = ax2.step([], [], where="post", color=PALETTE["blue"], label="$A(k)$")
+    (disc,) = ax2.plot([], [], color=PALETTE["vermillion"], label=r"$e^{-k\beta}A(k)$")
+    ax2.axhline(UPPER - LOWER, color=PALETTE["black"], linestyle=":", label="global sensitivity 100")
+    k_line = vline(ax2, k, color=PALETTE["grey"])
+    ax2.set_xlim(0, 61)
+    ax2.set_ylim(0, 110)
+    label_axes(ax2, "distance k (records changed)", "sensitivity (years)",
+               "Local sensitivity at distance k, and its smooth bound")
+    ax2.legend(loc="center right", fontsize=8)
+    txt = note(ax2, "", loc="upper left")
+
+    def update(n, spread, k, beta, seed):
+        n = n if n % 2 else n + 1  # the slider steps by 2 from 5; an even n typed in rounds up
+        x = np.sort(example_dataset(n, spread, seed))
+        m = (n + 1) // 2
+        a = bg.local_sensitivity_median(x, LOWER, UPPER, distance=ks)
+        points.set_data(x, np.zeros(n))
+        median.set_data([x[m - 1]], [0.0])
+        # the widest window: t maximising x_{m+t} - x_{m+t-k-1} (clamped ends are 0 and 100)
+        padded = np.concatenate([np.full(k + 2, LOWER), x, np.full(k + 2, UPPER)])
+        t = np.arange(k + 2)
+        top = padded[k + 2 + m + t - 1]
+        bottom = padded[k + 2 + m + t - k - 2]
+        best = int(np.argmax(top - bottom))
+        window.set_x(bottom[best])
+        window.set_width(top[best] - bottom[best])
+        a_line.set_data(ks, a)
+        weighted = np.exp(-ks * beta) * a
+        disc.set_data(ks, weighted)
+        k_line.set_xdata([k, k])
+        smooth = bg.smooth_sensitivity_median(x, LOWER, UPPER, beta)
+        txt.set_text(f"A(0) = {a[0]:.0f}, A({k}) = {a[k]:.0f}\nsmooth sensitivity = {smooth:.2f}")
+        return (f"n = {n}, median {x[m - 1]:.0f}: local sensitivity A(0) = {a[0]:.0f}; within "
+                f"{k} changed records it can grow to A({k}) = {a[k]:.0f}. With β = {beta:.2f} the "
+                f"smooth sensitivity max_k e^(−kβ)A(k) is {smooth:.2f} (global: 100).")
+
+    return Panel(controls, fig, update, title="The median's local sensitivity at distance k",
+                 name="median_local_sensitivity")
+
+
+@register("ptr_answer_rate")
+def ptr_answer_rate(spread=5.0, bound=2.0, epsilon=1.0, delta=1e-6, seed=0):
+    """Propose-test-release: how often it answers, against how stable the data are.
+
+    Top: the answer probability of PTR against the distance to instability d (curve), with
+    this dataset's d (marker); the threshold ln(1/δ)/(ε/2) dashed. Bottom: the distance d
+    for every proposed bound b on this dataset (steps), the chosen b marked.
+    """
+    n = 101
+    controls = {"spread": float_slider("spread (years)", spread, 0.0, 40.0, 1.0, readout_format=".0f"),
+                "bound": float_slider("proposed bound b", bound, 0.5, 20.0, 0.5, readout_format=".1f"),
+                "epsilon": float_slider("privacy ε", epsilon, 0.1, 3.0, 0.1, readout_format=".1f"),
+                "delta": log_slider("δ", delta, -9, -2, step=1.0, readout_format=".0e"),
+                "seed": int_slider("seed", seed, 0, 20)}
+    fig, (ax1, ax2) = new_figure(2, 1, figsize=(9.0, 5.6))
+    ds = np.linspace(0, 60, 241)
+    (curve,) = ax1.plot([], [], color=PALETTE["blue"], label="Pr[answer] given d")
+    (mark,) = ax1.plot([], [], "o", color=PALETTE["orange"], markersize=9, label="this dataset")
+    thr = vline(ax1, 0.0, color=PALETTE["black"], label="threshold ln(1/δ)/(ε/2)")
+    ax1.set_xlim(0, 60)
+    ax1.set_ylim(-0.03, 1.05)
+    label_axes(ax1, "distance to instability d (records)", "Pr[PTR answers]",
+               "PTR answers only when the data are far from unstable")
+    ax1.legend(loc="lower right", fontsize=8)
+    txt = note(ax1, "", loc="upper left")
+    bounds = np.linspace(0.5, 20.0, 40)
+    (dline,) = ax2.step([], [], where="post", color=PALETTE["green"])
+    bmark = vline(ax2, bound, color=PALETTE["orange"])
+    ax2.set_xlim(0.5, 20)
+    ax2.set_ylim(0, 55)
+    label_axes(ax2, "proposed bound b (years)", "d (records)", "This dataset's distance to instability")
+
+    def update(spread, bound, epsilon, delta, seed):
+        x = example_dataset(n, spread, seed)
+        scale = 2.0 / epsilon
+        threshold = math.log(1.0 / delta) / (epsilon / 2.0)
+        prob = np.where(ds > threshold, 1 - 0.5 * np.exp(-(ds - threshold) / scale),
+                        0.5 * np.exp(-(threshold - ds) / scale))
+        curve.set_data(ds, prob)
+        thr.set_xdata([threshold, threshold])
+        d = bg.distance_to_instability(x, LOWER, UPPER, bound)
+        p = bg.ptr_answer_probability(x, LOWER, UPPER, epsilon, delta, proposed_bound=bound)
+        mark.set_data([min(d, 60.0)], [p])
+        dist = [min(bg.distance_to_instability(x, LOWER, UPPER, b), 60.0) for b in bounds]
+        dline.set_data(bounds, dist)
+        bmark.set_xdata([bound, bound])
+        dtext = "∞" if math.isinf(d) else f"{d:.0f}"
+        txt.set_text(f"d = {dtext}, Pr[answer] = {p:.3g}")
+        return (f"With spread {spread:.0f} and b = {bound:.1f}, the median is {dtext} changed records "
+                f"from a dataset whose local sensitivity exceeds b; PTR answers with probability "
+                f"{p:.3g} (threshold {threshold:.1f}). Otherwise it says ⊥ (no answer).")
+
+    return Panel(controls, fig, update, title="Propose-test-release for the median",
+                 name="ptr_answer_rate")
+
+
+_NS = np.unique(np.round(np.logspace(1, 3, 11) / 2).astype(int) * 2 + 1)
+
+
+@register("smooth_vs_global_error")
+def smooth_vs_global_error(epsilon=1.0, delta=1e-6, spread=10.0, seed=0):
+    """Expected absolute error of the median: smooth-sensitivity noise against Laplace noise
+    scaled to the global sensitivity, for n from 11 to 1,001 (log axes).
+
+    Mean |Lap(b)| is b: global b = 100/ε; smooth b = 2S/ε with S the β-smooth sensitivity,
+    β = ε/(2 ln(2/δ)), of a dataset of n values drawn with the seed.
+    """
+    controls = {"epsilon": float_slider("privacy ε", epsilon, 0.1, 3.0, 0.1, readout_format=".1f"),
+                "delta": log_slider("δ", delta, -9, -2, step=1.0, readout_format=".0e"),
+                "spread": float_slider("spread (years)", spread, 1.0, 40.0, 1.0, readout_format=".0f"),
+                "seed": int_slider("seed", seed, 0, 20)}
+    fig, ax = new_figure(1, 1, figsize=(9.0, 4.6))
+    (glob,) = ax.plot([], [], color=PALETTE["black"], linestyle="--",
+                      label="global sensitivity: 100/ε")
+    (smooth,) = ax.plot([], [], "o-", color=PALETTE["blue"], label="smooth sensitivity: 2S/ε")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(8, 1300)
+    ax.set_ylim(1e-2, 2e3)
+    label_axes(ax, "records n", "mean |error| of the median (years)",
+               "Smooth sensitivity pays off as n grows")
+    ax.legend(loc="lower left", fontsize=9)
+    txt = note(ax, "", loc="upper right")
+    data = {}
+
+    def update(epsilon, delta, spread, seed):
+        key = (spread, seed)
+        if key not in data:
+            data[key] = [np.sort(example_dataset(int(n), spread, seed)) for n in _NS]
+        beta = bg.smooth_beta(epsilon, delta)
+        s = np.array([bg.smooth_sensitivity_median(x, LOWER, UPPER, beta) for x in data[key]])
+        err = 2.0 * s / epsilon
+        glob.set_data([8, 1300], [100.0 / epsilon] * 2)
+        smooth.set_data(_NS, np.maximum(err, 1e-2))
+        cross = _NS[np.argmax(err < 100.0 / epsilon)] if np.any(err < 100.0 / epsilon) else None
+        txt.set_text(f"β = {beta:.3f}\nat n = {_NS[-1]}: {err[-1]:.2f} vs {100 / epsilon:.0f}")
+        where = f"from n = {cross} on" if cross is not None else "at no n shown"
+        return (f"ε = {epsilon:.1f}, δ = {delta:.0e}: smooth-sensitivity noise beats global-sensitivity "
+                f"noise {where}; at n = {_NS[-1]} its mean error is {err[-1]:.2f} years against "
+                f"{100 / epsilon:.0f}.")
+
+    return Panel(controls, fig, update, title="Smooth against global sensitivity",
+                 name="smooth_vs_global_error")
