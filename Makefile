@@ -6,28 +6,45 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8888
 NB     ?= 06
-STAMP  := $(VENV)/.installed
+LAB_STAMP  := $(VENV)/.installed-lab
+TEST_STAMP := $(VENV)/.installed-test
+STAMP      := $(TEST_STAMP)
 NBG_VENV  := .venv-nbgrader
 NBG_STAMP := $(NBG_VENV)/.installed
+# setuptools warns on every editable build that the source folder shadows the package:
+# true, intended, and not news to someone opening the course
+PIP := PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install --quiet
 
-.PHONY: lab test setup test-unit test-panels test-notebooks test-browser exercises demo \
+.PHONY: lab test setup test-unit test-panels test-notebooks test-browser test-min exercises demo \
         grade nbgrader nbgrader-setup test-nbgrader bench chromium docs clean
 
-$(STAMP): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+$(PY):
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test]"
-	@# pycanon (a peer anonymity library, used only by tests) pins old numpy/pandas/scipy;
-	@# installed without its dependencies so the kit keeps current versions.
-	$(PY) -m pip install --quiet --no-deps "pycanon>=1.0" && $(PY) -m pip install --quiet "beartype>=0.16"
-	@touch $(STAMP)
+
+# make lab: the kit with the lab extra (JupyterLab, Voila, a kernel) and nothing for tests;
+# binder/overrides.json (no news pop-up, as on Binder) becomes this JupyterLab's default
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
+$(LAB_STAMP): pyproject.toml binder/overrides.json | $(PY)
+	$(PIP) -e ".[lab]"
+	@mkdir -p $(LAB_SETTINGS) && cp binder/overrides.json $(LAB_SETTINGS)/overrides.json
+	@touch $@
+
+# make test: every extra, the peer libraries included. pycanon (a peer anonymity library,
+# used only by tests) pins old numpy/pandas/scipy: it goes in last and without its
+# dependencies (beartype, the one it needs, comes first), so the kit keeps current versions.
+$(TEST_STAMP): pyproject.toml binder/overrides.json | $(PY)
+	$(PIP) -e ".[test]" "beartype>=0.16"
+	$(PIP) --no-deps "pycanon>=1.0"
+	@mkdir -p $(LAB_SETTINGS) && cp binder/overrides.json $(LAB_SETTINGS)/overrides.json
+	@touch $@ $(LAB_STAMP)
 
 setup: $(STAMP)
 
 # JupyterLab refuses to run as root unless told; only then is --allow-root passed.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-lab: $(STAMP)
+lab: $(LAB_STAMP)
 	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
 		--ServerApp.root_dir=notebooks $(ALLOW_ROOT)
 
@@ -44,7 +61,7 @@ test: $(STAMP) $(NBG_STAMP) chromium
 		-q -p no:cacheprovider notebooks/*.ipynb
 
 test-unit: $(STAMP)
-	$(PY) -m pytest tests -q -m "not browser" --ignore=tests/test_panels.py
+	$(PY) -m pytest tests -q -m "not browser and not minversions" --ignore=tests/test_panels.py
 
 test-panels: $(STAMP)
 	$(PY) -m pytest tests/test_panels.py -q
@@ -56,9 +73,13 @@ test-notebooks: $(STAMP)
 test-browser: $(STAMP) chromium
 	$(PY) -m pytest tests -q -m browser
 
+# the lowest declared versions on the lowest Python (cached in .venv-min/)
+test-min: $(STAMP)
+	$(PY) -m pytest tests/test_min_versions.py -q -ra
+
 # Voilà dashboard of one notebook (code hidden): make demo NB=06 [DEMO_PORT=8866]
 DEMO_PORT ?= 8866
-demo: $(STAMP)
+demo: $(LAB_STAMP)
 	$(VENV)/bin/voila $(firstword $(wildcard notebooks/$(NB)_*.ipynb) notebooks/$(NB)) \
 		--Voila.ip=127.0.0.1 --port=$(DEMO_PORT)
 
@@ -88,7 +109,7 @@ nbgrader: $(STAMP)
 $(NBG_STAMP): pyproject.toml
 	@test -x $(NBG_VENV)/bin/python || $(PYTHON) -m venv $(NBG_VENV)
 	$(NBG_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(NBG_VENV)/bin/python -m pip install --quiet "nbgrader>=0.9" -e .
+	PYTHONWARNINGS=ignore::UserWarning $(NBG_VENV)/bin/python -m pip install --quiet "nbgrader>=0.9" -e .
 	@touch $(NBG_STAMP)
 
 nbgrader-setup: $(NBG_STAMP)
@@ -112,4 +133,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) $(NBG_VENV) test-artifacts .pytest_cache docs/_build docs/reference docs/notebooks
+	rm -rf $(VENV) $(NBG_VENV) .venv-min test-artifacts .pytest_cache docs/_build docs/reference docs/notebooks

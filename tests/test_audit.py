@@ -24,6 +24,17 @@ def test_clopper_pearson_matches_scipy_binomtest(k, n):
     assert high == pytest.approx(ci.high, rel=1e-9, abs=1e-12)
 
 
+def test_clopper_pearson_at_extreme_alpha_has_the_closed_form():
+    """k = 0 and k = n have closed forms; tiny alphas (the coursework audits at 1e-7) are
+    where scipy 1.11's betaincinv went wrong, so the declared scipy floor must pass this."""
+    n, alpha = 20_000, 1e-7
+    low, high = clopper_pearson(0, n, alpha=alpha)
+    assert low == 0.0 and high == pytest.approx(1 - (alpha / 2) ** (1 / n), rel=1e-9)
+    low, high = clopper_pearson(n, n, alpha=alpha)
+    assert high == 1.0 and low == pytest.approx((alpha / 2) ** (1 / n), rel=1e-9)
+    assert epsilon_lower_bound(500, 0, n, alpha=alpha) > 3
+
+
 def test_bound_formula_with_alpha_split_and_delta():
     cx, cy, n, alpha, delta = 3000, 1000, 10_000, 0.05, 0.01
     low = stats.binomtest(cx, n).proportion_ci(1 - alpha, method="exact").low

@@ -190,6 +190,18 @@ def test_subset_sums_indexing():
     assert A.subset_sums(np.ones(10, np.int8))[-1] == 10
 
 
+def test_popcount_fallback_counts_bits_like_numpy_2():
+    """numpy < 2.0 has no bitwise_count; the fallback must count the same bits."""
+    rng = np.random.default_rng(7)
+    x = np.concatenate([np.array([0, 1, 2, 3, 0xFFFFFFFF, 0x80000000, 0x55555555], np.uint32),
+                        rng.integers(0, 2**32, size=4993, dtype=np.uint32)]).reshape(4, -1)
+    want = np.array([[bin(int(v)).count("1") for v in row] for row in x])
+    got = R._popcount_swar(x)
+    assert got.shape == x.shape and got.dtype == np.uint8
+    assert got.tolist() == want.tolist()
+    assert R._popcount(x).tolist() == want.tolist()
+
+
 @pytest.mark.parametrize("n, e, seed", [(20, 1.0, 1), (20, 1.5, 2), (16, 2.0, 3), (11, 2.5, 4),
                                         (9, 0.75, 5), (20, 0.5, 6)])
 def test_exhaustive_within_4e_against_a_decoy(n, e, seed):

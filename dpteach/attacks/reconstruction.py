@@ -230,6 +230,19 @@ def textbook_lp(queries, answers):
 
 
 # ------------------------------------------------------------------ all 2^n subsets
+def _popcount_swar(x):
+    """Set bits of each uint32 entry by the classic shift-and-mask sum (numpy < 2.0 has
+    no ``np.bitwise_count``); returns uint8 like it."""
+    x = np.asarray(x, dtype=np.uint32)
+    x = x - ((x >> np.uint32(1)) & np.uint32(0x55555555))
+    x = (x & np.uint32(0x33333333)) + ((x >> np.uint32(2)) & np.uint32(0x33333333))
+    x = (x + (x >> np.uint32(4))) & np.uint32(0x0F0F0F0F)
+    return ((x * np.uint32(0x01010101)) >> np.uint32(24)).astype(np.uint8)
+
+
+_popcount = getattr(np, "bitwise_count", _popcount_swar)
+
+
 def subset_sums(secret) -> np.ndarray:
     """All 2^n exact subset sums of a bit vector: entry ``mask`` is the number of ones
     among the people whose bit is set in ``mask`` (person i <-> bit i). n <= 24."""
@@ -242,7 +255,7 @@ def subset_sums(secret) -> np.ndarray:
                          f"subsets, got {n}")
     code = int(sum(int(b) << i for i, b in enumerate(d)))
     masks = np.arange(1 << n, dtype=np.uint32)
-    return np.bitwise_count(masks & np.uint32(code)).astype(np.int64)
+    return _popcount(masks & np.uint32(code)).astype(np.int64)
 
 
 def _check_noise_bound(noise_bound):
@@ -308,7 +321,7 @@ def _half_survivors(answers_half, k, e, slack):
     block = max(1, (1 << 22) >> k)
     for start in range(0, cands.size, block):
         c = cands[start:start + block]
-        sums = np.bitwise_count(c[:, None] & subsets[None, :])
+        sums = _popcount(c[:, None] & subsets[None, :])
         keep[start:start + block] = (np.abs(sums - answers_half[None, :]) <= e + slack).all(axis=1)
     return cands[keep]
 
@@ -349,10 +362,10 @@ def _consistent_codes(a, n, e, *, first_only):
     if surv_a.size == 0 or surv_b.size == 0:
         return
     # try the low halves that fit their own answers best first
-    pop_a = np.bitwise_count(surv_a[:, None] & np.arange(1 << ka, dtype=np.uint32)[None, :])
+    pop_a = _popcount(surv_a[:, None] & np.arange(1 << ka, dtype=np.uint32)[None, :])
     order = np.argsort(np.abs(pop_a - table[0][None, :]).max(axis=1), kind="stable")
     subsets_b = np.arange(1 << kb, dtype=np.uint32)
-    sums_b = np.bitwise_count(surv_b[:, None] & subsets_b[None, :])   # (|surv_b|, 2^kb)
+    sums_b = _popcount(surv_b[:, None] & subsets_b[None, :])   # (|surv_b|, 2^kb)
     for idx in order:
         ca = surv_a[idx]
         resid = table - pop_a[idx][None, :]                      # a(S) - c_A(S_A)
