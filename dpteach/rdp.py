@@ -254,7 +254,7 @@ def subsampled_gaussian_rdp(q, sigma, orders):
     never negative and keeps its relative accuracy for tiny q. For a fractional α the same
     A_α - 1 = E_{μ₀}[(1 + x)^α - 1 - αx] with x = q(μ₁/μ₀ - 1) (E_{μ₀}[x] = 0, and the
     integrand is ≥ 0 by Bernoulli's inequality) is integrated numerically (trapezoidal
-    rule on a fine grid; agrees with adaptive quadrature to 1e-10 relative).
+    rule on a fine grid; agrees with 40-digit quadrature to 1e-9 relative).
     q = 1 gives α/(2σ²) back; q = 0 gives 0. For small q, r(α) ≈ q² α (e^(1/σ²) - 1)/2: the
     cost shrinks like q², not like q (privacy amplification by subsampling). Notebook 16.
     """
@@ -337,9 +337,9 @@ def _log_a_minus_1_frac(q, sigma, alpha):
     """ln(A_α - 1) for a fractional order: ∫ N(z; 0, σ²) f(x(z)) dz, with
     x(z) = q(e^{L(z)} - 1) and L(z) = (2z - 1)/(2σ²) the privacy loss of μ₁ against μ₀.
 
-    The integrand is smooth and ≥ 0; a scan of 2001 points finds where its logarithm is
+    The integrand is smooth and ≥ 0; a scan of 801 points finds where its logarithm is
     within 60 of the top, and the trapezoidal rule on that window with a step of
-    min(σ, σ²)/40 integrates it (agrees with scipy.integrate.quad to 1e-10 relative, see
+    min(σ, σ²)/20 integrates it (agrees with 40-digit mpmath quadrature to 1e-9, see
     the tests)."""
     s2 = sigma * sigma
 
@@ -349,7 +349,7 @@ def _log_a_minus_1_frac(q, sigma, alpha):
 
     # the mass lies around z = 0 ... max(α, 2) (tilted Gaussians N(i, σ²)), width σ
     lo, hi = -1.0 - 40 * sigma, max(alpha, 2.0) + 1.0 + 40 * sigma
-    scan = np.linspace(lo, hi, 2001)
+    scan = np.linspace(lo, hi, 801)
     g = log_integrand(scan)
     m = float(np.max(g))
     if not np.isfinite(m):
@@ -357,7 +357,7 @@ def _log_a_minus_1_frac(q, sigma, alpha):
     keep = np.flatnonzero(g > m - 60)
     step = scan[1] - scan[0]
     lo, hi = scan[max(keep[0] - 1, 0)] - step, scan[min(keep[-1] + 1, scan.size - 1)] + step
-    h = min(sigma, s2) / 40
+    h = min(sigma, s2) / 20
     n = int(min(max(np.ceil((hi - lo) / h), 400), 200_000)) + 1
     z = np.linspace(lo, hi, n)
     w = np.exp(log_integrand(z) - m)
