@@ -275,8 +275,8 @@ def subsampled_gaussian_rdp(q, sigma, orders):
         log_am1 = np.empty(flat.shape)              # ln(A_α - 1)
         if is_int.any():
             log_am1[is_int] = _log_a_minus_1_int(q, sigma, flat[is_int].astype(np.int64))
-        for j in np.flatnonzero(~is_int):
-            log_am1[j] = _log_a_minus_1_frac(q, sigma, float(flat[j]))
+        if (~is_int).any():
+            log_am1[~is_int] = _log_a_minus_1_frac(q, sigma, flat[~is_int])
         out = np.logaddexp(0.0, log_am1) / (flat - 1)
         out = np.maximum(out, 0.0)
     out = out.reshape(shape)
@@ -333,36 +333,40 @@ def _log_f(alpha, q, L):
     return out
 
 
-def _log_a_minus_1_frac(q, sigma, alpha):
-    """ln(A_α - 1) for a fractional order: ∫ N(z; 0, σ²) f(x(z)) dz, with
+def _log_a_minus_1_frac(q, sigma, alphas):
+    """ln(A_α - 1) for fractional orders (1-d array): ∫ N(z; 0, σ²) f(x(z)) dz, with
     x(z) = q(e^{L(z)} - 1) and L(z) = (2z - 1)/(2σ²) the privacy loss of μ₁ against μ₀.
 
-    The integrand is smooth and ≥ 0; a scan of 801 points finds where its logarithm is
-    within 60 of the top, and the trapezoidal rule on that window with a step of
-    min(σ, σ²)/20 integrates it (agrees with 40-digit mpmath quadrature to 1e-9, see
-    the tests)."""
+    The integrand is smooth and ≥ 0; a scan of 801 points finds, for each order, where its
+    logarithm is within 60 of the top, and the trapezoidal rule on that window with a step
+    of at most min(σ, σ²)/20 integrates it, every order at once (agrees with 40-digit
+    mpmath quadrature to 1e-9, see the tests)."""
     s2 = sigma * sigma
+    a = np.asarray(alphas, float)[:, None]
 
     def log_integrand(z):
         return (-z * z / (2 * s2) - 0.5 * math.log(2 * math.pi * s2)
-                + _log_f(alpha, q, (2 * z - 1) / (2 * s2)))
+                + _log_f(a, q, (2 * z - 1) / (2 * s2)))
 
     # the mass lies around z = 0 ... max(α, 2) (tilted Gaussians N(i, σ²)), width σ
-    lo, hi = -1.0 - 40 * sigma, max(alpha, 2.0) + 1.0 + 40 * sigma
+    lo, hi = -1.0 - 40 * sigma, max(float(a.max()), 2.0) + 1.0 + 40 * sigma
     scan = np.linspace(lo, hi, 801)
-    g = log_integrand(scan)
-    m = float(np.max(g))
-    if not np.isfinite(m):
-        return -np.inf
-    keep = np.flatnonzero(g > m - 60)
     step = scan[1] - scan[0]
-    lo, hi = scan[max(keep[0] - 1, 0)] - step, scan[min(keep[-1] + 1, scan.size - 1)] + step
+    g = log_integrand(scan[None, :])
+    m = np.max(g, axis=1)
+    keep = g > (m[:, None] - 60)
+    first = np.argmax(keep, axis=1)
+    last = scan.size - 1 - np.argmax(keep[:, ::-1], axis=1)
+    z_lo, z_hi = scan[first] - 2 * step, scan[last] + 2 * step
     h = min(sigma, s2) / 20
-    n = int(min(max(np.ceil((hi - lo) / h), 400), 200_000)) + 1
-    z = np.linspace(lo, hi, n)
-    w = np.exp(log_integrand(z) - m)
-    val = float(np.sum(w) - 0.5 * (w[0] + w[-1])) * (z[1] - z[0])
-    return m + math.log(val) if val > 0 else -np.inf
+    n = int(min(max(np.ceil(np.max(z_hi - z_lo) / h), 400), 20_000)) + 1
+    t = np.linspace(0.0, 1.0, n)[None, :]
+    z = z_lo[:, None] + (z_hi - z_lo)[:, None] * t
+    w = np.exp(log_integrand(z) - m[:, None])
+    val = (np.sum(w, axis=1) - 0.5 * (w[:, 0] + w[:, -1])) * (z[:, 1] - z[:, 0])
+    with np.errstate(divide="ignore"):
+        out = m + np.log(val)
+    return np.where(np.isfinite(m) & (val > 0), out, -np.inf)
 
 
 # -- the accountant -------------------------------------------------------------------------
