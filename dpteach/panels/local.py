@@ -80,7 +80,7 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
     (loc_est,) = ax2.plot([], [], "o", color=PALETTE["orange"], markersize=5, label="local estimate")
     (cen_est,) = ax2.plot([], [], "s", color=PALETTE["blue"], markersize=4, label="central estimate")
     ax2.axhline(0.0, color=PALETTE["black"], linewidth=0.6)
-    ax2.set_xlim(-0.8, k - 0.2)
+    ax2.set_xlim(-0.8, _K_MAX - 0.2)
     ax2.set_ylim(-0.1, 0.8)
     label_axes(ax2, "category $v$", "frequency (share of people)", "One survey at the chosen $n$")
     ax2.legend(loc="upper right", fontsize=8)
@@ -115,9 +115,8 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
         truth_bars.set_data(np.r_[counts[-1] / n, np.zeros(_K_MAX - k)])
         loc_est.set_data(x, one_local[-1])
         cen_est.set_data(x, one_central[-1])
-        # the x axis fits the k categories; the y axis stays at [-0.1, 0.8] (estimates
-        # beyond it are counted in the note)
-        ax2.set_xlim(-0.8, k - 0.2)
+        # fixed axes (a blitted redraw must equal a full draw): estimates beyond
+        # [-0.1, 0.8] are counted in the note
         lo, hi = ax2.get_ylim()
         off = int(np.sum((one_local[-1] < lo) | (one_local[-1] > hi)))
         txt2.set_text(f"{off} local estimate(s) off the scale" if off else "")
