@@ -80,6 +80,7 @@ _EXPORTS = {
     "gaussian_epsilon": "rdp",
     "subsampled_gaussian_rdp": "rdp",
     "RDPAccountant": "rdp",
+    "PLDAccountant": "pld",
     # the local model (notebook 17)
     "k_randomized_response": "local",
     "k_randomized_response_estimate": "local",
@@ -113,7 +114,7 @@ _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "
                "attacks", "audit", "audit_zoo", "datasets", "plots", "panels", "exercises", "style",
                "discrete", "notebook", "comparison", "definition", "exponential",
                "properties", "tradeoff",
-               "assignments", "clipping", "sparse_vector", "rdp", "local",
+               "assignments", "clipping", "sparse_vector", "rdp", "pld", "local",
                "dp_sgd", "beyond_global", "synthetic"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -34,6 +34,7 @@ from ._checks import (check_delta, check_positive_int, check_real, check_rng, ch
 
 __all__ = ["clip_gradients", "noisy_gradient_sum", "per_example_gradients", "logistic_loss",
            "predict", "accuracy", "dp_sgd", "DPSGDResult", "membership_inference",
+           "membership_game",
            "make_overfit_data", "EXAMPLE"]
 
 #: The notebook's setting (notebook 18): data of :func:`make_overfit_data` and the
@@ -311,3 +312,23 @@ def make_overfit_data(n_train=300, n_test=1000, d=1500, *, informative=5, signal
     z = signal * X[:, :informative].sum(axis=1) + rng.logistic(size=n)
     y = (z > 0).astype(float)
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+
+
+def membership_game(X, y, *, rng=None, **training):
+    """The membership game that an add/remove ε covers: every example of the pool (X, y)
+    joins the training set by its own fair coin, independently; :func:`dp_sgd` trains on
+    those that joined (``training``: its keyword arguments; ``rng`` draws the coins first,
+    then drives training). For one target, the two worlds "in" and "out" differ by adding
+    or removing it, the rest of the training set fixed by the other coins: exactly the
+    neighbours of the accountant's ε. Returns (result, joined) with ``joined`` the boolean
+    mask of members; :func:`membership_inference` on the losses of the members and of the
+    rest measures the attack's (α, β) against that ε. (Members of one fixed training set
+    against fresh examples would test a *swap* of one person instead, whose guarantee is
+    that of a group of two.) Notebook 18.
+    """
+    X, y = _data(X, y)
+    rng = check_rng(rng)
+    joined = rng.random(X.shape[0]) < 0.5
+    if joined.sum() < 2 or (~joined).sum() < 1:
+        raise ValueError("the pool (X, y) is too small for the game: give it at least 4 examples")
+    return dp_sgd(X[joined], y[joined], rng=rng, **training), joined

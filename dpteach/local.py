@@ -306,8 +306,9 @@ def central_variance(n, epsilon, *, sensitivity=1.0) -> float:
     """Variance of one frequency from a central Laplace histogram: 2 (Delta/eps)^2 / n^2.
 
     The curator adds Lap(Delta/eps) to every count (Delta = 1: adding or removing a person
-    changes one count by one; Dwork & Roth 2014, section 3.3) and divides by n, taken as
-    public. The standard deviation sqrt(2)/(eps n) shrinks like 1/n; the local model's
+    changes one count by one; Delta = 2: swapping one person's answer changes two counts by
+    one, the relation of a local ε; Dwork & Roth 2014, section 3.3) and divides by n, taken
+    as public. The standard deviation sqrt(2)/(eps n) shrinks like 1/n; the local model's
     like 1/sqrt(n). Notebook 17.
     """
     n = check_positive_int(n, "n", maximum=_MAX_N)
@@ -401,13 +402,17 @@ def _estimate(counts, n, k, epsilon, mechanism):
     return (counts / n - q) / gap
 
 
-def central_histogram_estimate(counts, epsilon, *, rng=None, size=None) -> np.ndarray:
-    """The central model's frequencies: (counts + Lap(1/eps) each) / n, via
-    :func:`dpteach.laplace_mechanism` with sensitivity 1 (notebook 06). Notebook 17."""
+def central_histogram_estimate(counts, epsilon, *, sensitivity=1.0, rng=None,
+                               size=None) -> np.ndarray:
+    """The central model's frequencies: (counts + Lap(Δ/eps) each) / n, via
+    :func:`dpteach.laplace_mechanism` (notebook 06). Δ = ``sensitivity``: 1 when one person
+    is added or removed (one count moves by one), 2 when one person's answer is swapped for
+    another (two counts move by one), the relation the local model's ε speaks of. Notebook 17."""
     c = check_values("counts", counts)
     if c.ndim != 1 or np.any(c < 0):
         raise ValueError("counts must be a 1-D array of non-negative counts")
+    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
     n = c.sum()
     if n <= 0:
         raise ValueError("counts must hold at least one person")
-    return laplace_mechanism(c, 1.0, epsilon, rng=rng, size=size) / n
+    return laplace_mechanism(c, sensitivity, epsilon, rng=rng, size=size) / n

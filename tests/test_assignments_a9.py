@@ -285,3 +285,87 @@ def test_the_check_agrees_with_dp_accounting():
     s = a9.smallest_sigma(1.0, 1e-5, 1000, 0.01, "rdp")
     assert a9.accountant_epsilon(s, 1e-5, 1000, 0.01, "rdp") <= 1.0
     assert a9.accountant_epsilon(s * (1 - 1e-4), 1e-5, 1000, 0.01, "rdp") > 1.0
+
+
+# ------------------------------------------------------------------ Task 3: the subsampled RDP
+import math  # noqa: E402
+
+from dpteach.rdp import subsampled_gaussian_rdp as _by_name  # noqa: E402
+
+
+def _terms(q, sigma, alpha, *, exponent=lambda i: i * i - i, swap=False, lo=0, hi=None):
+    hi = alpha if hi is None else hi
+    out = []
+    for i in range(lo, hi + 1):
+        a, b = (alpha - i, i) if not swap else (i, alpha - i)
+        out.append(math.comb(alpha, i) * (1 - q) ** a * q ** b
+                   * math.exp(exponent(i) / (2 * sigma * sigma)))
+    return sum(out)
+
+
+def subsampled_rdp(q, sigma, alpha):
+    return math.log(_terms(q, sigma, alpha)) / (alpha - 1)
+
+
+T3_SLIPS = {
+    "linear in q": lambda q, s, a: q * a / (2 * s * s),
+    "q squared approximation": lambda q, s, a: q * q * a * math.expm1(1 / s ** 2) / 2,
+    "no subsampling": lambda q, s, a: a / (2 * s * s),
+    "no 1/(alpha - 1)": lambda q, s, a: math.log(_terms(q, s, a)),
+    "1/alpha": lambda q, s, a: math.log(_terms(q, s, a)) / a,
+    "exponent i^2": lambda q, s, a: math.log(_terms(q, s, a, exponent=lambda i: i * i)) / (a - 1),
+    "swapped powers": lambda q, s, a: math.log(_terms(q, s, a, swap=True)) / (a - 1),
+    "first term dropped": lambda q, s, a: math.log(_terms(q, s, a, lo=1)) / (a - 1),
+    "last term dropped": lambda q, s, a: math.log(_terms(q, s, a, hi=a - 1)) / (a - 1),
+}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_model_subsampled_rdp_passes(seed):
+    fb = run("Task 3", seed, subsampled_rdp=subsampled_rdp)
+    assert fb.passed, fb.message
+
+
+@pytest.mark.parametrize("slip", sorted(T3_SLIPS))
+def test_subsampled_rdp_slips_fail_on_every_seed(slip):
+    for seed in range(20):
+        fb = run("Task 3", seed, subsampled_rdp=T3_SLIPS[slip])
+        assert not fb.passed, (slip, seed, fb.message)
+
+
+def test_subsampled_rdp_slip_messages_name_the_slip():
+    assert "linear in q" in run("Task 3", 0, subsampled_rdp=T3_SLIPS["linear in q"]).message
+    assert "α - 1" in run("Task 3", 0, subsampled_rdp=T3_SLIPS["no 1/(alpha - 1)"]).message
+    assert "without subsampling" in run("Task 3", 0, subsampled_rdp=T3_SLIPS["no subsampling"]).message
+
+
+def test_subsampled_rdp_calling_the_kit_fails():
+    def kit(q, sigma, alpha):
+        return float(dp.subsampled_gaussian_rdp(q, sigma, alpha))
+
+    def accountant(q, sigma, alpha):
+        acc = dp.RDPAccountant(orders=[alpha]).compose_gaussian(sigma, q=q)
+        return float(acc.rdp[0])
+
+    def imported(q, sigma, alpha):          # bound by name in the notebook's globals
+        return float(_by_name(q, sigma, alpha))
+
+    for fn in (kit, accountant, imported):
+        fb = run("Task 3", 1, subsampled_rdp=fn)
+        assert not fb.passed and "yourself" in fb.message, (fn.__name__, fb.message)
+
+
+def test_subsampled_rdp_stub_garbage_and_json():
+    for answer in (None, ..., lambda *a: None):
+        fb = run("Task 3", 0, subsampled_rdp=answer)
+        assert not fb.passed and fb.solved is False
+    task = _tasks()["Task 3"]
+    req, truth = task.request(np.random.default_rng(0))
+    for data in GARBAGE + [{"rdp": ["x"] * 4}, {"rdp": [float("inf")] * 4}]:
+        fb = task.judge(data, req, truth)
+        assert not fb.passed and fb.message.startswith("Task 3")
+    data = task.collect({"subsampled_rdp": subsampled_rdp}, req)
+    assert task.judge(assignments.decode(assignments.encode(data)), req, truth).passed
+    # the hidden draw has one case of each kind, so the kinds' slips are told apart
+    alphas = sorted(c["alpha"] for c in req["cases"])
+    assert alphas[0] == 2 and 3 <= alphas[1] <= 6 and alphas[2] >= 7

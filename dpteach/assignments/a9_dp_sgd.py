@@ -22,6 +22,16 @@ Both tasks run the student's functions on inputs the check draws itself:
   noise on every example, and clipping the sum instead of each example all fail; so does
   a call of the kit's dp.noisy_gradient_sum or dp.clip_gradients (noticed while the check
   runs), and in Task 1 a call of the check's own search.
+* Task 3 (2 points) ``subsampled_rdp(q, sigma, alpha)``: the RDP at integer order α ≥ 2
+  of one Poisson-subsampled Gaussian step (rate q, noise multiplier σ; add/remove
+  neighbours), by the binomial formula of Mironov, Talwar & Zhang 2019:
+  r(α) = ln(Σ_{i=0}^{α} C(α, i)(1 - q)^(α-i) q^i e^{(i² - i)/(2σ²)}) / (α - 1) (notebook
+  16). Judged at four hidden (q, σ, α), one of each kind (α = 2; α in 3-6 with q ≥ 0.2;
+  α in 7-24 with small q; α in 7-24 with q ≥ 0.1), within 1e-6 relative of the kit's value.
+  The linear guess qα/(2σ²), the q² approximation, no sampling, a missing 1/(α - 1) (or
+  1/α instead), the exponent i²/(2σ²), swapped powers of q and 1 - q and a dropped first
+  or last term all fail on every draw; so does a call of dp.subsampled_gaussian_rdp or
+  of the RDP accountant (which computes it).
 
 Notebook: notebooks/solutions/A9_accounting_and_dp_sgd.ipynb.
 """
@@ -317,6 +327,80 @@ def _t2_judge(data, req, truth):
                    f"consistent with N(0, σ²C²) (KS p = {g(ks, 3)}).", sd=measured)
 
 
+# ------------------------------------------------------------------ Task 3
+_T3_LIBRARY = ("dpteach:subsampled_gaussian_rdp", "dpteach.rdp:subsampled_gaussian_rdp",
+               "dpteach.accounting:subsampled_gaussian_rdp",
+               "dpteach:RDPAccountant", "dpteach.rdp:RDPAccountant",
+               "dpteach.accounting:RDPAccountant")
+
+
+def _t3_request(rng):
+    """Four hidden cases, one of each kind, in a random order; the truth from the kit."""
+    from .. import rdp
+
+    def u(lo, hi, log=False):
+        x = 10 ** rng.uniform(np.log10(lo), np.log10(hi)) if log else rng.uniform(lo, hi)
+        return float(np.round(x, 4))
+
+    cases = [{"q": u(0.05, 0.5), "sigma": u(0.8, 3.0), "alpha": 2},
+             {"q": u(0.2, 0.6), "sigma": u(0.8, 2.0), "alpha": int(rng.integers(3, 7))},
+             {"q": u(0.01, 0.1, log=True), "sigma": u(1.0, 3.0), "alpha": int(rng.integers(7, 25))},
+             {"q": u(0.1, 0.4), "sigma": u(1.5, 3.0), "alpha": int(rng.integers(7, 25))}]
+    cases = [cases[i] for i in rng.permutation(len(cases))]
+    truth = [float(rdp.subsampled_gaussian_rdp(c["q"], c["sigma"], c["alpha"])) for c in cases]
+    return {"cases": cases}, {"rdp": truth}
+
+
+def _t3_collect(answers, req):
+    fn = answers.get("subsampled_rdp")
+    if is_unsolved(fn):
+        return dict(UNSOLVED)
+    with forbid(*_T3_LIBRARY, code=[fn]) as guard:
+        data = call_each(fn, ((c["q"], c["sigma"], c["alpha"]) for c in req["cases"]), "rdp")
+    if "rdp" in data:
+        data["called_library"] = bool(guard.used)
+    return data
+
+
+def _t3_judge(data, req, truth):
+    key = "Task 3"
+    bad = early(key, data, "Hint: sum the binomial terms, take the log, divide by α - 1.")
+    if bad is not None:
+        return bad
+    if data.get("called_library") is True:
+        return fail(key, "your function calls dp.subsampled_gaussian_rdp or the RDP accountant "
+                         "(which computes it); the task is to write the formula yourself.",
+                    "library")
+    found, expected = data.get("rdp"), truth.get("rdp", [])
+    cases = req.get("cases", []) if isinstance(req, dict) else []
+    if not isinstance(found, list) or len(found) != len(expected) or len(cases) != len(expected):
+        return fail(key, "the check's data is malformed.", "malformed")
+    for c, f, want in zip(cases, found, expected):
+        shown = f"subsampled_rdp({c['q']:g}, {c['sigma']:g}, {c['alpha']})"
+        v = number(f)
+        if v is None or not math.isfinite(v):
+            return fail(key, f"{shown} returned {f!r}; expected a finite number (nats).", "type")
+        if abs(v - want) > 1e-6 * abs(want):
+            q, s, a = c["q"], c["sigma"], c["alpha"]
+            hints = []
+            if math.isclose(v, q * a / (2 * s * s), rel_tol=1e-6):
+                hints.append("that is q·α/(2σ²), linear in q: subsampling does better")
+            elif math.isclose(v, a / (2 * s * s), rel_tol=1e-6):
+                hints.append("that is α/(2σ²), the Gaussian without subsampling")
+            elif math.isclose(v, want * (a - 1), rel_tol=1e-6):
+                hints.append("that is ln A_α: divide by α - 1")
+            elif math.isclose(v, want * (a - 1) / a, rel_tol=1e-6):
+                hints.append("divide by α - 1, not α")
+            else:
+                hints.append("check the exponent (i² - i)/(2σ²), the powers (1 - q)^(α - i) q^i "
+                             "and the range i = 0 ... α")
+            return fail(key, f"{shown} returned {g(v, 8)}; the RDP of that step is {g(want, 8)}: "
+                             f"{hints[0]}.", "wrong")
+    rows = "; ".join(f"q = {c['q']:g}, σ = {c['sigma']:g}, α = {c['alpha']}: {g(r, 6)}"
+                     for c, r in zip(cases, expected))
+    return ok(key, f"correct at 4 hidden steps ({rows}).")
+
+
 TASKS = [
     Task("Task 1a", 2, ("calibrate_sigma",), _t1a_request, _t1_collect, _t1_judge_as("Task 1a"),
          title="calibrate σ for a target (ε, δ): full-batch accountants"),
@@ -324,4 +408,6 @@ TASKS = [
          title="calibrate σ for a target (ε, δ): Poisson-subsampled steps"),
     Task("Task 2", 3, ("clip_and_noise",), _t2_request, _t2_collect, _t2_judge,
          title="clip each gradient, then add noise to the sum"),
+    Task("Task 3", 2, ("subsampled_rdp",), _t3_request, _t3_collect, _t3_judge,
+         title="the RDP of one Poisson-subsampled Gaussian step"),
 ]

@@ -29,45 +29,52 @@ class _Silent:
 
 
 def training_grid(sigmas=SIGMAS, seeds=SEEDS, data_seed=0):
-    """Train the notebook's model (:data:`dpteach.dp_sgd.EXAMPLE`) once per σ and seed.
+    """Play the notebook's membership game (:func:`dpteach.dp_sgd.membership_game`) once
+    per σ and seed: the 300 training and 300 held-out examples of
+    :data:`dpteach.dp_sgd.EXAMPLE` form a pool, each joins the training set by its own coin
+    (add/remove neighbours, the relation of the accountant's ε), and the model is trained
+    on those that joined.
 
-    Returns a dict with the data sizes, ``eps[σ]`` (ε per epoch) and ``runs[(σ, seed)]``
-    holding test accuracy per epoch and, per epoch, the losses of the 300 members and of
-    300 held-out non-members (the attack's two samples)."""
+    Returns a dict with ``eps[σ]`` (ε per epoch, RDP accountant) and ``runs[(σ, seed)]``
+    holding test accuracy per epoch and, per epoch, the losses of the members and of the
+    rest of the pool (the attack's two samples)."""
     ex = _sgd.EXAMPLE
     X, y, Xt, yt = _sgd.make_overfit_data(ex["n_train"], ex["n_test"], ex["d"],
                                           noise_scale=ex["noise_scale"], signal=ex["signal"],
                                           rng=data_seed)
     n = X.shape[0]
-    Xo, yo = Xt[:n], yt[:n]
+    pool_X, pool_y = np.vstack([X, Xt[:n]]), np.r_[y, yt[:n]]
+    Xt, yt = Xt[n:], yt[n:]                                   # test on the rest
     out = {"eps": {}, "runs": {}, "n": n}
     for s in sigmas:
         out["eps"][s] = (np.full(ex["epochs"], np.inf) if s == 0 else
                          epsilon_per_epoch(s, ex["batch_rate"], ex["epochs"], ex["delta"]))
         for seed in range(seeds):
-            r = _sgd.dp_sgd(X, y, epochs=ex["epochs"], batch_rate=ex["batch_rate"],
-                            clip=ex["clip"] if s else np.inf, noise_multiplier=s,
-                            learning_rate=ex["learning_rate"], rng=1000 + seed,
-                            accountant=_Silent(), delta=ex["delta"])
+            r, joined = _sgd.membership_game(
+                pool_X, pool_y, epochs=ex["epochs"], batch_rate=ex["batch_rate"],
+                clip=ex["clip"] if s else np.inf, noise_multiplier=s,
+                learning_rate=ex["learning_rate"], rng=1000 + seed, accountant=_Silent(),
+                delta=ex["delta"])
             H = r.history[1:]                                   # (epochs, d)
             zt = Xt @ H.T
             acc = ((zt > 0) == (yt[:, None] == 1)).mean(axis=0)
-            zm, zo = X @ H.T, Xo @ H.T
-            lm = np.logaddexp(0.0, zm) - y[:, None] * zm
-            lo = np.logaddexp(0.0, zo) - yo[:, None] * zo
-            out["runs"][(s, seed)] = {"acc": acc, "member": lm.T.copy(),
-                                      "nonmember": lo.T.copy()}
+            z = pool_X @ H.T
+            loss = np.logaddexp(0.0, z) - pool_y[:, None] * z
+            out["runs"][(s, seed)] = {"acc": acc, "member": loss[joined].T.copy(),
+                                      "nonmember": loss[~joined].T.copy()}
     return out
 
 
 @register("dp_sgd_attack")
 def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
-    """DP-SGD on the notebook's overfitting logistic regression (300 members, 1500
-    features): left, test accuracy against ε epoch by epoch, for this σ and (grey) the
-    final models of every σ, with the non-private model's accuracy; right, the
-    loss-threshold membership attack's (α, β) against the trade-off region of the run's
-    (ε, δ) (for the non-private run, the region of the σ = 3 run). Every run is trained
-    when the panel is built (24 runs, about a second); a move only looks results up.
+    """DP-SGD on the notebook's overfitting logistic regression (1500 features), in the
+    membership game of notebook 18 (each of 600 examples joins the training set by its own
+    coin: add/remove neighbours): left, test accuracy against ε epoch by epoch, for this σ
+    and (grey) the final models of every σ, with the non-private model's accuracy; right,
+    the loss-threshold membership attack's (α, β) against the trade-off region of the run's
+    (ε, δ) (RDP accountant; for the non-private run, the region of the σ = 3 run). Every
+    run is trained when the panel is built (24 runs, about a second); a move only looks
+    results up.
     """
     ex = _sgd.EXAMPLE
     opts = [("non-private (no clip, no noise)", 0.0)] + [(f"σ = {s:g}", s) for s in SIGMAS[1:]]
@@ -76,7 +83,7 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
                 "epoch": int_slider("after epoch", epoch, 1, ex["epochs"]),
                 "seed": int_slider("seed", seed, 0, SEEDS - 1)}
     grid = training_grid()
-    n, delta = grid["n"], ex["delta"]
+    delta = ex["delta"]
     ref_sigma = ex["noise_multiplier"]
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(10.0, 3.9))
 
@@ -97,26 +104,26 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
     ax1.set_xscale("log")
     ax1.set_xlim(0.05, 200)
     ax1.set_ylim(0.4, 0.8)
-    label_axes(ax1, "ε at δ = 1e-5 (RDP accountant, log scale)", "test accuracy",
+    label_axes(ax1, r"$\varepsilon$ at $\delta = 10^{-5}$ (RDP accountant, log scale)", "test accuracy",
                "Accuracy against privacy")
     ax1.legend(loc="lower right", fontsize=8)
 
     # right: the attack against the trade-off region
     from matplotlib.patches import Polygon
     region = Polygon(np.zeros((3, 2)), closed=True, color=PALETTE["vermillion"], alpha=0.15,
-                     label="forbidden by (ε, δ)-DP")
+                     label=r"forbidden by $(\varepsilon, \delta)$-DP")
     ax2.add_patch(region)
     bound = density_line(ax2, _ALPHA, _ALPHA, color=PALETTE["vermillion"],
-                         label="trade-off curve f(α)")
+                         label=r"trade-off curve $f(\alpha)$")
     roc = density_line(ax2, [0, 1], [1, 0], color=PALETTE["blue"],
                        label="loss-threshold attack")
     roc.set_drawstyle("steps-post")
     (flag,) = ax2.plot([], [], "x", color=PALETTE["black"], markersize=6,
-                       label="outside beyond doubt (CP 1e-6)")
+                       label="outside even at the corner of its\nClopper-Pearson box (level $10^{-6}$ per error)")
     ax2.plot([0, 1], [1, 0], color=PALETTE["grey"], linestyle=":", linewidth=1.0)
     ax2.set_xlim(0, 1)
     ax2.set_ylim(0, 1)
-    label_axes(ax2, "α: non-members called members", "β: members missed",
+    label_axes(ax2, r"$\alpha$: non-members called members", r"$\beta$: members missed",
                "Membership inference")
     ax2.legend(loc="upper right", fontsize=8)
     title_size = 0.85 * ax2.title.get_fontsize()
@@ -142,12 +149,14 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
         bound.set_ydata(f)
         region.set_xy(np.column_stack([np.r_[_ALPHA, 1.0, 0.0], np.r_[f, 0.0, 0.0]]))
         roc.set_data(alpha, beta)
-        out = outside_region(alpha, beta, n, n, eps_region, delta)
+        n_in, n_out = run["member"].shape[1], run["nonmember"].shape[1]
+        out = outside_region(alpha, beta, n_out, n_in, eps_region, delta)
         flag.set_data(alpha[out], beta[out])
         best = float(np.min(alpha + beta))
-        ax2.set_title(f"Membership attack; region of ε = {eps_region:.3g}"
-                      f"{f' (σ = {ref_sigma:g})' if s == 0 else ''}: "
-                      f"{int(out.sum())} outside", fontsize=title_size)
+        ax2.set_title(f"shaded: forbidden at ε = {eps_region:.3g}"
+                      f"{f' (of σ = {ref_sigma:g})' if s == 0 else ''}, δ = {delta:g}\n"
+                      f"thresholds inside it beyond doubt (×): {int(out.sum())} of {alpha.size}",
+                      fontsize=title_size)
         eps_text = "∞ (no noise)" if s == 0 else f"{eps[e]:.3g}"
         return (f"{'non-private' if s == 0 else f'σ = {s:g}'}, after epoch {epoch} "
                 f"({int(epoch) * int(round(1 / ex['batch_rate']))} steps, q = "

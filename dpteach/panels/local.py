@@ -12,9 +12,12 @@ from ._base import Panel, dropdown, int_slider, log_slider, register
 _K_MAX = 32
 _RUNS = 100                                   # simulated surveys per n
 _GRID = np.round(10 ** np.arange(2.0, 6.01, 0.5)).astype(np.int64)     # 100 .. 10^6 people
-_MECHANISMS = [("optimized unary encoding (OUE)", "oue"),
-               ("symmetric unary encoding (SUE)", "sue"),
-               ("k-ary randomized response (k-RR)", "krr")]
+_MECHANISMS = [("OUE (optimized unary)", "oue"),
+               ("SUE (symmetric unary)", "sue"),
+               ("k-RR (k-ary rand. response)", "krr")]
+#: the central baseline is judged like the local ε: one person's answer swapped moves two
+#: counts by one, so each count gets Lap(2/ε)
+_CENTRAL_SENSITIVITY = 2.0
 
 
 def measured_errors(counts, epsilon, mechanism, rng, laplace):
@@ -23,7 +26,8 @@ def measured_errors(counts, epsilon, mechanism, rng, laplace):
 
     Local: report counts drawn from their exact distribution (``local.report_counts``)
     and corrected by ``local.estimate_from_counts``. Central: ``laplace`` (unit Laplace
-    noise, shape runs x datasets x k) times 1/eps added to the counts. Returns
+    noise, shape runs x datasets x k) times 2/eps added to the counts (the swap of one
+    person's answer, the relation of the local ε, moves two counts). Returns
     (local rmse, central rmse, one local estimate, one central estimate) per dataset.
     """
     n = counts.sum(axis=-1, keepdims=True)
@@ -31,7 +35,7 @@ def measured_errors(counts, epsilon, mechanism, rng, laplace):
     truth = counts / n
     reports = local.report_counts(counts, epsilon, mechanism=mechanism, rng=rng, size=laplace.shape[0])
     est_local = local._estimate(reports, n, k, epsilon, mechanism)   # n: one per dataset
-    est_central = (counts + laplace / epsilon) / n
+    est_central = (counts + laplace * (_CENTRAL_SENSITIVITY / epsilon)) / n
     rmse_local = np.sqrt(np.mean((est_local - truth) ** 2, axis=(0, 2)))
     rmse_central = np.sqrt(np.mean((est_central - truth) ** 2, axis=(0, 2)))
     return rmse_local, rmse_central, est_local[0], est_central[0]
@@ -43,8 +47,8 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
 
     Left: root-mean-square error of an estimated frequency against the number of people n
     (log-log); dots are measured over 100 simulated surveys per n (the seed fixes them),
-    lines are the formulas (Wang et al. 2017 for local; sqrt(2)/(eps n) for a central
-    Laplace histogram). Right: the true frequencies of the k categories and one survey's
+    lines are the formulas (Wang et al. 2017 for local; 2 sqrt(2)/(eps n) for a central
+    Laplace histogram judged alike, Lap(2/eps) per count). Right: the true frequencies of the k categories and one survey's
     local and central estimates at the chosen n.
     """
     controls = {"epsilon": log_slider("privacy ε", epsilon, -1, 1),
@@ -55,7 +59,7 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(10.0, 4.2), width_ratios=[1.15, 1.0])
     n_line = np.logspace(2, 6, 60)
     (loc_curve,) = ax1.plot(n_line, n_line, color=PALETTE["orange"], label="local: formula")
-    (cen_curve,) = ax1.plot(n_line, n_line, color=PALETTE["blue"], label="central: √2/(εn)")
+    (cen_curve,) = ax1.plot(n_line, n_line, color=PALETTE["blue"], label=r"central, Lap$(2/\varepsilon)$: $2\sqrt{2}/(\varepsilon n)$")
     (loc_dots,) = ax1.plot([], [], "o", color=PALETTE["orange"], markersize=5, label="local: measured")
     (cen_dots,) = ax1.plot([], [], "s", color=PALETTE["blue"], markersize=5, label="central: measured")
     (here,) = ax1.plot([n, n], [1e-8, 1e2], ":", color=PALETTE["black"], linewidth=1)
@@ -67,7 +71,7 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
     ax1.set_yscale("log")
     ax1.set_xlim(70, 1.4e6)
     ax1.set_ylim(1e-7, 30)
-    label_axes(ax1, "people n", "error of a frequency (RMSE)", "Error against n")
+    label_axes(ax1, "people $n$", "error of a frequency (RMSE)", "Error against $n$")
     ax1.legend(loc="lower left", fontsize=8)
     txt1 = note(ax1, "", loc="upper right")
     edges = np.arange(_K_MAX + 1) - 0.5
@@ -77,8 +81,8 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
     (cen_est,) = ax2.plot([], [], "s", color=PALETTE["blue"], markersize=4, label="central estimate")
     ax2.axhline(0.0, color=PALETTE["black"], linewidth=0.6)
     ax2.set_xlim(-0.8, _K_MAX - 0.2)
-    ax2.set_ylim(-0.3, 0.8)
-    label_axes(ax2, "category v", "frequency (share of people)", "One survey at the chosen n")
+    ax2.set_ylim(-0.1, 0.8)
+    label_axes(ax2, "category $v$", "frequency (share of people)", "One survey at the chosen $n$")
     ax2.legend(loc="upper right", fontsize=8)
     txt2 = note(ax2, "", loc="lower right")
     cache = {}
@@ -97,7 +101,7 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
         rl, rc, one_local, one_central = measured_errors(counts, epsilon, mechanism, rng, laplace)
         var_star = np.mean(local.local_variance(1, k, epsilon, mechanism=mechanism, frequency=f))
         loc_curve.set_ydata(np.sqrt(var_star / n_line))
-        cen_sd = laplace_std(1.0 / epsilon)                # one count's noise, in people
+        cen_sd = laplace_std(_CENTRAL_SENSITIVITY / epsilon)   # one count's noise, in people
         cen_curve.set_ydata(cen_sd / n_line)
         loc_dots.set_data(_GRID, rl[:-1])
         cen_dots.set_data(_GRID, rc[:-1])
@@ -111,7 +115,10 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
         truth_bars.set_data(np.r_[counts[-1] / n, np.zeros(_K_MAX - k)])
         loc_est.set_data(x, one_local[-1])
         cen_est.set_data(x, one_central[-1])
-        off = int(np.sum((one_local[-1] < -0.3) | (one_local[-1] > 0.8)))
+        # fixed axes (a blitted redraw must equal a full draw): estimates beyond
+        # [-0.1, 0.8] are counted in the note
+        lo, hi = ax2.get_ylim()
+        off = int(np.sum((one_local[-1] < lo) | (one_local[-1] > hi)))
         txt2.set_text(f"{off} local estimate(s) off the scale" if off else "")
         need = n * ratio**2
         return (f"ε = {epsilon:.3g}, n = {n:,}, k = {k}, {mechanism.upper()}: measured error of a "
