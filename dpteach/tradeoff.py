@@ -328,9 +328,11 @@ def outside_region(alpha, beta, n_out, n_in, epsilon, delta=0.0, *, level=1e-6):
     ``n_in`` with it. A point is flagged when even the most favourable corner of its
     Clopper-Pearson box (:func:`clopper_pearson` at ``level`` on each side), the
     largest beta with the largest alpha, stays below :func:`tradeoff_curve` (which
-    falls as alpha grows, so the largest alpha asks the least). Since the two intervals each fail with probability at
-    most ``level``, a correct (eps, delta)-DP mechanism has each point flagged with
-    probability at most 2 * level. Returns a boolean array. Notebook 13.
+    falls as alpha grows, so the largest alpha asks the least). Only the upper ends are
+    used, and each falls below the true rate with probability at most ``level / 2``; a
+    correct (eps, delta)-DP mechanism therefore has each point flagged with probability at
+    most ``level`` (1e-6 by default; the same figure in notebook 13 and A7). Returns a
+    boolean array. Notebook 13.
     """
     a = _alpha(alpha)
     b = check_values("beta", beta)
