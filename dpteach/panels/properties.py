@@ -44,7 +44,7 @@ def postprocessing(epsilon=1.0, f="round", parameter=1.0):
     """Output laws of f(x + Lap(1/eps)) on neighbouring counts 0 and 1, and the largest
     log-ratio over output sets of every f, in units of eps."""
     controls = {"epsilon": log_slider("privacy ε", epsilon, -1, 0.5),
-                "f": dropdown("f applied to the release",
+                "f": dropdown("function f",
                               [(v, k) for k, v in _LABELS.items()], f),
                 "parameter": float_slider(_PARAMETER[f], parameter, 0.2, 4.0, 0.1)}
     fig, (ax, ax2) = new_figure(1, 2, figsize=(9.6, 3.6), gridspec_kw={"width_ratios": [1.7, 1]})

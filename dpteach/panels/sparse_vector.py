@@ -92,12 +92,15 @@ def sparse_vector_queries(threshold=70.0, epsilon=0.5, k=40, seed=0):
         none_bar.set_x(k - 0.4)
         # the axes hold the k queries asked (and "none"), and the answers, thresholds and
         # noisy answers drawn, in steps of 20 people so that most moves keep the limits
-        ax1.set_xlim(-0.8, k - 0.2)
-        ax2.set_xlim(-0.8, k + 0.8)
-        ticks = list(range(0, k - 4, 10 if k > 20 else 5))
-        ax2.set_xticks(ticks + [k], [str(t) for t in ticks] + ["none"])
+        if ax1.get_xlim() != (-0.8, k - 0.2):          # only when k moved: ticks cost a redraw
+            ax1.set_xlim(-0.8, k - 0.2)
+            ax2.set_xlim(-0.8, k + 0.8)
+            ticks = list(range(0, k - 4, 10 if k > 20 else 5))
+            ax2.set_xticks(ticks + [k], [str(t) for t in ticks] + ["none"])
         shown = np.concatenate([a, noisy[:seen], [threshold, noisy_threshold, 0.0]])
-        ax1.set_ylim(20 * np.floor(shown.min() / 20 - 0.25), 20 * np.ceil(shown.max() / 20 + 0.6))
+        ylim = (20 * np.floor(shown.min() / 20 - 0.25), 20 * np.ceil(shown.max() / 20 + 0.6))
+        if ax1.get_ylim() != ylim:
+            ax1.set_ylim(*ylim)
         first_true = np.flatnonzero(a >= threshold)
         errors = np.array([sparse_vector.run_error(a, threshold, i) for i in range(k + 1)])[reported]
         beta = 0.05

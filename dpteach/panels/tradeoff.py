@@ -117,8 +117,14 @@ def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
             right = float(seen[-1]) if seen.size else 1.0
         else:
             lo_l, hi_l, right = -1.0, 1.0, 1.0
-        ax.set_xlim(max(min(lo_l, -1.0) - 0.15, x[0]), min(max(hi_l, 1.0) + 0.15, x[-1]))
-        ax2.set_xlim(0, min(max(right, ratio) + 0.1, R_MAX))
+        # rounded to 0.25 so that most slider moves keep the limits (and the cached background)
+        left = (max(np.floor((min(lo_l, -1.0) - 0.15) * 4) / 4, x[0]),
+                min(np.ceil((max(hi_l, 1.0) + 0.15) * 4) / 4, x[-1]))
+        right_lim = (0.0, min(np.ceil((max(right, ratio) + 0.1) * 4) / 4, R_MAX))
+        if ax.get_xlim() != left:
+            ax.set_xlim(*left)
+        if ax2.get_xlim() != right_lim:
+            ax2.set_xlim(*right_lim)
         return (f"{mechanism}: at ε′ = {ratio * epsilon:.4g}, δ(ε′) = {d0:.4g} while "
                 f"Pr[L > ε′] = {t0:.4g}; E[L] = {pld.mean:.4g} nats; it is "
                 f"(ε′, {delta:.0e})-DP from ε′ = {e_delta:.4g}")
