@@ -14,8 +14,9 @@ shifts the single threshold noise by Delta to keep every "below" answer below, w
 costs epsilon/2 once, and the reported query's noise by 2 Delta, which costs epsilon/2.
 Lyu, Su & Li, "Understanding the sparse vector technique for differential privacy"
 (PVLDB 10(6), 2017) analyse variants published as private that are not; :data:`VARIANTS`
-implements three such slips: no noise on the answers, fresh threshold noise per query, no
-stop after the first report. Taught in notebook 15.
+implements three slips next to the correct algorithm: no noise on the answers and no stop
+after the first report (two of the errors they found, each on its own), and fresh threshold
+noise per query (a slip of our own that breaks the proof's coupling). Taught in notebook 15.
 """
 
 from __future__ import annotations
@@ -180,17 +181,23 @@ def privacy_loss_between(p, q):
 VARIANTS = {
     "above_threshold": (
         "AboveThreshold: rho ~ Lap(2Δ/ε) once, nu_i ~ Lap(4Δ/ε), report the first index "
-        "above and stop.", True, "Dwork & Roth 2014, Algorithm 1; Lyu, Su & Li 2017, Alg. 1-2"),
+        "above and stop.", True,
+        "Dwork & Roth 2014, Algorithm 1; Lyu, Su & Li 2017, Alg. 1 and 2 with c = 1"),
     "no_query_noise": (
         "No noise on the answers (nu_i = 0), only on the threshold; report the first index "
-        "above and stop.", False, "Lyu, Su & Li 2017, Algorithm 5 (Stoddard et al. 2014)"),
+        "above and stop.", False,
+        "the missing query noise of Lyu, Su & Li 2017, Alg. 5 (from Stoddard et al. 2014), "
+        "which also answers every query; here with the stop, to isolate that slip"),
     "fresh_threshold_noise": (
         "A new threshold noise rho_i ~ Lap(2Δ/ε) for every query, nu_i ~ Lap(4Δ/ε); report "
         "the first index above and stop.", False,
-        "Lyu, Su & Li 2017; the proof of Dwork & Roth 2014, Thm 3.23 needs one shared threshold noise"),
+        "not one of Lyu, Su & Li's algorithms: a slip built here to show why the proof of "
+        "Dwork & Roth 2014, Thm 3.23 needs one threshold noise shared by all queries"),
     "no_stop": (
         "AboveThreshold's noises, but it answers every query above/below instead of "
-        "stopping at the first above.", False, "Lyu, Su & Li 2017 (variants with no cutoff)"),
+        "stopping at the first above.", False,
+        "no cutoff, as in Lyu, Su & Li 2017, Alg. 6 (from Chen et al. 2015; there with "
+        "query noise Lap(2Δ/ε)) and Alg. 5"),
 }
 
 
@@ -259,17 +266,23 @@ def no_stop_pattern_probability(query_answers, pattern, threshold, epsilon, *, s
     return float(integrate.quad_vec(integrand, lo, hi, points=kinks, epsabs=1e-15, epsrel=1e-12)[0])
 
 
-def accuracy_bound(k, epsilon, beta):
-    """alpha = 8 (ln k + ln(2/beta)) / epsilon [DR14 Theorem 3.24], for sensitivity 1.
+def accuracy_bound(k, epsilon, beta, *, sensitivity=1.0):
+    """alpha = 8 Delta (ln k + ln(2/beta)) / epsilon, in the queries' units.
 
-    With probability at least 1 - beta, AboveThreshold on k queries reports a query with
-    answer >= T - alpha (if any) and every query it passes over has answer <= T + alpha
-    (DR14 Def. 3.9; natural logarithms; in the queries' units). Notebook 15.
+    [DR14 Theorem 3.24] (stated for sensitivity 1; with sensitivity Delta both noises, and
+    so alpha, scale by Delta): for a stream of k queries of which no query before the last
+    has answer >= T - alpha, AboveThreshold is (alpha, beta)-accurate [DR14 Def. 3.9]: with
+    probability at least 1 - beta it does not stop before the last query, every query it
+    reports has answer >= T - alpha and every query it passes over has answer <= T + alpha.
+    The proof shows that with probability >= 1 - beta the threshold noise and all k query
+    noises together move no comparison by more than alpha; that part, and so the bound on
+    :func:`run_error`, holds for any stream of k queries. Natural logarithms. Notebook 15.
     """
     k = check_positive_int(k, "k")
     epsilon = check_epsilon(epsilon)
     beta = check_real("beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
-    return 8.0 * (np.log(k) + np.log(2.0 / beta)) / epsilon
+    d = check_sensitivity(sensitivity, positive=True)
+    return 8.0 * d * (np.log(k) + np.log(2.0 / beta)) / epsilon
 
 
 def run_error(query_answers, threshold, index):

@@ -34,7 +34,8 @@ from .mechanisms import _gaussian_delta
 
 __all__ = ["tradeoff_curve", "gaussian_tradeoff", "laplace_tradeoff", "privacy_loss_distribution",
            "LossDistribution", "membership_attack", "empirical_tradeoff", "outside_region",
-           "clopper_pearson", "advantage_bound", "MECHANISMS", "attack_thresholds"]
+           "clopper_pearson", "advantage_bound", "MECHANISMS", "attack_thresholds",
+           "gdp_delta", "gdp_compose", "gdp_clt_mu"]
 
 MECHANISMS = ("laplace", "gaussian", "randomized_response")
 
@@ -91,6 +92,39 @@ def gaussian_tradeoff(alpha, mu):
     a = _alpha(alpha)
     mu = check_real("mu", mu, low=0.0)
     return _out(stats.norm.cdf(stats.norm.isf(a) - mu))
+
+
+def gdp_delta(epsilon, mu):
+    """delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2): the smallest delta at
+    which a mu-GDP mechanism is (eps, delta)-DP, for every eps >= 0 at once (mu-GDP is
+    exactly this whole curve of guarantees). It is the Gaussian mechanism's delta with
+    sigma = 1/mu [Balle & Wang 2018, Theorem 8; Dong, Roth & Su 2022, Section 2].
+    Computed by :func:`privacy_loss_distribution`; ``mu`` > 0. Notebook 13."""
+    mu = check_real("mu", mu, low=0.0, low_open=True)
+    return privacy_loss_distribution("gaussian", sigma=1.0 / mu).delta(epsilon)
+
+
+def gdp_compose(mus):
+    """sqrt(mu_1^2 + ... + mu_k^2): mechanisms that are mu_i-GDP, run one after the other
+    (also adaptively), are together this-GDP, exactly [Dong, Roth & Su 2022, Section 3].
+    Notebook 13."""
+    m = check_values("mus", mus)
+    if m.size == 0 or (m < 0).any():
+        raise ValueError(f"mus must be a non-empty list of numbers >= 0, got {mus!r}")
+    return float(np.sqrt(np.sum(m * m)))
+
+
+def gdp_clt_mu(loss_mean, loss_variance, k):
+    """mu = 2 k m / sqrt(k v): the central-limit approximation of k composed copies of a
+    mechanism whose privacy loss has mean m (the KL divergence) and variance v
+    [Dong, Roth & Su 2022, Section 3]. A sum of many independent losses is nearly normal,
+    and a normal loss is mu-GDP exactly when its mean is half its variance (mu^2/2 and
+    mu^2); this mu matches the two up to the CLT's error. An approximation, not a bound.
+    Notebook 13."""
+    m = check_real("loss_mean", loss_mean, low=0.0, low_open=True)
+    v = check_real("loss_variance", loss_variance, low=0.0, low_open=True)
+    k = check_positive_int(k, "k", maximum=10**12)
+    return float(2.0 * k * m / np.sqrt(k * v))
 
 
 def laplace_tradeoff(alpha, epsilon):
@@ -328,9 +362,11 @@ def outside_region(alpha, beta, n_out, n_in, epsilon, delta=0.0, *, level=1e-6):
     ``n_in`` with it. A point is flagged when even the most favourable corner of its
     Clopper-Pearson box (:func:`clopper_pearson` at ``level`` on each side), the
     largest beta with the largest alpha, stays below :func:`tradeoff_curve` (which
-    falls as alpha grows, so the largest alpha asks the least). Since the two intervals each fail with probability at
-    most ``level``, a correct (eps, delta)-DP mechanism has each point flagged with
-    probability at most 2 * level. Returns a boolean array. Notebook 13.
+    falls as alpha grows, so the largest alpha asks the least). Only the upper ends are
+    used, and each falls below the true rate with probability at most ``level / 2``; a
+    correct (eps, delta)-DP mechanism therefore has each point flagged with probability at
+    most ``level`` (1e-6 by default; the same figure in notebook 13 and A7). Returns a
+    boolean array. Notebook 13.
     """
     a = _alpha(alpha)
     b = check_values("beta", beta)

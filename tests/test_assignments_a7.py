@@ -47,16 +47,23 @@ def membership_test_errors(scores_out, scores_in, threshold):
             float(np.mean(np.asarray(scores_in) <= threshold)))
 
 
+def pair_delta(p, q, epsilon):
+    p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+    e = math.exp(epsilon)
+    return float(max(np.maximum(p - e * q, 0).sum(), np.maximum(q - e * p, 0).sum()))
+
+
 MODEL = {"Task 1": {"group_epsilon_delta": group_epsilon_delta},
          "Task 2": {"parallel_cost": parallel_cost, "sequential_cost": sequential_cost},
          "Task 3": {"tradeoff_beta": tradeoff_beta},
-         "Task 4": {"membership_test_errors": membership_test_errors}}
+         "Task 4": {"membership_test_errors": membership_test_errors},
+         "Task 6": {"pair_delta": pair_delta}}
 
 
 def test_tasks_and_points():
     tasks = _tasks()
-    assert list(tasks) == ["Task 1", "Task 2", "Task 3", "Task 4", "Task 5"]
-    assert sum(t.points for t in tasks.values()) == 10
+    assert list(tasks) == ["Task 1", "Task 2", "Task 3", "Task 4", "Task 5", "Task 6"]
+    assert sum(t.points for t in tasks.values()) == 12
     assert "A7" in assignments.ASSIGNMENTS
     keys = list(assignments.ASSIGNMENTS)
     assert keys == sorted(keys, key=lambda k: int(k[1:]))
@@ -100,6 +107,7 @@ def test_calling_the_kit_fails():
         "Task 3": {"tradeoff_beta": lambda a, e, d: dp.tradeoff_curve(a, e, d)},
         "Task 4": {"membership_test_errors": lambda o, i, t: tuple(
             x[0] for x in dp.tradeoff.empirical_tradeoff(o, i, [t]))},
+        "Task 6": {"pair_delta": lambda p, q, e: dp.smallest_delta(p, q, e)},
     }
     for key, answers in cheats.items():
         fb = run(key, 1, **answers)
@@ -282,3 +290,71 @@ def test_task5_judge_never_raises_on_garbage():
     for data in GARBAGE + [{"values": [True] * 5, "used": []}, {"values": [1] * 6, "used": []}]:
         fb = task.judge(data, req, truth)
         assert not fb.passed and fb.message.startswith("Task 5")
+
+
+# ------------------------------------------------------------------ Task 1: any correct bound
+def chain_sum(epsilon, delta, k):
+    """The chain argument's exact delta: delta (1 + e^eps + ... + e^((k-1) eps))."""
+    return k * epsilon, delta * math.expm1(k * epsilon) / math.expm1(epsilon)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_task1_accepts_the_tighter_chain_sum(seed):
+    fb = run("Task 1", seed, group_epsilon_delta=chain_sum)
+    assert fb.passed, fb.message
+    assert "exact chain sum, tighter" in fb.message
+
+
+def test_task1_chain_sum_matches_the_kit():
+    from dpteach.properties import group_privacy_chain
+    assert group_privacy_chain(0.5, 1e-6, 10) == pytest.approx(chain_sum(0.5, 1e-6, 10), rel=1e-12)
+    # about 4 times smaller than the textbook bound at eps = 0.5, k = 10 (issue 19)
+    ratio = dp.group_privacy(0.5, 1e-6, 10)[1] / group_privacy_chain(0.5, 1e-6, 10)[1]
+    assert 3.9 < ratio < 4.0
+    assert group_privacy_chain(0.3, 1e-7, 1) == (0.3, 1e-7)
+
+
+@pytest.mark.parametrize("slip, word", [
+    (lambda e, d, k: (k * e, 0.99 * chain_sum(e, d, k)[1]), "smaller than the chain argument"),
+    (lambda e, d, k: (k * e, 1.01 * group_epsilon_delta(e, d, k)[1]), "looser than the textbook"),
+    (lambda e, d, k: (k * e, math.exp(k * e) * d), "e^(kε)·δ"),
+])
+def test_task1_wrong_bounds_fail_on_every_seed(slip, word):
+    for seed in range(30):
+        fb = run("Task 1", seed, group_epsilon_delta=slip)
+        assert not fb.passed and fb.solved is not False and word in fb.message, fb.message
+
+
+# ------------------------------------------------------------------ Task 6: hockey-stick delta
+def _hs(p, q, e):
+    return float(np.maximum(np.asarray(p) - math.exp(e) * np.asarray(q), 0).sum())
+
+
+@pytest.mark.parametrize("slip, word", [
+    (lambda p, q, e: _hs(p, q, e), "both orders"),
+    (lambda p, q, e: _hs(q, p, e), "both orders"),
+    (lambda p, q, e: max(float(np.asarray(p)[np.asarray(p) > math.exp(e) * np.asarray(q)].sum()),
+                         float(np.asarray(q)[np.asarray(q) > math.exp(e) * np.asarray(p)].sum())),
+     "Pr[L > ε]"),
+    (lambda p, q, e: _hs(p, q, e) + _hs(q, p, e), "larger one"),
+    (lambda p, q, e: max(_hs(p, q, -e), _hs(q, p, -e)), "e^−ε"),
+    (lambda p, q, e: max(float((np.asarray(p) - math.exp(e) * np.asarray(q)).sum()),
+                         float((np.asarray(q) - math.exp(e) * np.asarray(p)).sum())), "positive part"),
+    (lambda p, q, e: 0.05, "expected"),
+    (lambda p, q, e: "0.1", "one number"),
+])
+def test_task6_slips_fail_on_every_seed(slip, word):
+    for seed in range(20):
+        fb = run("Task 6", seed, pair_delta=slip)
+        assert not fb.passed and fb.solved is not False and word in fb.message, fb.message
+
+
+def test_task6_cases_cover_both_directions_and_an_infinite_loss():
+    for seed in range(20):
+        req, truth = _tasks()["Task 6"].request(np.random.default_rng(seed))
+        sides = [_hs(c["p"], c["q"], c["epsilon"]) > _hs(c["q"], c["p"], c["epsilon"])
+                 for c in req["cases"]]
+        assert sorted(sides) == [False, False, True, True]
+        assert any(min(c["q"]) == 0 for c in req["cases"])
+        assert truth["expected"] == pytest.approx(
+            [dp.smallest_delta(c["p"], c["q"], c["epsilon"]) for c in req["cases"]])

@@ -256,7 +256,7 @@ GARBAGE = [None, {}, [], "x", 3, float("nan"), {"releases": "x"}, {"releases": [
            {"counts": [[-4000] + [0] * 9] * 3}, {"type": None}]
 
 
-@pytest.mark.parametrize("key", ["Task 1", "Task 2", "Task 3"])
+@pytest.mark.parametrize("key", ["Task 1", "Task 2", "Task 3", "Task 4"])
 def test_judge_never_raises_on_garbage(key):
     task = _tasks()[key]
     req, truth = task.request(np.random.default_rng(0))
@@ -270,5 +270,97 @@ def test_judge_never_raises_on_garbage(key):
 
 def test_points_and_registration():
     assert "A8" in assignments.ASSIGNMENTS
-    assert sum(t.points for t in a8.TASKS) == 10
+    assert sum(t.points for t in a8.TASKS) == 12
+    assert [t.key for t in a8.TASKS] == ["Task 1", "Task 2", "Task 3", "Task 4"]
     assert list(assignments.ASSIGNMENTS) == sorted(assignments.ASSIGNMENTS)
+
+
+# ------------------------------------------------------------------ Task 1: empty and tiny groups
+def no_floor(values, lower, upper, epsilon, rng):
+    """Divides by the noisy count itself (which can be near 0 or negative)."""
+    x = np.clip(np.asarray(values, dtype=float), lower, upper)
+    d = max(abs(lower), abs(upper))
+    s = x.sum() + rng.laplace(0.0, 2 * d / epsilon)
+    n = x.size + rng.laplace(0.0, 2 / epsilon)
+    return float(np.clip(s / n, lower, upper))
+
+
+def no_final_clip(values, lower, upper, epsilon, rng):
+    """Floors the count at 1 but releases the ratio unclipped."""
+    x = np.clip(np.asarray(values, dtype=float), lower, upper)
+    d = max(abs(lower), abs(upper))
+    s = x.sum() + rng.laplace(0.0, 2 * d / epsilon)
+    n = x.size + rng.laplace(0.0, 2 / epsilon)
+    return float(s / max(n, 1.0))
+
+
+def test_clipped_mean_hidden_cases_include_groups_of_0_1_2():
+    for seed in range(10):
+        req, _ = _tasks()["Task 1"].request(np.random.default_rng(seed))
+        sizes = sorted(len(c["values"]) for c in req["cases"])
+        assert sizes[:3] == [0, 1, 2] and min(sizes[3:]) >= 40
+
+
+@pytest.mark.parametrize("fn, word", [(no_floor, "max(count~, 1)"),
+                                      (no_final_clip, "max(count~, 1)")])
+def test_clipped_mean_small_group_slips_fail_on_every_seed(fn, word):
+    for seed in range(6):
+        fb = run("Task 1", seed, my_clipped_mean=fn)
+        assert not fb.passed and fb.solved and word in fb.message, fb.message
+
+
+# ------------------------------------------------------------------ Task 4: private quantile
+def my_private_quantile(values, q, lower, upper, epsilon, rng, *, weight=True, half=True,
+                        uniform=True, clip=True):
+    x = np.asarray(values, dtype=float)
+    x = np.sort(np.clip(x, lower, upper)) if clip else np.sort(x)
+    n = x.size
+    edges = np.concatenate([[lower], x, [upper]])
+    if not clip:                       # slip: the range silently stretches to the data
+        edges = np.sort(edges)
+    length = np.diff(edges)
+    score = -np.abs(np.arange(n + 1) - q * n)
+    with np.errstate(divide="ignore"):
+        logw = epsilon * score / (2.0 if half else 1.0) + (np.log(length) if weight else
+                                                           np.where(length > 0, 0.0, -np.inf))
+    w = np.exp(logw - logw.max())
+    i = rng.choice(n + 1, p=w / w.sum())
+    return float(edges[i] + (rng.random() * length[i] if uniform else 0.0))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_model_private_quantile_passes(seed):
+    fb = run("Task 4", seed, my_private_quantile=my_private_quantile)
+    assert fb.passed, fb.message
+
+
+@pytest.mark.parametrize("slip, word", [
+    (dict(weight=False), "length"),
+    (dict(half=False), "exp(ε·u/2)"),
+    (dict(uniform=False), "uniform point"),
+    (dict(clip=False), "outside [lower, upper]"),
+])
+def test_private_quantile_slips_fail(slip, word):
+    for seed in range(3):
+        fb = run("Task 4", seed,
+                 my_private_quantile=lambda *a, kw=slip: my_private_quantile(*a, **kw))
+        assert not fb.passed and fb.solved and word in fb.message, fb.message
+
+
+def test_private_quantile_calling_the_kit_fails():
+    fb = run("Task 4", 0, my_private_quantile=lambda v, q, lo, hi, e, r: dp.private_quantile(
+        v, q, lo, hi, e, rng=r))
+    assert not fb.passed and "yourself" in fb.message
+    for answer in (None, ...):
+        assert run("Task 4", 0, my_private_quantile=answer).solved is False
+
+
+def test_private_quantile_exact_cdf_matches_the_kit():
+    from scipy import stats
+    req, _ = _tasks()["Task 4"].request(np.random.default_rng(3))
+    for c in req["cases"]:
+        draws = dp.private_quantile(np.array(c["values"]), c["q"], c["lower"], c["upper"],
+                                    c["epsilon"], rng=np.random.default_rng(0), size=50_000)
+        assert stats.kstest(draws, a8.quantile_release_cdf(c)).pvalue > 1e-6
+        wrong = dict(c, epsilon=2 * c["epsilon"])                 # a wrong twin is rejected
+        assert stats.kstest(draws, a8.quantile_release_cdf(wrong)).pvalue < 1e-6

@@ -4,9 +4,12 @@ Every task runs the student's functions on inputs the check draws itself, and co
 with the kit's own functions computed in the grader (which the student's functions must
 not call: a call is noticed while the check runs):
 
-* Task 1 (2 points) ``group_epsilon_delta(epsilon, delta, k)`` -> (kε, k·e^((k−1)ε)·δ),
-  the group-privacy guarantee for datasets k people apart [DR14 Theorem 2.2], compared
-  with :func:`dpteach.group_privacy` at hidden (ε, δ, k).
+* Task 1 (2 points) ``group_epsilon_delta(epsilon, delta, k)`` -> (kε, δ_k), the
+  group-privacy guarantee for datasets k people apart: kε [DR14 Theorem 2.2, pure DP] and
+  a δ_k the chain argument proves, anything from its exact sum δ·(e^(kε) − 1)/(e^ε − 1)
+  (:func:`dpteach.properties.group_privacy_chain`) to the textbook k·e^((k−1)ε)·δ
+  (:func:`dpteach.group_privacy`), at hidden (ε, δ, k); one hidden case has e^ε < 2 and
+  k ≥ 5, where e^(kε)·δ falls below the chain sum.
 * Task 2 (2 points) ``parallel_cost(epsilons)`` and ``sequential_cost(epsilons)``: the
   total ε of mechanisms run on disjoint partitions (the largest ε, [McSherry 2009]) and on
   the same data (the sum, basic composition [DR14 Theorem 3.16]), on hidden lists.
@@ -24,6 +27,12 @@ not call: a call is noticed while the check runs):
   side), as :func:`dpteach.tradeoff.outside_region` decides. The hidden cases include
   points below the curve that the intervals excuse (a point comparison wrongly convicts),
   points flagged at level 0.05 but not at the given level, and points beyond doubt.
+* Task 6 (2 points) ``pair_delta(p, q, epsilon)``: the smallest δ for which two output
+  distributions on a finite set satisfy (ε, δ)-DP in both orders of the pair, the larger of
+  the two hockey-stick divergences [DR14 Def. 2.4], compared with
+  :func:`dpteach.smallest_delta` on four hidden pairs: the larger direction is p's in two
+  and q's in two, and one pair has an output only one side produces. One direction
+  only, Pr[L > ε], the sum of the directions and a missing positive part all fail.
 
 Notebook: notebooks/solutions/A7_properties_and_testing.ipynb (with notebooks 12 and 13).
 """
@@ -85,10 +94,15 @@ _T1_FORBID = ("dpteach:group_privacy", "dpteach.properties:group_privacy")
 def _t1_request(rng):
     cases = [{"epsilon": float(np.round(rng.uniform(0.05, 1.0), 4)),
               "delta": float(10 ** rng.uniform(-9, -4)),
-              "k": int(rng.integers(2, 12))} for _ in range(4)]
-    from ..properties import group_privacy
-    return {"cases": cases}, {"expected": [list(group_privacy(c["epsilon"], c["delta"], c["k"]))
-                                           for c in cases]}
+              "k": int(rng.integers(2, 12))} for _ in range(3)]
+    # one case with e^eps < 2 and k >= 5, where e^(k eps)·delta is below the chain sum
+    cases.append({"epsilon": float(np.round(rng.uniform(0.15, 0.4), 4)),
+                  "delta": float(10 ** rng.uniform(-9, -4)), "k": int(rng.integers(5, 12))})
+    cases = [cases[i] for i in rng.permutation(len(cases))]
+    from ..properties import group_privacy, group_privacy_chain
+    return {"cases": cases}, {
+        "expected": [list(group_privacy(c["epsilon"], c["delta"], c["k"])) for c in cases],
+        "chain": [group_privacy_chain(c["epsilon"], c["delta"], c["k"])[1] for c in cases]}
 
 
 def _t1_collect(answers, req):
@@ -99,11 +113,15 @@ def _t1_collect(answers, req):
 def _t1_judge(data, req, truth):
     key = "Task 1"
     expected = truth.get("expected", [])
+    chain = truth.get("chain", [])
     found, bad = _values(key, data, len(expected), "Hint: return the pair (epsilon_k, delta_k).",
-                         "(k·ε, k·e^((k−1)ε)·δ).")
+                         "(k·ε, δ·(1 + e^ε + … + e^((k−1)ε))) or (k·ε, k·e^((k−1)ε)·δ).")
     if bad is not None:
         return bad
-    for c, f, (e_eps, e_delta) in zip(req["cases"], found, expected):
+    if len(chain) != len(expected):
+        return fail(key, "the check's data is malformed.", "malformed")
+    tighter = 0
+    for c, f, (e_eps, e_delta), c_delta in zip(req["cases"], found, expected, chain):
         eps, delta, k = c["epsilon"], c["delta"], c["k"]
         text = f"group_epsilon_delta({g(eps)}, {g(delta, 3)}, {k})"
         if not isinstance(f, list):
@@ -113,7 +131,9 @@ def _t1_judge(data, req, truth):
         if not math.isclose(f_eps, e_eps, rel_tol=1e-9):
             return fail(key, f"{text}: ε_k = {g(f_eps, 8)}, expected {g(e_eps, 8)}. Hint: each of "
                              "the k steps from one dataset to the other costs ε.", "epsilon")
-        if not math.isclose(f_delta, e_delta, rel_tol=1e-9, abs_tol=1e-300):
+        # any delta_k the chain argument proves: from its exact sum up to the textbook bound
+        low, high = c_delta * (1 - 1e-9), e_delta * (1 + 1e-9)
+        if not low <= f_delta <= high:
             twins = {"k·δ (the δ's of the k steps add, but each is also multiplied by the "
                      "e^ε of the later steps)": k * delta,
                      "e^(kε)·δ": math.exp(k * eps) * delta,
@@ -122,12 +142,21 @@ def _t1_judge(data, req, truth):
                      "δ (δ grows with k)": delta}
             hint = next((f" You returned {name}." for name, v in twins.items()
                          if math.isclose(f_delta, v, rel_tol=1e-6)), "")
-            return fail(key, f"{text}: δ_k = {g(f_delta, 6)}, expected {g(e_delta, 6)}.{hint} "
-                             "Hint: δ·(1 + e^ε + … + e^((k−1)ε)) ≤ k·e^((k−1)ε)·δ.", "delta")
-    c, (e_eps, e_delta) = req["cases"][-1], expected[-1]
-    return ok(key, f"correct on {len(expected)} hidden (ε, δ, k); e.g. a ({g(c['epsilon'])}, "
-                   f"{g(c['delta'], 3)})-DP mechanism protects groups of {c['k']} at "
-                   f"({g(e_eps)}, {g(e_delta, 3)}): δ grows exponentially in the group size.")
+            side = ("below the chain sum: smaller than the chain argument proves"
+                    if f_delta < low else "above k·e^((k−1)ε)·δ: looser than the textbook bound")
+            return fail(key, f"{text}: δ_k = {g(f_delta, 6)} is {side}; expected a δ_k from "
+                             f"{g(c_delta, 6)} (the chain sum) to {g(e_delta, 6)} "
+                             f"(k·e^((k−1)ε)·δ).{hint} Hint: δ·(1 + e^ε + … + e^((k−1)ε)) ≤ "
+                             "k·e^((k−1)ε)·δ.", "delta")
+        tighter += f_delta < e_delta * (1 - 1e-9)
+    c, (e_eps, e_delta), c_delta = req["cases"][-1], expected[-1], chain[-1]
+    which = ("the exact chain sum, tighter than the textbook k·e^((k−1)ε)·δ" if tighter else
+             "the textbook k·e^((k−1)ε)·δ; the exact chain sum δ·(e^(kε) − 1)/(e^ε − 1) is "
+             "tighter and also accepted")
+    return ok(key, f"correct on {len(expected)} hidden (ε, δ, k), with {which}; e.g. a "
+                   f"({g(c['epsilon'])}, {g(c['delta'], 3)})-DP mechanism protects groups of "
+                   f"{c['k']} at ε = {g(e_eps)} with δ between {g(c_delta, 3)} and "
+                   f"{g(e_delta, 3)}: δ grows exponentially in the group size.")
 
 
 # ------------------------------------------------------------------ Task 2
@@ -413,6 +442,105 @@ def _t5_judge(data, req, truth):
                    "below the curve that the confidence intervals excuse.")
 
 
+# ------------------------------------------------------------------ Task 6
+_T6_FORBID = ("dpteach:smallest_delta", "dpteach.definition:smallest_delta",
+              "dpteach.accounting:smallest_delta",
+              "dpteach:hockey_stick_divergence", "dpteach.definition:hockey_stick_divergence",
+              "dpteach.accounting:hockey_stick_divergence")
+
+
+def _hs(p, q, eps):
+    """sum_i max(0, p_i - e^eps q_i): the hockey-stick divergence of p from q."""
+    return float(np.maximum(np.asarray(p) - math.exp(eps) * np.asarray(q), 0.0).sum())
+
+
+def _t6_request(rng):
+    """Four pairs of output distributions on a few outputs, each q a mixture of p and a
+    random law: the larger direction is p's in two and q's in two, and one pair has an
+    output that only one side can produce (an infinite loss)."""
+    wanted = ["p", "q", "p", "q"]
+    cases = []
+    for _ in range(10000):
+        if len(cases) == len(wanted):
+            break
+        m = int(rng.integers(3, 8))
+        p = rng.dirichlet(np.full(m, 1.0))
+        q = (1 - rng.uniform(0.2, 0.7)) * p + rng.uniform(0.2, 0.7) * rng.dirichlet(np.full(m, 0.5))
+        if len(cases) == 2:                                    # an output only x can produce
+            q[int(np.argmax(p[:-1]))] = 0.0
+        p, q = np.round(p / p.sum(), 6), np.round(q / q.sum(), 6)
+        p[-1], q[-1] = 1 - p[:-1].sum(), 1 - q[:-1].sum()
+        if (p < 0).any() or (q < 0).any():
+            continue
+        p, q = np.abs(p), np.abs(q)
+        eps = float(np.round(rng.uniform(0.1, 1.0), 2))
+        forward, backward = _hs(p, q, eps), _hs(q, p, eps)
+        side = "p" if forward > backward else "q"
+        if side != wanted[len(cases)] or abs(forward - backward) < 0.01 \
+                or min(forward, backward) < 1e-3:
+            continue
+        cases.append({"p": p.tolist(), "q": q.tolist(), "epsilon": eps})
+    cases = [cases[i] for i in rng.permutation(len(cases))]
+    from ..definition import smallest_delta
+    return {"cases": cases}, {"expected": [smallest_delta(c["p"], c["q"], c["epsilon"])
+                                           for c in cases]}
+
+
+def _t6_collect(answers, req):
+    return _run(answers.get("pair_delta"),
+                [(np.array(c["p"]), np.array(c["q"]), c["epsilon"]) for c in req["cases"]],
+                number, _T6_FORBID)
+
+
+def _t6_twins(p, q, eps):
+    """Values a known slip returns, by name."""
+    up, down = _hs(p, q, eps), _hs(q, p, eps)
+    e = math.exp(eps)
+    tail = max(float(p[p > e * q].sum()), float(q[q > e * p].sum()))
+    return {"only the direction Pr[M(x) ∈ S] − e^ε Pr[M(x′) ∈ S]; the definition asks for "
+            "both orders of the pair": up,
+            "only the direction Pr[M(x′) ∈ S] − e^ε Pr[M(x) ∈ S]; the definition asks for "
+            "both orders of the pair": down,
+            "Pr[L > ε], the chance that the loss exceeds ε: each such output counts only "
+            "with weight 1 − e^(ε − L) in δ": tail,
+            "the sum of the two directions: δ is the larger one, not their sum": up + down,
+            "e^−ε in place of e^ε": max(_hs(p, q, -eps), _hs(q, p, -eps)),
+            "the sum without the positive part (max(0, ·) per output)":
+                max(float((p - e * q).sum()), float((q - e * p).sum()))}
+
+
+def _t6_judge(data, req, truth):
+    key = "Task 6"
+    expected = truth.get("expected", [])
+    found, bad = _values(key, data, len(expected), "Hint: return one number, the δ.",
+                         "sum the positive parts of p − e^ε q, and of q − e^ε p; keep the larger.")
+    if bad is not None:
+        return bad
+    for c, f, e in zip(req["cases"], found, expected):
+        p, q = np.asarray(c["p"], float), np.asarray(c["q"], float)
+        text = (f"pair_delta(p = {np.round(p, 3).tolist()}, q = {np.round(q, 3).tolist()}, "
+                f"ε = {g(c['epsilon'])})")
+        v = number(f)
+        if v is None:
+            return fail(key, f"{text} returned {str(f)[:80]}; expected one number.", "type")
+        if math.isclose(v, e, rel_tol=1e-9, abs_tol=1e-12):
+            continue
+        hint = next((f" That is {name}." for name, t in _t6_twins(p, q, c["epsilon"]).items()
+                     if math.isclose(v, t, rel_tol=1e-9, abs_tol=1e-12)), "")
+        return fail(key, f"{text} returned {g(v, 8)}, expected {g(e, 8)}.{hint} Hint: the "
+                         "smallest δ is max(Σ max(0, pᵢ − e^ε qᵢ), Σ max(0, qᵢ − e^ε pᵢ)).",
+                    "wrong")
+    tails = [max(float(np.asarray(c["p"])[np.asarray(c["p"]) > math.exp(c["epsilon"]) *
+                                         np.asarray(c["q"])].sum()),
+                 float(np.asarray(c["q"])[np.asarray(c["q"]) > math.exp(c["epsilon"]) *
+                                         np.asarray(c["p"])].sum())) for c in req["cases"]]
+    i = int(np.argmax([t / max(e, 1e-300) for t, e in zip(tails, expected)]))
+    c, pr = req["cases"][i], tails[i]
+    return ok(key, f"correct on {len(expected)} hidden pairs, both directions; e.g. at ε = "
+                   f"{g(c['epsilon'])} the smallest δ is {g(expected[i], 4)}, while the outputs "
+                   f"whose loss exceeds ε carry probability {g(pr, 4)}.")
+
+
 TASKS = [
     Task("Task 1", 2, ("group_epsilon_delta",), _t1_request, _t1_collect, _t1_judge,
          title="group privacy"),
@@ -424,4 +552,6 @@ TASKS = [
          title="the errors of a membership test"),
     Task("Task 5", 2, ("is_consistent_with_dp",), _t5_request, _t5_collect, _t5_judge,
          title="an audit point with Clopper-Pearson slack"),
+    Task("Task 6", 2, ("pair_delta",), _t6_request, _t6_collect, _t6_judge,
+         title="the smallest δ of a pair: the larger hockey stick"),
 ]

@@ -5,12 +5,13 @@ Every task runs the student's function on inputs the check draws itself:
 * Task 1 (4 points) ``my_clipped_mean(values, lower, upper, epsilon, rng)``: one
   ε-DP release of the mean (notebook 14): clamp to [lower, upper], noisy sum with
   Lap(2D/ε), D = max(|lower|, |upper|), noisy count with Lap(2/ε) (ε/2 each), and
-  clip(sum~ / max(count~, 1), lower, upper). Called 5,000 times on each of three hidden
-  datasets (one with outliers far outside the range, one with lower < 0 < upper); the
-  releases are compared with 100,000 releases of the exact construction (two-sample
-  Kolmogorov-Smirnov, each at α/3, α = 1e-6). Full ε to both parts, no clamping, and
-  the sensitivity upper - lower all fail; so does a call of dp.clipped_mean,
-  dp.clipping.noisy_sum_and_count or dp.clamped_sum.
+  clip(sum~ / max(count~, 1), lower, upper). Called 5,000 times on each of six hidden
+  datasets (one with outliers far outside the range, one with lower < 0 < upper, and
+  groups of n = 0, 1 and 2 people, where the noisy count is often below 1); the releases
+  are compared with 100,000 releases of the exact construction (two-sample
+  Kolmogorov-Smirnov, each at α/6, α = 1e-6). Full ε to both parts, no clamping, the
+  sensitivity upper - lower, no floor at 1 on the noisy count and no final clip all fail;
+  so does a call of dp.clipped_mean, dp.clipping.noisy_sum_and_count or dp.clamped_sum.
 * Task 2 (2 points) ``best_clip_bound(values, epsilon, candidates)``: the candidate c
   whose range [0, c] minimises the predicted root-mean-squared error of the clipped
   mean, sqrt(bias² + noise_sd²) (first order, :func:`dpteach.clipped_mean_error`), on
@@ -22,6 +23,15 @@ Every task runs the student's function on inputs the check draws itself:
   probabilities of :func:`dpteach.above_threshold_probabilities` (χ², each at α/3).
   No query noise, fresh threshold noise per query, and not stopping all fail; so does a
   call of dp.above_threshold (or its vectorised draws).
+* Task 4 (2 points) ``my_private_quantile(values, q, lower, upper, epsilon, rng)``: one
+  release of Smith's (2011) private quantile (notebook 14): clip into [lower, upper], sort,
+  score the interval between the i-th and (i+1)-th values by −|i − q n| (sensitivity 1),
+  pick it with probability ∝ length × exp(ε·score/2), return a uniform point inside it.
+  Called 3,000 times on each of three hidden datasets (a median, a high quantile with
+  values above the range, a low quantile with ties); the releases are compared with the
+  exact CDF (:func:`quantile_release_cdf`, one-sample KS, each at α/3). No length weight,
+  exp(ε·score), no clipping, and an end of the interval in place of a uniform point all
+  fail; so does a call of dp.private_quantile.
 
 Notebook: notebooks/solutions/A8_clipping_and_sparse_vector.ipynb.
 """
@@ -71,7 +81,14 @@ def _t1_request(rng):
     x = np.round(rng.uniform(lo * 0.8, u * 0.8, n), 2)
     cases.append({"values": x.tolist(), "lower": lo, "upper": u,
                   "epsilon": float(np.round(rng.uniform(0.5, 1.5), 2))})
-    order = rng.permutation(3)
+    # the empty and tiny groups: the noisy count is below 1 half of the time or more, so a
+    # missing floor at 1 or a missing final clip changes the releases' distribution
+    for n in (0, 1, 2):
+        u = float(np.round(rng.uniform(5, 20), 1))
+        x = np.round(rng.uniform(0.2, 0.8, n) * u, 2)
+        cases.append({"values": x.tolist(), "lower": 0.0, "upper": u,
+                      "epsilon": float(np.round(rng.uniform(0.5, 1.0), 2))})
+    order = rng.permutation(len(cases))
     cases = [cases[i] for i in order]
     return {"cases": cases, "calls": _T1_CALLS, "seed": int(rng.integers(2**62))}, \
         {"reference_seed": int(rng.integers(2**62))}
@@ -154,6 +171,10 @@ def _t1_judge(data, req, truth):
             elif sd > 1.15 * sd_ref:
                 hints.append("too much noise: adding or removing one person moves the clamped "
                              "sum by at most D = max(|lower|, |upper|), not upper - lower")
+            if x.size <= 2:
+                hints.insert(0, f"with n = {x.size} the noisy count is below 1 in about half "
+                                "the releases or more: divide by max(count~, 1), and clip the "
+                                "ratio into [lower, upper]")
             hint = ("; ".join(hints) + ".") if hints else \
                 ("Hint: check every step: clamp; Lap(2D/ε) on the sum; Lap(2/ε) on the "
                  "count (the exact n is private too); the ratio with the count floored at 1, "
@@ -163,7 +184,8 @@ def _t1_judge(data, req, truth):
                              f"and standard deviation {g(sd_ref)} (two-sample KS p = {g(p, 3)}, "
                              f"rejected at α = {g(ALPHA / len(cases), 3)}): {hint}", "dist",
                         sd=sd, sd_ref=sd_ref)
-        rows.append(f"range [{g(lo)}, {g(hi)}]: sd {g(float(arr.std()))} (KS p = {g(p, 3)})")
+        rows.append(f"n = {x.size}, range [{g(lo)}, {g(hi)}]: sd {g(float(arr.std()))} "
+                    f"(KS p = {g(p, 3)})")
     return ok(key, f"your releases match the exact construction on {len(cases)} hidden "
                    f"datasets: " + "; ".join(rows) + ".")
 
@@ -372,6 +394,141 @@ def _t3_judge(data, req, truth):
                    f"{len(cases)} hidden query vectors ({'; '.join(rows)}).")
 
 
+# ------------------------------------------------------------------ Task 4
+_T4_CALLS = 3000
+_T4_LIBRARY = ("dpteach:private_quantile", "dpteach.clipping:private_quantile",
+               "dpteach.clipping:quantile_interval_probabilities")
+
+
+def quantile_release_cdf(case):
+    """The exact CDF of one release of the private quantile (Smith 2011) on ``case``:
+    interval i = [z_i, z_{i+1}] with probability P(i), then a uniform point inside it, so
+    F(t) = sum_i P(i) clip((t - z_i) / (z_{i+1} - z_i), 0, 1)."""
+    from ..clipping import quantile_interval_probabilities
+    edges, probs = quantile_interval_probabilities(np.array(case["values"]), case["q"],
+                                                   case["lower"], case["upper"],
+                                                   case["epsilon"])
+    lo, length = edges[:-1], np.diff(edges)
+    keep = length > 0
+    lo, length, probs = lo[keep], length[keep], probs[keep]
+
+    def cdf(t):
+        t = np.asarray(t, dtype=float)[..., None]
+        return np.sum(probs * np.clip((t - lo) / length, 0.0, 1.0), axis=-1)
+    return cdf
+
+
+def _t4_request(rng):
+    """Three hidden datasets: a median, a high quantile with values above the public range,
+    a low quantile with ties (intervals of length 0)."""
+    cases = []
+    for q, kind in ((0.5, "plain"), (float(rng.choice([0.8, 0.9])), "outside"),
+                    (float(rng.choice([0.2, 0.25])), "ties")):
+        n = int(rng.integers(15, 40))
+        u = float(np.round(rng.uniform(50, 200), 0))
+        x = rng.uniform(0.1, 0.7, n) * u
+        if kind == "outside":
+            k = max(2, n // 8)
+            x[:k] = u * rng.uniform(2, 10, k)
+        if kind == "ties":
+            x = rng.choice(np.round(x[: max(4, n // 3)]), n)
+        cases.append({"values": np.round(rng.permutation(x), 1).tolist(), "q": q,
+                      "lower": 0.0, "upper": u,
+                      "epsilon": float(np.round(rng.uniform(0.5, 2.0), 2))})
+    cases = [cases[i] for i in rng.permutation(len(cases))]
+    return {"cases": cases, "calls": _T4_CALLS, "seed": int(rng.integers(2**62))}, {}
+
+
+def _t4_collect(answers, req):
+    fn = answers.get("my_private_quantile")
+    if is_unsolved(fn):
+        return dict(UNSOLVED)
+    rng = np.random.default_rng(req["seed"])
+    out = []
+    with forbid(*_T4_LIBRARY, code=[fn]) as guard:
+        for c in req["cases"]:
+            vals = []
+            for _ in range(req["calls"]):
+                value, problem = call(fn, np.array(c["values"]), c["q"], c["lower"],
+                                      c["upper"], c["epsilon"], rng)
+                if problem is not None:
+                    return problem
+                v = number(value)
+                if v is None:
+                    return {"type": f"{type(value).__name__}: {short(value)}"}
+                vals.append(v)
+            out.append(vals)
+    return {"releases": out, "called_library": bool(guard.used)}
+
+
+def _t4_judge(data, req, truth):
+    key = "Task 4"
+    bad = early(key, data, "Hint: score each interval between sorted values by −|i − q·n|, "
+                           "weight by length × exp(ε·score/2), pick one, return a uniform point.")
+    if bad is not None:
+        return bad
+    if data.get("called_library") is True:
+        return fail(key, "your function calls dp.private_quantile or "
+                         "dp.clipping.quantile_interval_probabilities (notebook 14's answer); "
+                         "the task is to write the exponential mechanism yourself.", "library")
+    if "type" in data:
+        return fail(key, f"my_private_quantile must return one number, found "
+                         f"{str(data['type'])[:100]}.", "type")
+    cases = req.get("cases", []) if isinstance(req, dict) else []
+    got = data.get("releases")
+    if not isinstance(got, list) or len(got) != len(cases):
+        return fail(key, "the check's data is malformed.", "malformed")
+    rows = []
+    for c, rel in zip(cases, got):
+        try:
+            arr = np.asarray(rel, dtype=float).ravel()
+        except (TypeError, ValueError):
+            return fail(key, "the check's data is malformed.", "malformed")
+        if arr.size != req.get("calls") or not np.all(np.isfinite(arr)):
+            return fail(key, "the check's data is malformed (wrong length or non-finite "
+                             "releases).", "malformed")
+        x, lo, hi = np.array(c["values"]), c["lower"], c["upper"]
+        shown = (f"on a hidden dataset of n = {x.size} values (q = {g(c['q'])}, range "
+                 f"[{g(lo)}, {g(hi)}], ε = {g(c['epsilon'])}"
+                 + (f", {int(np.sum(x > hi))} of them above the range" if np.any(x > hi) else "")
+                 + (", with repeated values" if np.unique(x).size < x.size else "") + ")")
+        if np.any((arr < lo) | (arr > hi)):
+            return fail(key, f"{shown} a release {g(float(arr[(arr < lo) | (arr > hi)][0]))} lies "
+                             "outside [lower, upper]: clip the values into the public range "
+                             "and pick a point inside one of the intervals between them.",
+                        "range")
+        if np.unique(arr).size < 0.9 * arr.size:
+            return fail(key, f"{shown} only {np.unique(arr).size} distinct values in "
+                             f"{arr.size} releases: return a uniform point inside the chosen "
+                             "interval, not one of its ends (a data value would be released "
+                             "exactly).", "atoms")
+        p = float(stats.kstest(arr, quantile_release_cdf(c)).pvalue)
+        if p < ALPHA / len(cases):
+            med, ref = float(np.median(arr)), quantile_release_cdf(c)
+            grid = np.linspace(lo, hi, 2001)
+            ref_med = float(grid[np.searchsorted(ref(grid), 0.5)])
+            hint = ("the releases are too concentrated: the score enters as exp(ε·u/2), "
+                    "not exp(ε·u)" if np.std(arr) < 0.7 * _cdf_sd(ref, lo, hi) else
+                    "weight each interval by its length as well as by exp(ε·u/2), and clip the "
+                    "values into [lower, upper] before sorting")
+            return fail(key, f"{shown} your {arr.size} releases have median {g(med)}; the "
+                             f"exact mechanism's median is {g(ref_med)} (one-sample KS against "
+                             f"its exact distribution, p = {g(p, 3)}, rejected at α = "
+                             f"{g(ALPHA / len(cases), 3)}). Hint: {hint}.", "dist")
+        rows.append(f"q = {g(c['q'])}: KS p = {g(p, 3)}")
+    return ok(key, f"your releases follow the exponential mechanism's exact distribution on "
+                   f"{len(cases)} hidden datasets ({'; '.join(rows)}).")
+
+
+def _cdf_sd(cdf, lo, hi):
+    """The standard deviation of the distribution with CDF ``cdf`` on [lo, hi]."""
+    grid = np.linspace(lo, hi, 4001)
+    w = np.diff(cdf(grid))
+    mid = (grid[1:] + grid[:-1]) / 2
+    m = float(np.sum(w * mid))
+    return float(np.sqrt(np.sum(w * (mid - m) ** 2)))
+
+
 TASKS = [
     Task("Task 1", 4, ("my_clipped_mean",), _t1_request, _t1_collect, _t1_judge,
          title="a clipped mean: clamp, noisy sum, noisy count"),
@@ -379,4 +536,6 @@ TASKS = [
          title="choose the clipping bound that minimises the error"),
     Task("Task 3", 4, ("my_above_threshold",), _t3_request, _t3_collect, _t3_judge,
          title="AboveThreshold: one noisy threshold, noisy queries, stop at the first above"),
+    Task("Task 4", 2, ("my_private_quantile",), _t4_request, _t4_collect, _t4_judge,
+         title="a private quantile with the exponential mechanism"),
 ]

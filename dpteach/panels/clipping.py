@@ -85,7 +85,8 @@ def clipping_tradeoff(upper=100.0, epsilon=0.5, seed=0):
     ax2.set_ylim(0.02, 3000)
     label_axes(ax2, "clipping bound U (k€, log scale)", "error (k€, log scale)",
                "Bias against noise")
-    ax2.legend(loc="lower left", fontsize=8, ncol=2)
+    # the legend sits under the axes: inside, it covered the noise and RMSE curves
+    ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=8, ncol=3)
     txt = note(ax2, "", loc="upper left")
     clamped = np.clip(np.sort(values), 0, None)
     csum = np.concatenate([[0.0], np.cumsum(clamped)])

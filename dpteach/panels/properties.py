@@ -26,6 +26,9 @@ __all__ = ["postprocessing", "group_privacy_loss", "parallel_histogram", "group_
 
 _LABELS = {"identity": "none (the release)", "round": "round to a step",
            "clamp": "clamp to 0.5 ± c/2", "threshold": "report release > t"}
+#: what the one number slider means for each f (its label follows the dropdown)
+_PARAMETER = {"identity": "(not used by f)", "round": "rounding step",
+              "clamp": "clamp width c", "threshold": "threshold t"}
 
 
 def _stems(law, width):
@@ -41,9 +44,9 @@ def postprocessing(epsilon=1.0, f="round", parameter=1.0):
     """Output laws of f(x + Lap(1/eps)) on neighbouring counts 0 and 1, and the largest
     log-ratio over output sets of every f, in units of eps."""
     controls = {"epsilon": log_slider("privacy ε", epsilon, -1, 0.5),
-                "f": dropdown("f applied to the release",
+                "f": dropdown("function f",
                               [(v, k) for k, v in _LABELS.items()], f),
-                "parameter": float_slider("step / c / t", parameter, 0.2, 4.0, 0.1)}
+                "parameter": float_slider(_PARAMETER[f], parameter, 0.2, 4.0, 0.1)}
     fig, (ax, ax2) = new_figure(1, 2, figsize=(9.6, 3.6), gridspec_kw={"width_ratios": [1.7, 1]})
     nan = np.full(2, np.nan)
     d1 = density_line(ax, nan, nan, color=PALETTE["blue"], label="f(M(x)), count 0")
@@ -70,6 +73,7 @@ def postprocessing(epsilon=1.0, f="round", parameter=1.0):
     txt = note(ax, "", loc="upper left")
 
     def update(epsilon, f, parameter):
+        controls["parameter"].description = _PARAMETER[f]
         b = mechanisms.laplace_scale(1.0, epsilon)
         kw = dict(step=parameter, lower=0.5 - parameter / 2, upper=0.5 + parameter / 2,
                   threshold=parameter)
@@ -90,7 +94,8 @@ def postprocessing(epsilon=1.0, f="round", parameter=1.0):
             bar.set_height(min(r / epsilon, 1.2))
             bar.set_color(PALETTE["blue"] if g == f else PALETTE["sky"])
         mine = ratios[names.index(f)]
-        txt.set_text(f"b = 1/ε = {b:.3g}\nmax log-ratio = {mine:.3g}\nε = {epsilon:.3g}")
+        what = "" if f == "identity" else f"\n{_PARAMETER[f]} = {parameter:.3g}"
+        txt.set_text(f"b = 1/ε = {b:.3g}\nmax log-ratio = {mine:.3g}\nε = {epsilon:.3g}{what}")
         return (f"f = {_LABELS[f]}: largest log-ratio over output sets {mine:.4g} "
                 f"≤ ε = {epsilon:.4g}; all four f: " + ", ".join(f"{r:.3g}" for r in ratios))
 
@@ -110,19 +115,24 @@ def group_privacy_loss(epsilon=0.5, delta=1e-6, k=3):
                 "delta": log_slider("δ", delta, -10, -3, 0.25, readout_format=".0e"),
                 "k": int_slider("group size k", k, 1, K_MAX)}
     fig, (ax, ax2) = new_figure(1, 2, figsize=(9.6, 3.6))
-    r = np.linspace(-4, 14, 721)            # output in units of b = 1/eps
-    bnd = band(ax, r, -1, 1, color=PALETTE["green"], alpha=0.2, label="±kε")
+    r = np.linspace(-4, 14, 721)            # the release, in counts (true counts 0 and k)
+    bnd = band(ax, r, -1, 1, color=PALETTE["green"], alpha=0.2, label=r"$\pm k\varepsilon$")
     one = density_line(ax, r, 0 * r, color=PALETTE["grey"], linestyle=":", label="k = 1")
     lk = density_line(ax, r, 0 * r, color=PALETTE["vermillion"], label="k apart")
     ax.set_xlim(r[0], r[-1])
     ax.set_ylim(-K_MAX - 0.8, K_MAX + 0.8)
-    label_axes(ax, "release r / b (b = 1/ε)", "loss / ε", "Laplace loss, counts k apart")
+    # with b = 1/eps the loss is eps (|r - k| - |r|): in units of eps it does not depend on eps
+    label_axes(ax, r"release $r$ (counts; true counts $0$ and $k$)", r"loss / $\varepsilon$",
+               "Laplace loss, counts k apart")
     ax.legend(loc="lower right", fontsize=8)
     ks = np.arange(1, K_MAX + 1)
     nan = np.full(ks.size, np.nan)
-    l_true = density_line(ax2, ks, nan, color=PALETTE["blue"], label="Gaussian: true δ at kε")
+    l_true = density_line(ax2, ks, nan, color=PALETTE["blue"],
+                          label=r"Gaussian: true $\delta$ at $k\varepsilon$")
+    l_chain = density_line(ax2, ks, nan, color=PALETTE["green"], linestyle="-.",
+                           label=r"chain: $\delta\,(e^{k\varepsilon}-1)/(e^{\varepsilon}-1)$")
     l_bound = density_line(ax2, ks, nan, color=PALETTE["orange"], linestyle="--",
-                           label="bound k·e^((k−1)ε)·δ")
+                           label=r"textbook: $k\,e^{(k-1)\varepsilon}\,\delta$")
     (dots,) = ax2.plot([k, k], [1, 1], "o", color=PALETTE["black"], zorder=5)
     hline(ax2, 1.0)
     log_axes(ax2, x=False)            # plain tick labels: no mathtext on every layout
@@ -141,11 +151,14 @@ def group_privacy_loss(epsilon=0.5, delta=1e-6, k=3):
         true, bound = group_curves(epsilon, delta, ks)
         l_true.set_ydata(np.clip(true, 1e-13, None))
         l_bound.set_ydata(np.clip(bound, 1e-13, 1e4))
+        chain = np.array([properties.group_privacy_chain(epsilon, delta, int(j))[1] for j in ks])
+        l_chain.set_ydata(np.clip(chain, 1e-13, 1e4))
         dots.set_data([k, k], [max(true[k - 1], 1e-13), min(bound[k - 1], 1e4)])
         eps_k, delta_k = properties.group_privacy(epsilon, delta, k)
         txt.set_text(f"k = {k}: max loss = {k}ε = {eps_k:.3g}")
-        return (f"k = {k}: pure part kε = {eps_k:.4g}; bound kδe^((k−1)ε) = {delta_k:.3g}; the "
-                f"Gaussian mechanism's true δ at kε = {true[k - 1]:.3g}")
+        return (f"k = {k}: pure part kε = {eps_k:.4g}; bound kδe^((k−1)ε) = {delta_k:.3g}; "
+                f"chain sum {chain[k - 1]:.3g}; the Gaussian mechanism's true δ at kε = "
+                f"{true[k - 1]:.3g}")
 
     return Panel(controls, fig, update, title="Group privacy: k people cost kε",
                  name="group_privacy_loss")

@@ -56,8 +56,7 @@ def sparse_vector_queries(threshold=70.0, epsilon=0.5, k=40, seed=0):
     freq_bars = ax2.stairs(np.zeros(_K_MAX), edges, fill=True, color=PALETTE["sky"])
     none_bar = Rectangle((_K_MAX - 0.4, 0.0), 0.8, 0.0, color=PALETTE["purple"])
     ax2.add_patch(none_bar)
-    ax2.set_xticks([0, 10, 20, 30, 40, 50, _K_MAX], ["0", "10", "20", "30", "40", "50", "none"])
-    ax2.set_xlim(-0.8, _K_MAX + 0.8)
+    ax2.set_xlim(-0.8, k + 0.8)
     ax2.set_ylim(0, 1.0)
     label_axes(ax2, "query index i (the last bar: none reported)", "share of runs",
                f"Which query is reported, over {_RUNS} runs")
@@ -90,6 +89,18 @@ def sparse_vector_queries(threshold=70.0, epsilon=0.5, k=40, seed=0):
         share = np.bincount(reported, minlength=k + 1) / _RUNS
         freq_bars.set_data(np.concatenate([share[:k], np.zeros(_K_MAX - k)]))
         none_bar.set_height(share[k])
+        none_bar.set_x(k - 0.4)
+        # the axes hold the k queries asked (and "none"), and the answers, thresholds and
+        # noisy answers drawn, in steps of 20 people so that most moves keep the limits
+        if ax1.get_xlim() != (-0.8, k - 0.2):          # only when k moved: ticks cost a redraw
+            ax1.set_xlim(-0.8, k - 0.2)
+            ax2.set_xlim(-0.8, k + 0.8)
+            ticks = list(range(0, k - 4, 10 if k > 20 else 5))
+            ax2.set_xticks(ticks + [k], [str(t) for t in ticks] + ["none"])
+        shown = np.concatenate([a, noisy[:seen], [threshold, noisy_threshold, 0.0]])
+        ylim = (20 * np.floor(shown.min() / 20 - 0.25), 20 * np.ceil(shown.max() / 20 + 0.6))
+        if ax1.get_ylim() != ylim:
+            ax1.set_ylim(*ylim)
         first_true = np.flatnonzero(a >= threshold)
         errors = np.array([sparse_vector.run_error(a, threshold, i) for i in range(k + 1)])[reported]
         beta = 0.05

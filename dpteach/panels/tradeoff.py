@@ -34,14 +34,17 @@ def _pld(mechanism, epsilon, delta):
     return tradeoff.privacy_loss_distribution(mechanism, epsilon=epsilon)
 
 
+#: the largest eps'/eps on the loss panel's slider and axis
+R_MAX = 2.0
+
+
 @register("loss_distribution")
 def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
     """The privacy loss distribution and delta(eps') against Pr[L > eps'], eps' = ratio * eps."""
     controls = {"mechanism": dropdown("mechanism", _MECHS, mechanism),
                 "epsilon": log_slider("ε", epsilon, -1, 0.5),
-                "delta": log_slider("δ (target; sets the Gaussian σ)", delta, -8, -2, 0.25,
-                                    readout_format=".0e"),
-                "ratio": float_slider("ε′ / ε", ratio, 0.0, 2.5, 0.05)}
+                "delta": log_slider("δ target", delta, -8, -2, 0.25, readout_format=".0e"),
+                "ratio": float_slider("ε′ / ε", ratio, 0.0, R_MAX, 0.05)}
     fig, (ax, ax2) = new_figure(1, 2, figsize=(9.6, 3.6))
     x = np.linspace(-4, 4, 801)               # loss in units of eps
     zero = 0 * x
@@ -55,21 +58,23 @@ def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
     vline(ax, -1.0)
     ax.set_xlim(x[0], x[-1])
     ax.set_ylim(0, 1.6)
-    label_axes(ax, "privacy loss L / ε", "probability / density × ε",
+    label_axes(ax, r"privacy loss $L/\varepsilon$", r"probability / density $\times\,\varepsilon$",
                "Distribution of the privacy loss")
     ax.legend(loc="upper left", fontsize=8)
-    r = np.linspace(0.0, 2.5, 126)
+    r = np.linspace(0.0, R_MAX, 121)
     nan = np.full(r.size, np.nan)
-    l_delta = density_line(ax2, r, nan, color=PALETTE["blue"], label="δ(ε′) = E[(1 − e^(ε′−L))₊]")
-    l_tail = density_line(ax2, r, nan, color=PALETTE["orange"], linestyle="--", label="Pr[L > ε′]")
+    l_delta = density_line(ax2, r, nan, color=PALETTE["blue"],
+                           label=r"$\delta(\varepsilon')=\mathrm{E}[(1-e^{\varepsilon'-L})_+]$")
+    l_tail = density_line(ax2, r, nan, color=PALETTE["orange"], linestyle="--",
+                          label=r"$\Pr[L>\varepsilon']$")
     (dots,) = ax2.plot([ratio, ratio], [0.1, 0.1], "o", color=PALETTE["black"], zorder=5)
     target = hline(ax2, delta, color=PALETTE["grey"], label="δ target")
     (cross,) = ax2.plot([1.0], [delta], "D", color=PALETTE["green"], ms=6, zorder=6,
                         label="ε(δ): δ(ε′) meets the target")
     log_axes(ax2, x=False)            # plain tick labels: no mathtext on every layout
-    ax2.set_xlim(0, 2.5)
+    ax2.set_xlim(0, R_MAX)
     ax2.set_ylim(1e-8, 1.5)
-    label_axes(ax2, "ε′ / ε", "probability", "δ(ε′) is not Pr[L > ε′]")
+    label_axes(ax2, r"$\varepsilon'/\varepsilon$", "probability", "δ(ε′) is not Pr[L > ε′]")
     ax2.legend(loc="lower left", fontsize=8)
     txt = note(ax2, "", loc="upper right")
 
@@ -103,6 +108,23 @@ def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
         cross.set_data([e_delta / epsilon], [delta])
         txt.set_text(f"ε′ = {ratio * epsilon:.3g}\nδ(ε′) = {d0:.3g}\nPr[L > ε′] = {t0:.3g}\n"
                      f"ε(δ) = {e_delta:.3g}")
+        # the axes hold what is drawn: the loss of Laplace and randomized response stops at
+        # eps (ratio 1); the Gaussian's goes on until its tail leaves the log axis (1e-8)
+        if mechanism == "gaussian":
+            mu = 1.0 / pld.params["sigma"]
+            lo_l, hi_l = (mu * mu / 2 - 4.5 * mu) / epsilon, (mu * mu / 2 + 4.5 * mu) / epsilon
+            seen = r[t > 1e-8]
+            right = float(seen[-1]) if seen.size else 1.0
+        else:
+            lo_l, hi_l, right = -1.0, 1.0, 1.0
+        # rounded to 0.25 so that most slider moves keep the limits (and the cached background)
+        left = (max(np.floor((min(lo_l, -1.0) - 0.15) * 4) / 4, x[0]),
+                min(np.ceil((max(hi_l, 1.0) + 0.15) * 4) / 4, x[-1]))
+        right_lim = (0.0, min(np.ceil((max(right, ratio) + 0.1) * 4) / 4, R_MAX))
+        if ax.get_xlim() != left:
+            ax.set_xlim(*left)
+        if ax2.get_xlim() != right_lim:
+            ax2.set_xlim(*right_lim)
         return (f"{mechanism}: at ε′ = {ratio * epsilon:.4g}, δ(ε′) = {d0:.4g} while "
                 f"Pr[L > ε′] = {t0:.4g}; E[L] = {pld.mean:.4g} nats; it is "
                 f"(ε′, {delta:.0e})-DP from ε′ = {e_delta:.4g}")
@@ -184,7 +206,7 @@ def tradeoff_attack(epsilon=1.0, delta=1e-5, release="laplace", n_trials=4000, s
                 "release": dropdown("release", _RELEASES, release),
                 "n_trials": int_slider("trials per table", n_trials, 500, N_MAX, 500),
                 "seed": int_slider("seed", seed, 0, 20)}
-    fig, ax = new_figure(1, 1, figsize=(5.6, 4.6))
+    fig, ax = new_figure(1, 1, figsize=(9.6, 3.6))   # the size of the course's other panels
     a = np.linspace(0, 1, 401)
     forbidden = band(ax, a, 0 * a, 0 * a, color=PALETTE["grey"], alpha=0.3,
                      label="forbidden by (ε, δ)-DP")
@@ -199,9 +221,10 @@ def tradeoff_attack(epsilon=1.0, delta=1e-5, release="laplace", n_trials=4000, s
     ax.set_aspect("equal")
     label_axes(ax, "α: type I error (says 'in', target out)", "β: type II error (misses)",
                "Membership inference on a count")
-    ax.legend(loc="upper right", fontsize=8)
-    txt = note(ax, "", loc="upper right")
-    txt.set_y(0.70)                         # under the legend: above the diagonal a test is worse than a guess
+    # legend and readout to the right of the square plot: nothing covers the points
+    ax.legend(loc="upper left", bbox_to_anchor=(1.04, 1.0), fontsize=8)
+    txt = note(ax, "", loc="lower left")
+    txt.set_x(1.04)
     pools = {}
 
     def update(epsilon, delta, release, n_trials, seed):
