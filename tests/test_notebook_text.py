@@ -120,6 +120,13 @@ EXCEPTIONS: dict[str, dict[str, str]] = {
     "02_attacks_on_statistics.ipynb": {"4.3": "seed", "0.003": "slider", "0.01": "slider"},
     "04_differential_privacy.ipynb": {"0.2": "exercise", "12.2": "published", "4.5": "published"},
     "11_auditing_and_floating_point.ipynb": {"0.42": "exercise"},
+    "12_properties.ipynb": {"0.8": "exercise"},
+    "14_clipping_and_means.ipynb": {"0.05": "slider"},
+    "16_modern_accounting.ipynb": {"1.1": "grid", "1.2": "grid", "10.9": "grid", "0.5": "slider"},
+    "17_local_model.ipynb": {"0.1": "slider", "0.001": "exercise"},
+    "18_dp_sgd.ipynb": {"0.15": "input", "0.7": "slider"},
+    "20_synthetic_data.ipynb": {"0.3": "slider", "0.1": "key"},
+    "solutions/A9_accounting_and_dp_sgd.ipynb": {"0.005": "input", "0.3": "input"},
     "solutions/A5_exponential_mechanism.ipynb": {"4.00": "example"},
     "solutions/A6_auditing.ipynb": {"0.5": "exercise"},
 }
