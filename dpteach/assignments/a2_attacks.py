@@ -68,27 +68,49 @@ def _people(rng, n=None):
 class CountServer:
     """Exact counts of people with the trait among those ``where(people)`` selects, only
     for groups of at least ``min_group`` people. ``where`` sees only the public columns
-    (Name, Age); every question is logged."""
+    (Name, Age); every question is logged.
 
-    def __init__(self, table, min_group):
-        self._people = table[["Name", "Age"]].copy()
-        self._trait = table[TRAIT].to_numpy().astype(int)
+    The server never holds the trait column: ``answers`` maps each group it may answer
+    about (a bit mask, bit i for row i) to its count, computed by the checker beforehand
+    (:func:`group_counts`). So the hidden table is nowhere in the student's kernel, only
+    the answers the student's code is allowed to ask for."""
+
+    def __init__(self, people, min_group, answers):
+        self._people = people[["Name", "Age"]].copy()
+        self._answers = dict(answers)
         self.min_group = int(min_group)
         self.log = []
 
     def __call__(self, where):
         if not callable(where):
             raise TypeError("count(where): where must be a function people -> boolean mask")
+        n = len(self._people)
         mask = np.asarray(where(self._people.copy()))
-        if mask.shape != (len(self._trait),) or mask.dtype.kind != "b":
+        if mask.shape != (n,) or mask.dtype.kind != "b":
             raise ValueError(f"where must return a boolean mask with one entry per person "
-                             f"({len(self._trait)}), got dtype {mask.dtype}, shape {mask.shape}")
+                             f"({n}), got dtype {mask.dtype}, shape {mask.shape}")
         if mask.sum() < self.min_group:
             raise ValueError(f"refused: this server answers only about groups of at least "
                              f"{self.min_group} people (yours has {int(mask.sum())})")
         if len(self.log) < 200:
             self.log.append(mask.astype(int).tolist())
-        return int(self._trait[mask].sum())
+        return int(self._answers[_bits(mask)])
+
+
+def _bits(mask) -> int:
+    """A boolean mask as an int, bit i for row i."""
+    return int(sum(1 << i for i, m in enumerate(np.asarray(mask).tolist()) if m))
+
+
+def group_counts(trait, min_group) -> dict:
+    """{bit mask: count of the trait} for every group of at least ``min_group`` rows."""
+    trait = np.asarray(trait, dtype=int)
+    n = trait.size
+    codes = np.arange(2 ** n)
+    members = (codes[:, None] >> np.arange(n)[None, :]) & 1
+    keep = members.sum(axis=1) >= min_group
+    counts = members[keep] @ trait
+    return dict(zip(codes[keep].tolist(), counts.tolist()))
 
 
 # ------------------------------------------------------------------ Task 1: differencing counts
@@ -99,15 +121,19 @@ def _t1_request(rng):
         bits = [int(t.set_index("Name").loc[x, TRAIT]) for t, x in zip(tables, targets)]
         if 0 < sum(bits) < 3:
             break
-    return {"tables": tables, "targets": targets}, bits
+    # the kernel gets the public columns and the counts it may ask for, not the trait
+    return ({"tables": [t[["Name", "Age"]].copy() for t in tables], "targets": targets,
+             "answers": [group_counts(t[TRAIT], math.ceil(len(t) / 2)) for t in tables]},
+            bits)
 
 
 def _t1_collect(answers, request):
     if missing_answer(answers, ["x_bit_from_counts"]):
         return {"unsolved": True}
     out = []
-    for table, target in zip(request["tables"], request["targets"]):
-        server = CountServer(table, math.ceil(len(table) / 2))
+    for table, target, counts in zip(request["tables"], request["targets"],
+                                     request["answers"]):
+        server = CountServer(table, math.ceil(len(table) / 2), counts)
         res, problem = call(answers["x_bit_from_counts"], server, target)
         item = problem if problem is not None else {"bit": _bit(res)}
         item["queries"] = server.log
@@ -208,25 +234,45 @@ def _t2_judge(data, request, truth):
 MIN_ANSWERS = 30
 
 
-def _front(server):
-    """What the student's function gets: the server's ``count``, ``scale`` and
-    ``answers_given``, without the attribute that holds the hidden table."""
+#: answers each hidden server of Task 3a has ready (drawn by the checker beforehand)
+POOL = 200_000
+
+
+def _front(pool, scale, question):
+    """What the student's function gets: a server with ``count``, ``scale`` and
+    ``answers_given`` that hands out the pre-drawn noisy answers ``pool`` (true count plus
+    fresh Lap(scale) noise each, drawn by the checker) in order, for ``question`` only.
+    Neither the hidden table nor the true count is in the student's kernel."""
+    given = [0]
+    pool = np.array(pool, dtype=float)
 
     class NoisyServer:
         __slots__ = ()
-        scale = server.scale
         __doc__ = ("A server adding fresh Lap(scale) noise to every count: "
-                   "count(where, size=None).")
+                   f"count(where, size=None); it answers at most {POOL:,} times.")
 
         def count(self, where, *, size=None):
-            return server.count(where, size=size)
+            if where is not question:
+                raise ValueError("this server answers only the question recover_count "
+                                 "was handed (where)")
+            k = 1 if size is None else int(np.prod(size))
+            if given[0] + k > len(pool):
+                raise ValueError(f"this server answers at most {len(pool):,} times "
+                                 f"(asked for {given[0] + k:,})")
+            out = pool[given[0]:given[0] + k].copy()
+            given[0] += k
+            return float(out[0]) if size is None else out.reshape(size)
+
+        @property
+        def scale(self):
+            return scale
 
         @property
         def answers_given(self):
-            return server.answers_given
+            return given[0]
 
         def __repr__(self):
-            return f"NoisyServer(scale={server.scale:g}, answers_given={server.answers_given})"
+            return f"NoisyServer(scale={scale:g}, answers_given={given[0]})"
 
     return NoisyServer()
 
@@ -239,20 +285,19 @@ def _has_trait(table):
 def _t3a_request(rng):
     tables = [_people(rng, int(rng.integers(20, 60))) for _ in range(3)]
     scales = [float(np.round(rng.uniform(1.0, 3.0), 2)) for _ in tables]
-    seeds = [int(s) for s in rng.integers(0, 2**32, 3)]
-    return ({"tables": tables, "scales": scales, "seeds": seeds},
-            [int(t[TRAIT].sum()) for t in tables])
+    counts = [int(t[TRAIT].sum()) for t in tables]
+    # the answers the servers may give, drawn here: the true counts stay with the checker
+    pools = [c + rng.laplace(0.0, b, POOL) for c, b in zip(counts, scales)]
+    return {"scales": scales, "pools": pools}, counts
 
 
 def _t3a_collect(answers, request):
     if missing_answer(answers, ["recover_count"]):
         return {"unsolved": True}
     out = []
-    from ..attacks import NaiveNoisyServer
-
-    for table, scale, seed in zip(request["tables"], request["scales"], request["seeds"]):
-        server = NaiveNoisyServer(table, scale, rng=np.random.default_rng(seed))
-        res, problem = call(answers["recover_count"], _front(server), _has_trait)
+    for pool, scale in zip(request["pools"], request["scales"]):
+        server = _front(pool, scale, _has_trait)
+        res, problem = call(answers["recover_count"], server, _has_trait)
         item = problem if problem is not None else {"count": _bit(res)}
         item["answers_given"] = server.answers_given
         out.append(item)
