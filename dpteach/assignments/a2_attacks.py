@@ -5,16 +5,19 @@ check draws and keeps:
 * Task 1 (1 point) ``x_bit_from_counts(count, target) -> 0/1``: differencing against
   a server that answers exact counts of people with a trait, but only about groups of
   at least half the table (a "large query set" rule), over three hidden tables. The
-  student's ``where`` functions see only the public columns (Name, Age). The judge also
+  student's ``where`` functions see only the public columns (Name, Age); the server holds
+  the counts of the groups it may answer about, computed by the checker, never the trait
+  column. The judge also
   checks that the counts asked determine the target's bit (the target's indicator
   vector lies in the span of the groups asked about), so reading the bit some other way
   does not pass;
 * Task 2 (1 point) ``bob_from_means(mean_all, n_all, mean_rest, n_rest)``: the
   differencing of two averages, at four hidden groups;
 * Task 3a (1 point) ``recover_count(server, where)``: averaging fresh Laplace noise
-  away, against :class:`dpteach.attacks.NaiveNoisyServer` over three hidden tables
-  (hidden seeds; the scale, 1 to 3, is public as ``server.scale``); at least
-  ``MIN_ANSWERS`` answers must have been asked;
+  away, against three servers like :class:`dpteach.attacks.NaiveNoisyServer` over hidden
+  tables (the scale, 1 to 3, is public as ``server.scale``); at least ``MIN_ANSWERS``
+  answers must have been asked. Each server hands out ``POOL`` noisy answers the checker
+  drew beforehand: neither the table nor the true count is in the student's kernel;
 * Task 3b (1 point) ``k_needed(b, target_sd)``: the smallest k with
   √2·b/√k ≤ target_sd, at four hidden pairs;
 * Task 4 (2 points) ``reconstruct_lsq(queries, answers)`` and Task 5 (3 points)
@@ -70,14 +73,14 @@ class CountServer:
     for groups of at least ``min_group`` people. ``where`` sees only the public columns
     (Name, Age); every question is logged.
 
-    The server never holds the trait column: ``answers`` maps each group it may answer
-    about (a bit mask, bit i for row i) to its count, computed by the checker beforehand
-    (:func:`group_counts`). So the hidden table is nowhere in the student's kernel, only
+    The server never holds the trait column: ``answers`` lists (group, count) for each
+    group it may answer about (a bit mask, bit i for row i), computed by the checker
+    beforehand (:func:`group_counts`). So the hidden table is nowhere in the student's kernel, only
     the answers the student's code is allowed to ask for."""
 
     def __init__(self, people, min_group, answers):
         self._people = people[["Name", "Age"]].copy()
-        self._answers = dict(answers)
+        self._answers = {int(code): int(count) for code, count in answers}
         self.min_group = int(min_group)
         self.log = []
 
@@ -102,15 +105,15 @@ def _bits(mask) -> int:
     return int(sum(1 << i for i, m in enumerate(np.asarray(mask).tolist()) if m))
 
 
-def group_counts(trait, min_group) -> dict:
-    """{bit mask: count of the trait} for every group of at least ``min_group`` rows."""
+def group_counts(trait, min_group) -> list:
+    """[bit mask, count of the trait] for every group of at least ``min_group`` rows."""
     trait = np.asarray(trait, dtype=int)
     n = trait.size
     codes = np.arange(2 ** n)
     members = (codes[:, None] >> np.arange(n)[None, :]) & 1
     keep = members.sum(axis=1) >= min_group
     counts = members[keep] @ trait
-    return dict(zip(codes[keep].tolist(), counts.tolist()))
+    return [[int(c), int(k)] for c, k in zip(codes[keep].tolist(), counts.tolist())]
 
 
 # ------------------------------------------------------------------ Task 1: differencing counts
