@@ -11,7 +11,7 @@ NBG_VENV  := .venv-nbgrader
 NBG_STAMP := $(NBG_VENV)/.installed
 
 .PHONY: lab test setup test-unit test-panels test-notebooks test-browser exercises demo \
-        grade nbgrader nbgrader-setup test-nbgrader bench chromium clean
+        grade nbgrader nbgrader-setup test-nbgrader bench chromium bubblewrap clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,7 +38,15 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-test: $(STAMP) $(NBG_STAMP) chromium
+# Grading runs each submission in a bubblewrap sandbox; with CI=true Debian's bubblewrap
+# is installed first, like Chromium (elsewhere `make grade` says how to get it).
+bubblewrap:
+	@if [ "$${CI:-}" = "true" ] && ! command -v bwrap >/dev/null 2>&1; then \
+		echo "CI: installing Debian's bubblewrap for the grading sandbox"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	fi
+
+test: $(STAMP) $(NBG_STAMP) chromium bubblewrap
 	$(PY) -m pytest tests -q -ra
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		-q -p no:cacheprovider notebooks/*.ipynb
@@ -66,14 +74,17 @@ demo: $(STAMP)
 exercises: $(STAMP)
 	$(PY) -m dpteach.coursework
 
-# Grade handed-in notebooks, each in a fresh kernel in its own folder; one CSV row per
-# notebook and task: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv [TIMEOUT=120]
-# [ASSIGNMENT=A3]. It runs the students' code: see notebooks/README.md for a container.
+# Grade handed-in notebooks, each in its own bubblewrap sandbox (read-only kit, no network,
+# nothing outlives it); one CSV row per notebook and task, and per-notebook totals in
+# REPORT's name + _totals: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv
+# [TIMEOUT=120] [ASSIGNMENT=A3] [JOBS=2] [SANDBOX=0 grades without the sandbox: unsafe].
 REPORT  ?= grades.csv
 TIMEOUT ?= 120
-grade: $(STAMP)
-	@test -n "$(FILES)" || { echo 'usage: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv'; exit 2; }
-	$(PY) -m dpteach.grading $(FILES) --report $(REPORT) --timeout $(TIMEOUT) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
+JOBS    ?= 1
+SANDBOX ?= 1
+grade: $(STAMP) bubblewrap
+	@test -n "$(FILES)" || { echo 'usage: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv [JOBS=2]'; exit 2; }
+	$(PY) -m dpteach.grading $(FILES) --report $(REPORT) --timeout $(TIMEOUT) --jobs $(JOBS) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(filter 0,$(SANDBOX)),--no-sandbox)
 
 # The coursework as an nbgrader course (source/A1 ... A9 and nbgrader_config.py), written
 # from notebooks/solutions like `make exercises`: make nbgrader NBGRADER_DIR=course

@@ -70,9 +70,8 @@ def command(scratch, argv, *, overlays, masks=()) -> list:
            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
            "--unshare-cgroup-try", "--unshare-user", "--uid", "65534", "--gid", "65534",
            "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
-    for name in _KEEP_ENV:
-        if name in os.environ:
-            cmd += ["--setenv", name, os.environ[name]]
+    for name, value in _kept_env().items():
+        cmd += ["--setenv", name, value]
     for name, value in _sandbox_env().items():
         cmd += ["--setenv", name, value]
     for target, source in overlays.items():
@@ -89,10 +88,20 @@ def _sandbox_env() -> dict:
             "PYTHONNOUSERSITE": "1"}
 
 
+def _kept_env() -> dict:
+    """The variables of :data:`_KEEP_ENV` that are set, PYTHONPATH made absolute (the
+    runner starts in the scratch folder, where "." would mean something else)."""
+    env = {k: v for k, v in os.environ.items() if k in _KEEP_ENV}
+    if env.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) if p else os.getcwd()
+                                            for p in env["PYTHONPATH"].split(os.pathsep))
+    return env
+
+
 def plain_env() -> dict:
     """The environment of the runner without the sandbox (the grader's own, with a
     private HOME and runtime folder under its scratch folder set by the caller)."""
-    env = {k: v for k, v in os.environ.items() if k in _KEEP_ENV}
+    env = _kept_env()
     env.update({"MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"})
     return env
 

@@ -327,6 +327,12 @@ def _t3a_judge(data, request, truth):
                              f"{k:,} answers (their average has standard deviation "
                              f"√2·b/√k = {g(sd, 3)}). Hint: ask many times (k from Task 3b for "
                              "a standard deviation of 0.1 or less), average, round.", "wrong")
+        pool = np.asarray(field(request, "pools", [[]])[i], dtype=float)
+        if 0 < k <= pool.size and abs(float(pool[:k].mean()) - count) >= 0.5:
+            return fail(key, f"{where} the count is right, but the {k:,} answers your function "
+                             f"asked average to {g(float(pool[:k].mean()), 4)}, which does not "
+                             "round to it: the answer did not come from averaging them.",
+                        "not_averaging")
         if k < MIN_ANSWERS:
             return fail(key, f"{where} the count is right, but your function asked only {k} "
                              f"time(s): one answer is off by b = {g(b)} on average, so that was "
