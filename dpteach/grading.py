@@ -1,36 +1,39 @@
-"""Grade handed-in coursework notebooks without trusting what they print.
+"""Grade handed-in coursework notebooks without trusting what they print or do.
 
-``make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv`` (``python -m dpteach.grading``)
-grades each notebook in four steps:
+``make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv [JOBS=2]`` (``python -m
+dpteach.grading``, ``dpteach grade``) grades each notebook in five steps:
 
 1. **read** every submission into memory first (so no notebook can rewrite another's file
    before it is graded) and decide its assignment: ``--assignment``, else the notebook's
    ``metadata["dpteach"]["assignment"]`` (written by ``make exercises``) and the file
    name's ``A1`` ... ``A9`` prefix, which must agree when both are there;
-2. **run** it cell by cell in a fresh kernel whose working folder is a temporary folder
-   holding a copy of it. A cell that raises does not stop the next; when the kernel dies
-   (``exit()``, ``os._exit``) it is restarted and the run goes on with the next cell; after
-   ``timeout`` seconds of cells the kernel is interrupted (killed and restarted if it
-   ignores the interrupt) and the remaining cells are skipped. Nothing the notebook
-   displays is read;
-3. **collect**, per task of the assignment (every task, whether or not the notebook still
-   holds its check cell): the grader draws the task's held-out request with a fresh
-   ``secrets`` seed, writes it into the folder and runs one injected cell that looks up
-   the task's names in the notebook's globals and calls ``task.collect`` there, writing
-   the result as JSON (:func:`dpteach.assignments.dumps`). Each task has its own time
-   limit; all of them together get another ``timeout`` seconds;
-4. **judge** in this process: the JSON is decoded as data only
-   (:func:`dpteach.assignments.loads`, never pickle) and ``task.judge(data, request,
-   truth)`` decides. The truth never enters the kernel.
+2. **draw**, here, every task's held-out request and truth from a fresh ``secrets`` seed
+   (one stream per notebook, so ``--jobs`` does not change them), and write the
+   notebook's cells and the requests (never the truths) into an empty scratch folder;
+3. **run** :mod:`dpteach._grade_runner` on that folder inside a bubblewrap sandbox
+   (:mod:`dpteach._sandbox`: everything read-only but the scratch folder, no network,
+   its own PID namespace, an unprivileged user, the forbidden kit functions replaced by
+   stubs). The runner runs the cells in a fresh kernel (a cell that raises does not stop
+   the next; a kernel that dies is restarted; after ``timeout`` seconds the rest is
+   skipped), then per task one injected cell that looks up the task's names and calls
+   ``task.collect``, writing JSON (:func:`dpteach.assignments.dumps`). Each task has its
+   own time limit; all of them together get another ``timeout`` seconds;
+4. once the sandbox has ended (every process it held with it), **judge** here: each
+   result file is read as untrusted bytes and decoded as data only
+   (:func:`dpteach.assignments.loads`, never pickle), and ``task.judge(data, request,
+   truth)`` decides;
+5. **report**: the rows and the per-notebook totals are written atomically after each
+   notebook. Any failure while grading one notebook becomes failed rows for it.
 
-Whatever the notebook does to its own kernel (redefining ``dp.assignments.check``,
-patching ``Feedback.__repr__``, ``collect`` or ``json``) can change only the data it
-hands back, which ``judge`` then checks. The grader does run the students' code: grade
-untrusted work in a container (notebooks/README.md, "Handing out and grading coursework").
+Whatever the notebook does inside its sandbox (redefining checks, patching ``collect``
+or ``json``, killing its kernel's parent, deleting its folder, editing files, leaving
+processes) can change only the data it hands back, which ``judge`` then checks. Without
+bubblewrap, grading refuses unless ``sandbox=False`` (``--no-sandbox``, ``SANDBOX=0``).
 
 The report has one row per notebook and task: ``notebook,task,passed,message,points,
-max_points,assignment``; a notebook that cannot be graded at all (missing, empty, not a
-notebook, unknown assignment) gets one row with task ``(notebook)``.
+max_points,assignment`` (notebooks named relative to the batch folder); a notebook that
+cannot be graded at all (missing, empty, not a notebook, unknown assignment) gets one row
+with task ``(notebook)``. The totals CSV has one row per notebook (:data:`TOTAL_FIELDS`).
 """
 
 from __future__ import annotations
