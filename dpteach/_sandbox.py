@@ -60,13 +60,33 @@ def available() -> tuple:
     return True, ""
 
 
-def command(scratch, argv, *, overlays, masks=()) -> list:
+def hideable(folders) -> list:
+    """The ``folders`` (the batch's hand-ins, the report's folder) that can be hidden
+    from the sandbox: not ``/``, ``/tmp``, nor one holding the kit or Python itself."""
+    keep = [os.path.realpath(p) for p in (Path(__file__).parent, sys.prefix,
+                                           sys.executable, tempfile.gettempdir())]
+    out = set()
+    for folder in folders:
+        folder = os.path.realpath(str(folder))
+        if not os.path.isdir(folder) or folder in ("/", "/tmp"):
+            continue
+        if any(k == folder or k.startswith(folder.rstrip(os.sep) + os.sep) for k in keep):
+            continue
+        out.add(folder)
+    return sorted(out)
+
+
+def command(scratch, argv, *, overlays, masks=(), hidden=()) -> list:
     """The bwrap command running ``argv`` with ``scratch`` as the only writable folder;
     ``overlays`` maps a file's path to the file mounted over it (read-only); ``masks``
-    are folders hidden behind an empty one."""
+    are folders hidden behind an empty one, and so are ``hidden`` (other students'
+    hand-ins, the report: see :func:`hideable`)."""
     scratch = str(Path(scratch).resolve())
     cmd = ["bwrap", "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev",
-           "--proc", "/proc", "--bind", scratch, scratch,
+           "--proc", "/proc"]
+    for folder in hidden:
+        cmd += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
+    cmd += ["--bind", scratch, scratch,
            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
            "--unshare-cgroup-try", "--unshare-user", "--uid", "65534", "--gid", "65534",
            "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]

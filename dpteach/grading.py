@@ -504,7 +504,7 @@ def _read_status(folder) -> dict:
 
 def grade_notebook(path, *, raw=None, assignment=None, timeout=120.0,
                    task_timeout=TASK_TIMEOUT, notes=None, sandbox=True, seed=None,
-                   repeats=1, name=None, stub_dir=None) -> list:
+                   repeats=1, name=None, stub_dir=None, hidden=None) -> list:
     """Grade one notebook (its bytes ``raw``, read from ``path`` when None): a list of
     :class:`Row`, one per task of its assignment, or a single ``(notebook)`` row when
     it cannot be graded. ``notes`` (a list) receives what happened during the run.
@@ -514,7 +514,9 @@ def grade_notebook(path, *, raw=None, assignment=None, timeout=120.0,
     as a plain child process). ``seed`` fixes the hidden draws (default: fresh from
     ``secrets``); ``repeats`` > 1 draws each task that many times, and the task passes
     only when every draw does. ``name`` is the notebook's name in the rows (default
-    ``path``). Whatever happens, the answer is rows: never an exception."""
+    ``path``). ``hidden``: folders the sandbox hides (default: the notebook's own; a
+    batch hides every hand-in's folder and the report's). Whatever happens, the answer
+    is rows: never an exception."""
     timeout, task_timeout = _check_timeouts(timeout, task_timeout)
     if sandbox:
         ready, why = _sandbox.available()
@@ -530,7 +532,9 @@ def grade_notebook(path, *, raw=None, assignment=None, timeout=120.0,
             return [Row(name, NOTEBOOK_ROW, False, error, 0, total, key or "")]
         return _run_and_judge(nb, name, key, tasks, timeout=timeout,
                               task_timeout=task_timeout, notes=notes, sandbox=sandbox,
-                              seed=seed, repeats=int(repeats), stub_dir=stub_dir)
+                              seed=seed, repeats=int(repeats), stub_dir=stub_dir,
+                              hidden=[os.path.dirname(os.path.abspath(str(path)))]
+                              if hidden is None else hidden)
     except Exception as err:                                # noqa: BLE001 - never the batch
         total = sum(t.points for t in tasks) if tasks else ""
         return [Row(name, NOTEBOOK_ROW, False, f"the grader could not grade this notebook "
@@ -558,14 +562,16 @@ def _read_submission(path, raw, assignment, name):
     return nb, error, key, tasks
 
 
-def _launch(folder, sandbox, targets, stub_dir, limit) -> tuple:
+def _launch(folder, sandbox, targets, stub_dir, limit, hidden=()) -> tuple:
     """Run the runner on ``folder`` (in the sandbox): (exit code or None when it had to
     be killed, the end of what it wrote to stderr)."""
     argv = [_sandbox.python(), "-m", "dpteach._grade_runner", str(folder)]
     if sandbox:
         with _STUB_LOCK:
             overlays, masks = _sandbox.stub_sources(targets, stub_dir)
-        cmd, env = _sandbox.command(folder, argv, overlays=overlays, masks=masks), None
+        cmd = _sandbox.command(folder, argv, overlays=overlays, masks=masks,
+                               hidden=_sandbox.hideable(hidden))
+        env = None
     else:
         home = folder / ".home"
         home.mkdir()
@@ -592,7 +598,7 @@ def _launch(folder, sandbox, targets, stub_dir, limit) -> tuple:
 
 
 def _run_and_judge(nb, name, key, tasks, *, timeout, task_timeout, notes, sandbox, seed,
-                   repeats, stub_dir) -> list:
+                   repeats, stub_dir, hidden=()) -> list:
     seed = secrets.randbits(128) if seed is None else seed
     draws = _draws(tasks, seed, max(1, repeats))
     targets = forbidden_targets(tasks)
@@ -613,7 +619,7 @@ def _run_and_judge(nb, name, key, tasks, *, timeout, task_timeout, notes, sandbo
         (folder / Path(name).name).write_bytes(nbformat.writes(nb).encode("utf-8"))
         # cells, then grading, each within ``timeout``; kernel starts and restarts on top
         limit = 2 * timeout + 30 * (2 + len(draws) // 4) + 60
-        code, stderr = _launch(folder, sandbox, targets, stub_dir, limit)
+        code, stderr = _launch(folder, sandbox, targets, stub_dir, limit, hidden)
         # the sandbox is gone: from here on only data is read
         status = _read_status(folder)
         states = status.get("tasks") if isinstance(status.get("tasks"), dict) else {}
@@ -715,6 +721,11 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
     if report is not None and totals is None:
         totals = _totals_path(report)
     stub_dir = Path(tempfile.mkdtemp(prefix="grade_stubs_"))
+    # no notebook sees the other hand-ins or the report
+    hidden = {os.path.dirname(os.path.abspath(p)) for p in paths}
+    if report is not None:
+        hidden.add(os.path.dirname(os.path.abspath(str(report))))
+    hidden = sorted(hidden)
     done, printed = {}, 0
     notes = {i: [] for i in range(len(paths))}
 
@@ -722,7 +733,7 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
         return grade_notebook(paths[i], raw=raws[paths[i]], assignment=assignment,
                               timeout=timeout, task_timeout=task_timeout, notes=notes[i],
                               sandbox=sandbox, seed=[seed, i], repeats=repeats,
-                              name=names[i], stub_dir=stub_dir)
+                              name=names[i], stub_dir=stub_dir, hidden=hidden)
 
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:

@@ -2,7 +2,8 @@
 test per class of attack: reading the truth through the call stack, using a function the
 task forbids (captured in a default argument, a closure, a copied code object, or with
 the guard neutralised), editing the kit's source on disk, leaving a process behind that
-rewrites the report, deleting the grading folder, killing the kernel's parent. Each earns
+rewrites the report, copying a classmate's hand-in, deleting the grading folder, killing
+the kernel's parent. Each earns
 0 points and leaves the batch, the kit and the report intact.
 
 All attack notebooks are graded in one batch (jobs=2, each in its own sandbox); the
@@ -65,7 +66,8 @@ distinct_l = _make()""",
 import types
 from dpteach import anonymity as an
 _real = an.l_diversity
-distinct_l = types.FunctionType(_real.__code__, an.__dict__, "distinct_l", _real.__defaults__)""",
+# its own copy of the module's globals: the helpers it calls are the real ones too
+distinct_l = types.FunctionType(_real.__code__, dict(vars(an)), "distinct_l", _real.__defaults__)""",
     "neutralised_guard": """\
 import dpteach.assignments._student as S
 from dpteach import anonymity as an
@@ -86,7 +88,7 @@ def distinct_l(table, qis, sensitive, _f=_real):
 # frames instead of asked for
 STACK = """\
 import inspect
-def _truth_in_frames(test):
+def _in_frames(test):
     for info in inspect.stack(0):
         for value in list(info.frame.f_locals.values()):
             found = test(value)
@@ -94,27 +96,90 @@ def _truth_in_frames(test):
                 return found
     return None
 
+def _table(v):                      # a server object that holds the hidden table
+    t = getattr(v, "_table", None) if not isinstance(v, dict) else None
+    return t if t is not None and "Trait" in getattr(t, "columns", []) else None
+
 def recover_count(server, where):
-    server.count(where, size=30)
-    def table_of(v):
-        t = getattr(v, "_table", None)                       # a server holding the table
-        if t is None and isinstance(v, dict):
-            t = next((x for x in v.get("tables", []) if "Trait" in getattr(x, "columns", [])), None)
-        return None if t is None else int(where(t).sum())
-    found = _truth_in_frames(table_of)
-    if found is None:                                       # the answers the checker drew
-        pools = _truth_in_frames(lambda v: v.get("pools") if isinstance(v, dict) else None)
-        found = None if pools is None else int(round(sum(p.mean() for p in pools[:1])))
-    return found
+    server.count(where, size=30)    # as many answers as the task asks for, no more
+    t = _in_frames(_table)
+    return None if t is None else int(where(t).sum())
 
 def x_bit_from_counts(count, target):
     def trait(v):
-        t = getattr(v, "_trait", None)
-        if t is not None:
-            return int(t[list(v._people["Name"]).index(target)])
-        return None
-    return _truth_in_frames(trait)
+        t = getattr(v, "_trait", None) if not isinstance(v, dict) else None
+        return None if t is None else int(t[list(v._people["Name"]).index(target)])
+    return _in_frames(trait)
 """
+
+
+def _reachable(roots, depth=6):
+    """Every object reachable from ``roots`` through containers, attributes, closures
+    and slots, ``depth`` steps deep."""
+    seen, layer = {}, list(roots)
+    for _ in range(depth):
+        nxt = []
+        for obj in layer:
+            if id(obj) in seen or isinstance(obj, (str, bytes, int, float, type(None))):
+                continue
+            if isinstance(obj, type) or inspect.ismodule(obj):
+                continue
+            seen[id(obj)] = obj
+            if isinstance(obj, dict):
+                nxt += list(obj.values())
+            elif isinstance(obj, (list, tuple, set)):
+                nxt += list(obj)
+            if inspect.isfunction(obj):
+                nxt += [c.cell_contents for c in (obj.__closure__ or ())
+                        if _has_contents(c)] + list(obj.__defaults__ or ())
+            if inspect.ismethod(obj):
+                nxt.append(obj.__self__)
+            if hasattr(obj, "__dict__") and not inspect.isfunction(obj):
+                nxt += list(vars(obj).values())
+            for klass in type(obj).__mro__:
+                for slot in getattr(klass, "__slots__", ()):
+                    if hasattr(obj, slot):
+                        nxt.append(getattr(obj, slot))
+                nxt += [v for k, v in vars(klass).items()
+                        if inspect.isfunction(v) and not k.startswith("__")]
+        layer = nxt
+    return list(seen.values())
+
+
+def _has_contents(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def test_the_a2_servers_hold_no_truth_anywhere_the_students_code_can_reach():
+    """What x_bit_from_counts and recover_count can reach from their frames: no table
+    with the trait, no true count or bit (the checks run in-process here)."""
+    import numpy as np
+    import pandas as pd
+
+    from dpteach import assignments
+
+    for key, name in (("Task 1", "x_bit_from_counts"), ("Task 3a", "recover_count")):
+        task = assignments._task("A2", key)
+        for seed in range(3):
+            request, truth = task.request(np.random.default_rng(seed))
+            found = []
+
+            def probe(server, arg, found=found):
+                frames = [f.frame for f in inspect.stack(0)[1:4]]   # call, collect, ...
+                roots = [server, arg] + [dict(f.f_locals) for f in frames]
+                found += _reachable(roots)
+                return None
+
+            task.collect({name: probe}, request)
+            tables = [o for o in found if isinstance(o, pd.DataFrame)]
+            assert tables and all("Trait" not in t.columns for t in tables)
+            assert not any(type(o).__name__ == "NaiveNoisyServer" for o in found)
+            assert not any(isinstance(o, np.ndarray) and o.dtype.kind in "iu"
+                           and o.size < 100 for o in found)    # no trait column
 
 
 def _write(folder, name, nb):
@@ -146,6 +211,13 @@ script = ("sleep 5; printf 'notebook,task,passed,message\\\\nA0_outlive.ipynb,Ta
 subprocess.Popen(["sh", "-c", script], start_new_session=True,
                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)""")),
         "truth_from_stack": _write(folder, "A2_truth_from_stack", _plus(_blank("A2"), STACK)),
+        # runs the code of a classmate's hand-in found next to its own
+        "copy_classmate": _write(folder, "A0_copy_classmate", _plus(exercise(), f"""\
+import json
+from pathlib import Path
+for cell in json.loads(Path({str(folder / "A0_zz_solution_last.ipynb")!r}).read_text())["cells"]:
+    if cell["cell_type"] == "code" and "check" not in "".join(cell["source"]):
+        exec("".join(cell["source"]))""")),
     }
     for name, source in CAPTURES.items():
         paths[name] = _write(folder, f"A1_{name}", _plus(_blank("A1"), source))
@@ -220,6 +292,12 @@ def test_no_process_outlives_its_sandbox_to_rewrite_the_report(attacks):
         lines = list(csv.reader(f))
     assert tuple(lines[0]) == grading.FIELDS
     assert len(lines) - 1 == sum(len(v) for v in attacks["by"].values())
+
+
+@pytest.mark.slow
+def test_other_hand_ins_and_the_report_are_out_of_sight(attacks):
+    assert _points(attacks["by"]["copy_classmate"]) == 0
+    assert _points(attacks["by"]["solution_last"]) == 4
 
 
 @pytest.mark.slow
