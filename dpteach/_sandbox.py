@@ -68,12 +68,18 @@ def hideable(folders) -> list:
     out = set()
     for folder in folders:
         folder = os.path.realpath(str(folder))
-        if not os.path.isdir(folder) or folder in ("/", "/tmp"):
-            continue
-        if any(k == folder or k.startswith(folder.rstrip(os.sep) + os.sep) for k in keep):
+        if not os.path.isdir(folder) or folder == "/" or _under(folder, "/tmp"):
+            continue                   # the sandbox's /tmp is a fresh one anyway
+        if any(_under(k, folder) for k in keep):
             continue
         out.add(folder)
-    return sorted(out)
+    # one empty folder over the outermost: a mount inside a read-only one cannot be made
+    return sorted(f for f in out if not any(o != f and _under(f, o) for o in out))
+
+
+def _under(path, folder) -> bool:
+    """``path`` is ``folder`` or inside it."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def command(scratch, argv, *, overlays, masks=(), hidden=()) -> list:

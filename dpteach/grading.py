@@ -358,7 +358,9 @@ def _run_cells(kernel, cells, timeout, notes) -> None:
         if status == "died":
             notes.append(f"cell {i} ended the kernel (exit(), quit(), os._exit?); "
                          "it was restarted and later cells ran in a fresh kernel")
+            started = time.monotonic()
             kernel.restart()
+            deadline += time.monotonic() - started     # the restart is not the cells' time
         elif status == "timeout":
             notes.append(f"timed out after {timeout:g} s in cell {i}: it was stopped and "
                          "the cells after it were not run")

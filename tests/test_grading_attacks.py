@@ -67,7 +67,9 @@ import types
 from dpteach import anonymity as an
 _real = an.l_diversity
 # its own copy of the module's globals: the helpers it calls are the real ones too
-distinct_l = types.FunctionType(_real.__code__, dict(vars(an)), "distinct_l", _real.__defaults__)""",
+_copy = types.FunctionType(_real.__code__, dict(vars(an)), "copy", _real.__defaults__)
+def distinct_l(table, qis, sensitive):
+    return _copy(table, qis, sensitive)""",
     "neutralised_guard": """\
 import dpteach.assignments._student as S
 from dpteach import anonymity as an
