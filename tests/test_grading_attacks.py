@@ -68,6 +68,7 @@ from dpteach import anonymity as an
 _real = an.l_diversity
 # its own copy of the module's globals: the helpers it calls are the real ones too
 _copy = types.FunctionType(_real.__code__, dict(vars(an)), "copy", _real.__defaults__)
+_copy.__kwdefaults__ = _real.__kwdefaults__
 def distinct_l(table, qis, sensitive):
     return _copy(table, qis, sensitive)""",
     "neutralised_guard": """\
