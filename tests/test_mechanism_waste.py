@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 from dpteach import assignments
+from dpteach._feedback import _g
 from dpteach._mechanism_judge import WASTE_TOLERANCE, mechanism_judge
 
 SEEDS = range(5)
@@ -46,7 +47,8 @@ def test_a_wasteful_scale_fails_the_graded_task_on_every_seed(collected, factor,
         if not passes:
             assert verdict.details["reason"] == "wasteful"
             assert "private, but wasteful" in verdict.message
-            assert f"about {factor:g} times" in verdict.message
+            assert abs(verdict.details["factor"] / factor - 1) < 0.05     # says by how much
+            assert f"about {_g(verdict.details['factor'], 3)} times" in verdict.message
         # the formative check keeps passing a larger scale, saying so
         plain = mechanism_judge(_scaled(data, request, factor), request, name="check")
         assert plain.passed
