@@ -401,8 +401,17 @@ def _bounds_case(rng, shape):
 
 
 def _t3a_request(rng):
+    """Three cases, one per shape. The first value never clips to the bound farther from
+    0, so the slip "remove the first person" (worst-case only when that person sits at
+    the far bound) is told apart on every draw."""
     shapes = ["positive", "negative_larger", "mixed"]
-    return {"cases": [_bounds_case(rng, s) for s in shapes]}, None
+    cases = [_bounds_case(rng, s) for s in shapes]
+    for c in cases:
+        lo, hi = c["lower"], c["upper"]
+        far = lo if abs(lo) > abs(hi) else hi
+        if (far > 0 and c["values"][0] >= far) or (far < 0 and c["values"][0] <= far):
+            c["values"][0] = float(np.round((lo + hi) / 2, 1))
+    return {"cases": cases}, None
 
 
 def _t3a_collect(answers, req):
