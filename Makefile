@@ -16,7 +16,7 @@ NBG_STAMP := $(NBG_VENV)/.installed
 PIP := PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install --quiet
 
 .PHONY: lab test setup test-unit test-panels test-notebooks test-browser test-min exercises demo \
-        grade nbgrader nbgrader-setup test-nbgrader bench chromium docs clean
+        grade nbgrader nbgrader-setup test-nbgrader bench chromium bubblewrap docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -55,7 +55,15 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-test: $(STAMP) $(NBG_STAMP) chromium
+# Grading runs each submission in a bubblewrap sandbox; with CI=true Debian's bubblewrap
+# is installed first, like Chromium (elsewhere `make grade` says how to get it).
+bubblewrap:
+	@if [ "$${CI:-}" = "true" ] && ! command -v bwrap >/dev/null 2>&1; then \
+		echo "CI: installing Debian's bubblewrap for the grading sandbox"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	fi
+
+test: $(STAMP) $(NBG_STAMP) chromium bubblewrap
 	$(PY) -m pytest tests -q -ra
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		-q -p no:cacheprovider notebooks/*.ipynb
@@ -87,16 +95,17 @@ demo: $(LAB_STAMP)
 exercises: $(STAMP)
 	$(VENV)/bin/dpteach exercises
 
-# Grade handed-in notebooks, each in a fresh kernel in its own folder; one CSV row per
-# notebook and task: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv [TIMEOUT=120]
-# [ASSIGNMENT=A3] [JOBS=N]. It runs the students' code: see notebooks/README.md for a
-# container. `dpteach grade` hands these options to dpteach.grading as they are.
+# Grade handed-in notebooks, each in its own bubblewrap sandbox (read-only kit, no network,
+# nothing outlives it); one CSV row per notebook and task, and per-notebook totals in
+# REPORT's name + _totals: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv
+# [TIMEOUT=120] [ASSIGNMENT=A3] [JOBS=2] [SANDBOX=0 grades without the sandbox: unsafe].
 REPORT  ?= grades.csv
 TIMEOUT ?= 120
-grade: $(STAMP)
-	@test -n "$(FILES)" || { echo 'usage: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv'; exit 2; }
-	$(VENV)/bin/dpteach grade $(FILES) --report $(REPORT) --timeout $(TIMEOUT) \
-		$(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(JOBS),--jobs $(JOBS))
+JOBS    ?= 1
+SANDBOX ?= 1
+grade: $(STAMP) bubblewrap
+	@test -n "$(FILES)" || { echo 'usage: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv [JOBS=2]'; exit 2; }
+	$(VENV)/bin/dpteach grade $(FILES) --report $(REPORT) --timeout $(TIMEOUT) --jobs $(JOBS) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(filter 0,$(SANDBOX)),--no-sandbox)
 
 # The coursework as an nbgrader course (source/A1 ... A9 and nbgrader_config.py), written
 # from notebooks/solutions like `make exercises`: make nbgrader NBGRADER_DIR=course

@@ -332,7 +332,17 @@ def mechanism_collect(student_fn, request):
     return data
 
 
-def mechanism_judge(data, request, *, name="mechanism"):
+#: a graded task fails a mechanism whose scale is, with confidence 1 - alpha_i, more than
+#: this many times Δ/ε: N·mean|z|/b' ~ Gamma(N, 1), so the lower bound b̂/q_hi on b'
+#: exceeds 1.5·b only when mean|z| > 1.5·q_hi·b. With N >= 12 × 14,000 runs per (Δ, ε)
+#: point and alpha_i = 1e-6/274, q_hi = 1.014: 1.1 × Δ/ε fails only if its mean |z| is
+#: 1.38 times its expectation, 2 × Δ/ε passes only if it is 0.76 times it; both have
+#: probability below 1e-300 (tests/test_mechanism_waste.py), so both verdicts hold on
+#: every seed, and a correct mechanism's chance of failing is unchanged.
+WASTE_TOLERANCE = 1.5
+
+
+def mechanism_judge(data, request, *, name="mechanism", max_waste=None):
     """Decide, from collected outputs alone, whether they come from Lap(Δ/ε) noise.
 
     Pure statistics on ``data`` (from :func:`mechanism_collect`) and ``request`` (from
@@ -371,10 +381,13 @@ def mechanism_judge(data, request, *, name="mechanism"):
     Lap(b') mechanism with b' >= Δ/ε fails with probability at most alpha = 1e-6 (the
     bias test relies on the normal approximation to a mean of >= 14,000 Laplace
     variables). A pass with b' significantly above Δ/ε says by how much (reason
-    "too_much_noise"). Notebook A3.
+    "too_much_noise"). With ``max_waste`` (a graded "implement the Laplace mechanism"
+    task passes :data:`WASTE_TOLERANCE`), a scale whose (1 - alpha_i) lower confidence
+    bound exceeds ``max_waste`` × Δ/ε fails instead (reason "wasteful"): private, but it
+    throws accuracy away by that factor. Notebook A3.
     """
     try:
-        return _judge(data, request, name)
+        return _judge(data, request, name, max_waste)
     except Exception as exc:                     # malformed data must never crash a grader
         return _fail(name, f"the collected results could not be judged "
                            f"({type(exc).__name__}: {str(exc)[:200]}). Hint: run the check "
@@ -388,7 +401,7 @@ def _malformed(name, what):
                  "malformed")
 
 
-def _judge(data, request, name):
+def _judge(data, request, name, max_waste=None):
     from scipy import stats, special
 
     from .audit import audit
@@ -682,9 +695,23 @@ def _judge(data, request, name):
     shown = "; ".join(f"Δ = {_g(d[p])}, ε = {_g(e[p])}: mean |error| {_g(bp[p], 4)} "
                       f"(b = {_g(b[p], 4)})" for p in range(n_points))
     more = np.flatnonzero(bp > high)
+    q_lo = stats.gamma.ppf(a_i, big_n, scale=1 / big_n)   # b̂/b' lies in [q_lo, q_hi]
+    q_hi = stats.gamma.isf(a_i, big_n, scale=1 / big_n)
+    if max_waste is not None:
+        wasteful = np.flatnonzero(factor / q_hi > float(max_waste))
+        if wasteful.size:
+            p = int(wasteful[np.argmax(factor[wasteful])])
+            slip = _slip_guess(bp[p], d[p], e[p])
+            return _fail(name, f"private, but wasteful: at Δ = {_g(d[p])}, ε = {_g(e[p])} the "
+                               f"noise has mean |error| {_g(bp[p], 4)}, about {_g(factor[p], 3)} "
+                               f"times the Δ/ε = {_g(b[p], 4)} that ε-DP needs (at least "
+                               f"{_g(factor[p] / q_hi, 3)} times, with confidence 1 − "
+                               f"{_g(a_i, 2)}){', as if ' + slip if slip else ''}. More noise "
+                               "never hurts privacy, but every answer is about "
+                               f"{_g(factor[p], 3)} times less accurate than ε allows. Hint: "
+                               "b = Δ/ε exactly.", "wasteful", factor=float(factor[p]),
+                         point=(float(d[p]), float(e[p])))
     if more.size:
-        q_lo = stats.gamma.ppf(a_i, big_n, scale=1 / big_n)   # b̂/b' lies in [q_lo, q_hi]
-        q_hi = stats.gamma.isf(a_i, big_n, scale=1 / big_n)
         parts = []
         for p in more:
             f_lo_p, f_hi_p = factor[p] / q_hi, factor[p] / q_lo

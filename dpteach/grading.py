@@ -1,36 +1,39 @@
-"""Grade handed-in coursework notebooks without trusting what they print.
+"""Grade handed-in coursework notebooks without trusting what they print or do.
 
-``make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv`` (``python -m dpteach.grading``)
-grades each notebook in four steps:
+``make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv [JOBS=2]`` (``python -m
+dpteach.grading``, ``dpteach grade``) grades each notebook in five steps:
 
 1. **read** every submission into memory first (so no notebook can rewrite another's file
    before it is graded) and decide its assignment: ``--assignment``, else the notebook's
    ``metadata["dpteach"]["assignment"]`` (written by ``make exercises``) and the file
    name's ``A1`` ... ``A9`` prefix, which must agree when both are there;
-2. **run** it cell by cell in a fresh kernel whose working folder is a temporary folder
-   holding a copy of it. A cell that raises does not stop the next; when the kernel dies
-   (``exit()``, ``os._exit``) it is restarted and the run goes on with the next cell; after
-   ``timeout`` seconds of cells the kernel is interrupted (killed and restarted if it
-   ignores the interrupt) and the remaining cells are skipped. Nothing the notebook
-   displays is read;
-3. **collect**, per task of the assignment (every task, whether or not the notebook still
-   holds its check cell): the grader draws the task's held-out request with a fresh
-   ``secrets`` seed, writes it into the folder and runs one injected cell that looks up
-   the task's names in the notebook's globals and calls ``task.collect`` there, writing
-   the result as JSON (:func:`dpteach.assignments.dumps`). Each task has its own time
-   limit; all of them together get another ``timeout`` seconds;
-4. **judge** in this process: the JSON is decoded as data only
-   (:func:`dpteach.assignments.loads`, never pickle) and ``task.judge(data, request,
-   truth)`` decides. The truth never enters the kernel.
+2. **draw**, here, every task's held-out request and truth from a fresh ``secrets`` seed
+   (one stream per notebook, so ``--jobs`` does not change them), and write the
+   notebook's cells and the requests (never the truths) into an empty scratch folder;
+3. **run** :mod:`dpteach._grade_runner` on that folder inside a bubblewrap sandbox
+   (:mod:`dpteach._sandbox`: everything read-only but the scratch folder, no network,
+   its own PID namespace, an unprivileged user, the forbidden kit functions replaced by
+   stubs). The runner runs the cells in a fresh kernel (a cell that raises does not stop
+   the next; a kernel that dies is restarted; after ``timeout`` seconds the rest is
+   skipped), then per task one injected cell that looks up the task's names and calls
+   ``task.collect``, writing JSON (:func:`dpteach.assignments.dumps`). Each task has its
+   own time limit; all of them together get another ``timeout`` seconds;
+4. once the sandbox has ended (every process it held with it), **judge** here: each
+   result file is read as untrusted bytes and decoded as data only
+   (:func:`dpteach.assignments.loads`, never pickle), and ``task.judge(data, request,
+   truth)`` decides;
+5. **report**: the rows and the per-notebook totals are written atomically after each
+   notebook. Any failure while grading one notebook becomes failed rows for it.
 
-Whatever the notebook does to its own kernel (redefining ``dp.assignments.check``,
-patching ``Feedback.__repr__``, ``collect`` or ``json``) can change only the data it
-hands back, which ``judge`` then checks. The grader does run the students' code: grade
-untrusted work in a container (notebooks/README.md, "Handing out and grading coursework").
+Whatever the notebook does inside its sandbox (redefining checks, patching ``collect``
+or ``json``, killing its kernel's parent, deleting its folder, editing files, leaving
+processes) can change only the data it hands back, which ``judge`` then checks. Without
+bubblewrap, grading refuses unless ``sandbox=False`` (``--no-sandbox``, ``SANDBOX=0``).
 
 The report has one row per notebook and task: ``notebook,task,passed,message,points,
-max_points,assignment``; a notebook that cannot be graded at all (missing, empty, not a
-notebook, unknown assignment) gets one row with task ``(notebook)``.
+max_points,assignment`` (notebooks named relative to the batch folder); a notebook that
+cannot be graded at all (missing, empty, not a notebook, unknown assignment) gets one row
+with task ``(notebook)``. The totals CSV has one row per notebook (:data:`TOTAL_FIELDS`).
 """
 
 from __future__ import annotations
@@ -45,19 +48,23 @@ import secrets
 import shutil
 import stat
 import sys
+import subprocess
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
 import nbformat
 import numpy as np
 
-from . import assignments
+from . import _sandbox, assignments
 from ._checks import check_real
 from .coursework import assignment_of
 
-__all__ = ["Row", "FIELDS", "grade", "grade_notebook", "summary", "write_report", "main"]
+__all__ = ["Row", "FIELDS", "TOTAL_FIELDS", "grade", "grade_notebook", "summary", "totals",
+           "write_report", "write_totals", "main", "SandboxUnavailable"]
 
 #: the report's columns
 FIELDS = ("notebook", "task", "passed", "message", "points", "max_points", "assignment")
@@ -202,11 +209,12 @@ def _cancel_leftover_tasks():
 class _Kernel:
     """One notebook's kernel, in its own folder; restarted when it dies."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, prelude=None):
         from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
         self._timeout_error, self._dead_error = CellTimeoutError, DeadKernelError
         self.folder = folder
+        self.prelude = prelude
         self.nb = nbformat.v4.new_notebook()
         self.client = _client_class()(self.nb, kernel_name="python3", allow_errors=True,
                                       shutdown_kernel="immediate", record_timing=False,
@@ -231,6 +239,8 @@ class _Kernel:
         c.km = c.create_kernel_manager()
         c.start_new_kernel(cwd=str(self.folder))
         c.start_new_kernel_client()
+        if self.prelude:                  # before any of the notebook's code
+            self.run(self.prelude, 60)
 
     def restart(self):
         self.stop()
@@ -330,45 +340,31 @@ finally:
 '''
 
 
-def _run_cells(kernel, nb, timeout, notes) -> None:
-    """Run the notebook's code cells in ``kernel`` within ``timeout`` seconds."""
+def _code_cells(nb) -> list:
+    """(index, source) of the notebook's non-empty code cells."""
+    return [(i, str(cell.get("source", ""))) for i, cell in enumerate(nb.cells)
+            if cell.get("cell_type") == "code" and str(cell.get("source", "")).strip()]
+
+
+def _run_cells(kernel, cells, timeout, notes) -> None:
+    """Run ``cells`` ((index, source) pairs) in ``kernel`` within ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
-    for i, cell in enumerate(nb.cells):
-        if cell.get("cell_type") != "code" or not str(cell.get("source", "")).strip():
-            continue
+    for i, source in cells:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             notes.append(f"timed out after {timeout:g} s: cells from {i} on were not run")
             return
-        status = kernel.run(cell.source, remaining)
+        status = kernel.run(source, remaining)
         if status == "died":
             notes.append(f"cell {i} ended the kernel (exit(), quit(), os._exit?); "
                          "it was restarted and later cells ran in a fresh kernel")
+            started = time.monotonic()
             kernel.restart()
+            deadline += time.monotonic() - started     # the restart is not the cells' time
         elif status == "timeout":
             notes.append(f"timed out after {timeout:g} s in cell {i}: it was stopped and "
                          "the cells after it were not run")
             return
-
-
-def _judge(task, kernel, folder, assignment, limit, notes) -> tuple:
-    """(passed, message) of one task: collect in the kernel, judge here."""
-    rng = np.random.default_rng(secrets.randbits(128))
-    request, truth = task.request(rng)
-    token = secrets.token_hex(8)
-    request_path = folder / f".grader_request_{token}.pkl"
-    result_path = folder / f".grader_result_{token}.json"
-    with open(request_path, "xb") as f:
-        pickle.dump(request, f)
-    code = _COLLECT.format(fn=f"_grader_collect_{token}", names=tuple(task.names),
-                           request=str(request_path), result=str(result_path),
-                           assignment=assignment, key=task.key)
-    status = kernel.run(code, limit)
-    if status == "timeout":
-        return False, f"{task.key}: timed out (your code ran past {limit:g} s)"
-    if status == "died":
-        return False, f"{task.key}: your code ended the kernel while it was being graded"
-    return _verdict(task, result_path, request, truth, notes)
 
 
 def _read_result(path):
@@ -441,15 +437,114 @@ def _check_timeouts(timeout, task_timeout):
             check_real("task_timeout", task_timeout, low=0.0, low_open=True))
 
 
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap cannot run here, and grading without it was not asked for."""
+
+
+#: what grading without the sandbox (--no-sandbox, SANDBOX=0) leaves open
+UNSAFE_WITHOUT_SANDBOX = """\
+grading WITHOUT the sandbox: each notebook still runs in its own kernel and folder, and
+the forbidden kit functions are stubbed in that kernel, but the student's code runs with
+your rights. It can then read and write any file you can (the kit's source, other
+submissions, the report, your home folder), use the network, start processes that outlive
+the grading, reload the kit's real functions from their source, and signal the grader.
+Grade untrusted work only in the sandbox (apt-get install bubblewrap)."""
+
+_STUB_LOCK = threading.Lock()
+
+
+def forbidden_targets(tasks) -> list:
+    """The kit functions (``"module:name"``) any of ``tasks`` forbids: each task's
+    ``extra["forbidden"]``, and every module-level tuple of such names in the modules
+    defining the tasks (the lists their collect passes to :class:`forbid`)."""
+    found = set()
+    for task in tasks:
+        found.update(task.extra.get("forbidden", ()))
+        module = sys.modules.get(getattr(task.collect, "__module__", "") or "")
+        for value in vars(module).values() if module is not None else ():
+            if isinstance(value, tuple) and value and all(
+                    isinstance(x, str) and _TARGET.fullmatch(x) for x in value):
+                found.update(value)
+    return sorted(found)
+
+
+_TARGET = re.compile(r"dpteach(\.\w+)*:\w+")
+
+
+def _draws(tasks, seed, repeats) -> list:
+    """(task, request, truth) per task and repeat, drawn here from ``seed``."""
+    seeds = np.random.SeedSequence(seed).spawn(len(tasks) * repeats)
+    out = []
+    for k, task in enumerate(tasks):
+        for r in range(repeats):
+            request, truth = task.request(np.random.default_rng(seeds[k * repeats + r]))
+            out.append((task, request, truth))
+    return out
+
+
+def _remove(folder):
+    """Remove a scratch folder whatever its modes (the student may have changed them)."""
+    def unlock(func, path, _exc):
+        try:
+            os.chmod(os.path.dirname(path), 0o700)
+            os.chmod(path, 0o700)
+            func(path)
+        except OSError:
+            pass
+    shutil.rmtree(folder, onerror=unlock)
+
+
+def _read_status(folder) -> dict:
+    """status.json as the runner (or the student's code) left it, as data; {} if none."""
+    try:
+        text = _read_result(Path(folder) / "status.json")
+        status = json.loads(text) if text and _depth(text) <= 4 else {}
+    except (OSError, ValueError):
+        return {}
+    return status if isinstance(status, dict) else {}
+
+
 def grade_notebook(path, *, raw=None, assignment=None, timeout=120.0,
-                   task_timeout=TASK_TIMEOUT, notes=None) -> list:
+                   task_timeout=TASK_TIMEOUT, notes=None, sandbox=True, seed=None,
+                   repeats=1, name=None, stub_dir=None, hidden=None) -> list:
     """Grade one notebook (its bytes ``raw``, read from ``path`` when None): a list of
     :class:`Row`, one per task of its assignment, or a single ``(notebook)`` row when
     it cannot be graded. ``notes`` (a list) receives what happened during the run.
-    ``timeout`` and ``task_timeout`` are seconds: positive finite numbers."""
+    ``timeout`` and ``task_timeout`` are seconds: positive finite numbers.
+
+    The notebook runs in the sandbox (:mod:`dpteach._sandbox`; ``sandbox=False`` runs it
+    as a plain child process). ``seed`` fixes the hidden draws (default: fresh from
+    ``secrets``); ``repeats`` > 1 draws each task that many times, and the task passes
+    only when every draw does. ``name`` is the notebook's name in the rows (default
+    ``path``). ``hidden``: folders the sandbox hides (default: the notebook's own; a
+    batch hides every hand-in's folder and the report's). Whatever happens, the answer
+    is rows: never an exception."""
     timeout, task_timeout = _check_timeouts(timeout, task_timeout)
-    name = str(path)
+    if sandbox:
+        ready, why = _sandbox.available()
+        if not ready:
+            raise SandboxUnavailable(why)
+    name = str(path) if name is None else str(name)
     notes = [] if notes is None else notes
+    tasks, key = None, None
+    try:
+        nb, error, key, tasks = _read_submission(path, raw, assignment, name)
+        if error is not None:         # the total is kept even for a broken notebook
+            total = sum(t.points for t in tasks) if tasks else ""
+            return [Row(name, NOTEBOOK_ROW, False, error, 0, total, key or "")]
+        return _run_and_judge(nb, name, key, tasks, timeout=timeout,
+                              task_timeout=task_timeout, notes=notes, sandbox=sandbox,
+                              seed=seed, repeats=int(repeats), stub_dir=stub_dir,
+                              hidden=[os.path.dirname(os.path.abspath(str(path)))]
+                              if hidden is None else hidden)
+    except Exception as err:                                # noqa: BLE001 - never the batch
+        total = sum(t.points for t in tasks) if tasks else ""
+        return [Row(name, NOTEBOOK_ROW, False, f"the grader could not grade this notebook "
+                    f"({type(err).__name__}: {str(err)[:200]})", 0, total, key or "")]
+
+
+def _read_submission(path, raw, assignment, name):
+    """(notebook, error message or None, assignment key, tasks)."""
     nb, error, tasks = None, None, None
     try:
         raw = Path(path).read_bytes() if raw is None else raw
@@ -460,67 +555,159 @@ def grade_notebook(path, *, raw=None, assignment=None, timeout=120.0,
         error = f"cannot read the file: {err}"
     except SubmissionError as err:
         error = str(err)
-    assignment_key = None
+    key = None
     try:
-        assignment_key = _assignment(nb, name, assignment)
-        tasks = _tasks(assignment_key)
+        key = _assignment(nb, name, assignment)
+        tasks = _tasks(key)
     except SubmissionError as err:
         error = error or str(err)
-    if error is not None:                 # the total is kept even for a broken notebook
-        total = sum(t.points for t in tasks) if tasks else ""
-        return [Row(name, NOTEBOOK_ROW, False, error, 0, total, assignment_key or "")]
+    return nb, error, key, tasks
 
-    folder = Path(tempfile.mkdtemp(prefix="grade_"))
-    kernel = None
-    try:
-        (folder / Path(name).name).write_bytes(raw)
+
+def _launch(folder, sandbox, targets, stub_dir, limit, hidden=()) -> tuple:
+    """Run the runner on ``folder`` (in the sandbox): (exit code or None when it had to
+    be killed, the end of what it wrote to stderr)."""
+    argv = [_sandbox.python(), "-m", "dpteach._grade_runner", str(folder)]
+    if sandbox:
+        with _STUB_LOCK:
+            overlays, masks = _sandbox.stub_sources(targets, stub_dir)
+        cmd = _sandbox.command(folder, argv, overlays=overlays, masks=masks,
+                               hidden=_sandbox.hideable(hidden))
+        env = None
+    else:
+        home = folder / ".home"
+        home.mkdir()
+        env = {**_sandbox.plain_env(), "HOME": str(home), "IPYTHONDIR": str(home / "ipython"),
+               "JUPYTER_RUNTIME_DIR": str(home / "jupyter"), "MPLCONFIGDIR": str(home / "mpl")}
+        cmd = argv
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=err, env=env, start_new_session=True, cwd=str(folder))
         try:
-            kernel = _Kernel(folder)
-        except Exception as err:                            # noqa: BLE001
-            return [Row(name, NOTEBOOK_ROW, False, f"the kernel did not start: {err}", 0,
-                        sum(t.points for t in tasks), assignment_key)]
-        _run_cells(kernel, nb, timeout, notes)
-        rows, deadline, rerun = [], time.monotonic() + timeout, False
+            code = proc.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            code = None
+        finally:
+            try:
+                os.killpg(proc.pid, 9)        # the sandbox (and with it all it started)
+            except OSError:
+                pass
+            proc.wait()
+        err.seek(0, os.SEEK_END)
+        err.seek(max(0, err.tell() - 2000))
+        tail = err.read().decode("utf-8", "replace")
+    return code, tail
+
+
+def _run_and_judge(nb, name, key, tasks, *, timeout, task_timeout, notes, sandbox, seed,
+                   repeats, stub_dir, hidden=()) -> list:
+    seed = secrets.randbits(128) if seed is None else seed
+    draws = _draws(tasks, seed, max(1, repeats))
+    targets = forbidden_targets(tasks)
+    folder = Path(tempfile.mkdtemp(prefix="grade_"))
+    own_stub_dir = stub_dir is None
+    stub_dir = Path(tempfile.mkdtemp(prefix="grade_stubs_")) if own_stub_dir else stub_dir
+    try:
+        job = {"cells": _code_cells(nb), "assignment": key, "timeout": timeout,
+               "task_timeout": task_timeout, "stubs": targets, "tasks": []}
+        for i, (task, request, _truth) in enumerate(draws):
+            token = secrets.token_hex(8)
+            with open(folder / f"request_{i}.pkl", "xb") as f:
+                pickle.dump(request, f)
+            job["tasks"].append({"index": i, "key": task.key, "names": list(task.names),
+                                 "request": f"request_{i}.pkl", "result": f"result_{i}.json",
+                                 "token": token})
+        (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
+        (folder / Path(name).name).write_bytes(nbformat.writes(nb).encode("utf-8"))
+        # cells, then grading, each within ``timeout``; kernel starts and restarts on top
+        limit = 2 * timeout + 30 * (2 + len(draws) // 4) + 60
+        code, stderr = _launch(folder, sandbox, targets, stub_dir, limit, hidden)
+        # the sandbox is gone: from here on only data is read
+        status = _read_status(folder)
+        states = status.get("tasks") if isinstance(status.get("tasks"), dict) else {}
+        run_notes = status.get("notes") if isinstance(status.get("notes"), list) else []
+        notes += [str(n)[:300] for n in run_notes[:20]]
+        if status.get("done") is not True:
+            if code is None:
+                notes.append(f"the run was stopped after {limit:g} s")
+            else:
+                notes.append(f"the sandbox ended before grading was done (exit code {code})"
+                             + (f": {stderr.strip().splitlines()[-1][:200]}"
+                                if stderr.strip() else ""))
+        verdicts = {}
+        for i, (task, request, truth) in enumerate(draws):
+            state = states.get(str(i))
+            if state == "timeout":
+                verdict = (False, f"{task.key}: timed out (your code ran past "
+                                  f"{task_timeout:g} s)")
+            elif state == "died":
+                verdict = (False, f"{task.key}: your code ended the kernel while it was "
+                                  "being graded")
+            elif state == "grading_timeout":
+                verdict = (False, f"{task.key}: timed out (grading took longer than "
+                                  f"{timeout:g} s)")
+            else:
+                verdict = _verdict(task, folder / f"result_{i}.json", request, truth, notes)
+                if state is None and not verdict[0]:
+                    verdict = (False, verdict[1] + " (the sandbox ended before this task "
+                                                   "was collected)")
+            verdicts.setdefault(task.key, []).append(verdict)
+        rows = []
         for task in tasks:
-            limit = min(task_timeout, deadline - time.monotonic())
-            if limit <= 0:
-                rows.append(Row(name, task.key, False, f"{task.key}: timed out (grading "
-                                f"took longer than {timeout:g} s)", 0, task.points,
-                                assignment_key))
-                continue
-            starts = kernel.starts
-            passed, message = _judge(task, kernel, folder, assignment_key, limit, notes)
+            got = verdicts[task.key]
+            bad = [v for v in got if not v[0]]
+            passed, message = (False, bad[0][1]) if bad else got[0]
+            if len(got) > 1:
+                message += f" [{len(got) - len(bad)} of {len(got)} draws passed]"
             rows.append(Row(name, task.key, passed, message, task.points if passed else 0,
-                            task.points, assignment_key))
-            if kernel.starts == starts and kernel.alive():
-                continue
-            if kernel.starts == starts:
-                kernel.restart()
-            if not rerun:
-                # the student's code ended (or would not stop) the kernel while it was
-                # graded: run the notebook again, once, so later tasks find their answers
-                notes.append(f"{task.key}: the kernel had to be restarted while grading; "
-                             "the notebook was run again for the remaining tasks")
-                _run_cells(kernel, nb, max(1.0, deadline - time.monotonic()), notes)
-                rerun = True
+                            task.points, key))
         return rows
     finally:
-        if kernel is not None:
-            kernel.stop()
-        shutil.rmtree(folder, ignore_errors=True)
+        _remove(folder)
+        if own_stub_dir:
+            shutil.rmtree(stub_dir, ignore_errors=True)
 
 
 # ------------------------------------------------------------------ a batch
+def _names(paths, root=None) -> list:
+    """Each path relative to the batch folder (``root``, default the folder the
+    notebooks share)."""
+    absolute = [os.path.abspath(p) for p in paths]
+    if root is None:
+        try:
+            root = os.path.commonpath([os.path.dirname(p) for p in absolute]) if absolute else "."
+        except ValueError:
+            root = os.sep
+    return [os.path.relpath(p, root) for p in absolute]
+
+
+def _check_jobs(jobs) -> int:
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
+        raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
+    return int(jobs)
+
+
 def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, report=None,
-          out=None) -> list:
-    """Grade every notebook in ``paths``; write the report (CSV) to ``report`` after
-    each notebook when given, and a readable summary to ``out`` (a text stream) when
-    given. Returns the rows. ``timeout`` and ``task_timeout``: as in
-    :func:`grade_notebook`."""
+          out=None, jobs=1, sandbox=True, seed=None, repeats=1, root=None,
+          totals=None) -> list:
+    """Grade every notebook in ``paths``, ``jobs`` at a time; write the report (CSV) to
+    ``report`` after each notebook when given (atomically), the per-notebook totals to
+    ``totals`` (default: ``report`` with ``_totals`` added to its name), and a readable
+    summary to ``out`` (a text stream) when given. Returns the rows, in the order of
+    ``paths``, whatever ``jobs`` is. Notebooks are named relative to ``root`` (default:
+    their common folder). ``timeout``, ``task_timeout``, ``sandbox``, ``repeats``: as in
+    :func:`grade_notebook`; ``seed`` fixes every hidden draw of the batch (each notebook
+    gets its own stream, so the rows do not depend on ``jobs``)."""
     timeout, task_timeout = _check_timeouts(timeout, task_timeout)
+    jobs = _check_jobs(jobs)
+    if sandbox:
+        ready, why = _sandbox.available()
+        if not ready:
+            raise SandboxUnavailable(why)
     paths = [str(p) for p in paths]
+    names = _names(paths, root)
     # read every submission before running any, so none can rewrite another's file;
-    # import every task module before running any, so none can be edited on disk first
+    # import every task module before running any (and the kit is read-only in the sandbox)
     raws = {}
     for p in paths:
         try:
@@ -532,27 +719,104 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
             assignments.tasks(key)
         except Exception:                                   # noqa: BLE001 - reported later
             pass
-    rows = []
-    for p in paths:
-        notes = []
-        got = grade_notebook(p, raw=raws[p], assignment=assignment, timeout=timeout,
-                             task_timeout=task_timeout, notes=notes)
-        rows += got
-        if report is not None:
-            write_report(rows, report)
-        if out is not None:
-            out.write(summary(got, notes) + "\n")
-            out.flush()
-    return rows
+    seed = secrets.randbits(128) if seed is None else int(seed)
+    if report is not None and totals is None:
+        totals = _totals_path(report)
+    stub_dir = Path(tempfile.mkdtemp(prefix="grade_stubs_"))
+    # no notebook sees the other hand-ins or the report
+    hidden = {os.path.dirname(os.path.abspath(p)) for p in paths}
+    if report is not None:
+        hidden.add(os.path.dirname(os.path.abspath(str(report))))
+    hidden = sorted(hidden)
+    done, printed = {}, 0
+    notes = {i: [] for i in range(len(paths))}
+
+    def one(i):
+        return grade_notebook(paths[i], raw=raws[paths[i]], assignment=assignment,
+                              timeout=timeout, task_timeout=task_timeout, notes=notes[i],
+                              sandbox=sandbox, seed=[seed, i], repeats=repeats,
+                              name=names[i], stub_dir=stub_dir, hidden=hidden)
+
+    try:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = {pool.submit(one, i): i for i in range(len(paths))}
+            for future in as_completed(futures):
+                i = futures[future]
+                try:
+                    done[i] = future.result()
+                except Exception as err:                    # noqa: BLE001 - never the batch
+                    done[i] = [Row(names[i], NOTEBOOK_ROW, False, "the grader could not "
+                                   f"grade this notebook ({type(err).__name__})", 0, "", "")]
+                rows = [r for k in sorted(done) for r in done[k]]
+                if report is not None:
+                    write_report(rows, report)
+                    write_totals(rows, totals)
+                while out is not None and printed in done:
+                    out.write(summary(done[printed], notes[printed]) + "\n")
+                    out.flush()
+                    printed += 1
+    finally:
+        shutil.rmtree(stub_dir, ignore_errors=True)
+    return [r for k in sorted(done) for r in done[k]]
+
+
+def _totals_path(report):
+    report = Path(report)
+    return report.with_name(report.stem + "_totals" + (report.suffix or ".csv"))
+
+
+def _atomic_write(path, write) -> None:
+    """Write ``path`` through a temporary file next to it and os.replace."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent or "."))
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+            write(f)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def write_report(rows, path) -> None:
-    """The rows as CSV with the header :data:`FIELDS`."""
-    with open(path, "w", newline="", encoding="utf-8") as f:
+    """The rows as CSV with the header :data:`FIELDS` (written atomically)."""
+    def write(f):
         writer = csv.writer(f)
         writer.writerow(FIELDS)
         for row in rows:
             writer.writerow(astuple(row))
+    _atomic_write(path, write)
+
+
+#: the totals CSV's columns
+TOTAL_FIELDS = ("notebook", "assignment", "points", "max_points", "tasks_passed", "tasks")
+
+
+def totals(rows) -> list:
+    """One (notebook, assignment, points, max_points, tasks_passed, tasks) per notebook,
+    in the order of ``rows``."""
+    out = {}
+    for r in rows:
+        t = out.setdefault(r.notebook, [r.notebook, r.assignment, 0.0, 0.0, 0, 0])
+        t[2] += float(r.points)
+        t[3] += float(r.max_points) if r.max_points != "" else 0.0
+        if r.task != NOTEBOOK_ROW:
+            t[4] += bool(r.passed)
+            t[5] += 1
+    return [tuple(t) for t in out.values()]
+
+
+def write_totals(rows, path) -> None:
+    """Per-notebook totals as CSV with the header :data:`TOTAL_FIELDS` (atomically)."""
+    def write(f):
+        writer = csv.writer(f)
+        writer.writerow(TOTAL_FIELDS)
+        for t in totals(rows):
+            writer.writerow([t[0], t[1], f"{t[2]:g}", f"{t[3]:g}", t[4], t[5]])
+    _atomic_write(path, write)
 
 
 def summary(rows, notes=()) -> str:
@@ -574,24 +838,46 @@ def summary(rows, notes=()) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dpteach.grading",
-        description="Run handed-in notebooks in fresh kernels and grade every task of "
-                    "their assignment; write notebook,task,passed,message rows.")
+        description="Run handed-in notebooks, each in a sandbox with a fresh kernel, and "
+                    "grade every task of their assignment; write notebook,task,passed,"
+                    "message rows and per-notebook totals.")
     parser.add_argument("notebooks", nargs="+", metavar="NOTEBOOK")
     parser.add_argument("--report", default="grades.csv", help="CSV file (default grades.csv)")
+    parser.add_argument("--totals", help="per-notebook totals CSV (default: the report's "
+                                         "name with _totals)")
     parser.add_argument("--assignment", help="grade every notebook as this assignment (A3)")
     parser.add_argument("--timeout", type=float, default=120.0,
                         help="seconds for a notebook's cells, and again for its grading "
                              "(default 120)")
     parser.add_argument("--task-timeout", type=float, default=TASK_TIMEOUT,
                         help=f"seconds for one task's collection (default {TASK_TIMEOUT})")
+    parser.add_argument("--jobs", "-j", type=int, default=1,
+                        help="notebooks graded at once (default 1); the rows do not depend "
+                             "on it")
+    parser.add_argument("--root", help="name notebooks relative to this folder (default: "
+                                       "the folder they share)")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run the notebooks without bubblewrap (unsafe: says why)")
     args = parser.parse_args(argv)
     try:   # --timeout nan or inf parse as floats: refused here, not by a hung run
         _check_timeouts(args.timeout, args.task_timeout)
+        _check_jobs(args.jobs)
     except ValueError as err:
         parser.error(str(err))
-    rows = grade(args.notebooks, assignment=args.assignment, timeout=args.timeout,
-                 task_timeout=args.task_timeout, report=args.report, out=sys.stdout)
-    print(f"wrote {len(rows)} rows to {args.report}")
+    if args.no_sandbox:
+        print(UNSAFE_WITHOUT_SANDBOX, file=sys.stderr)
+    try:
+        rows = grade(args.notebooks, assignment=args.assignment, timeout=args.timeout,
+                     task_timeout=args.task_timeout, report=args.report, out=sys.stdout,
+                     jobs=args.jobs, sandbox=not args.no_sandbox, root=args.root,
+                     totals=args.totals)
+    except SandboxUnavailable as err:
+        print(f"refusing to grade: {err}.\nEach submission must run in a bubblewrap "
+              "sandbox; to grade without it anyway (unsafe), pass --no-sandbox "
+              "(make grade ... SANDBOX=0).", file=sys.stderr)
+        return 2
+    print(f"wrote {len(rows)} rows to {args.report} and totals to "
+          f"{args.totals or _totals_path(args.report)}")
     return 0
 
 

@@ -33,3 +33,41 @@ def chisq_pvalue(counts, probs) -> float:
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261122)
+
+
+# ------------------------------------------------------------------ shifted seed streams
+# `pytest --seed-shift K` adds K to every integer seed given to np.random.default_rng
+# (tests, the kit and the graders' hidden draws alike), so the whole suite runs on a
+# different stream of random numbers: a test that passes only on lucky seeds shows up.
+# Run e.g.: for k in $(seq 1 10); do pytest tests/test_assignments_a1_a3.py --seed-shift $k; done
+def pytest_addoption(parser):
+    parser.addoption("--seed-shift", type=int, default=0,
+                     help="add this to every integer seed given to numpy.random.default_rng")
+
+
+def _shifted_default_rng(real, k):
+    def default_rng(seed=None):
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            seed = int(seed) + k
+            if seed < 0:
+                seed = -seed
+        return real(seed)
+    default_rng.__doc__ = real.__doc__
+    default_rng._seed_shift = k
+    return default_rng
+
+
+def pytest_configure(config):
+    k = config.getoption("--seed-shift", default=0)
+    if k:
+        real = np.random.default_rng
+        shifted = _shifted_default_rng(real, k)
+        np.random.default_rng = shifted
+        import numpy.random as npr
+        npr.default_rng = shifted
+        config._seed_shift_real = real
+
+
+def pytest_report_header(config):
+    k = config.getoption("--seed-shift", default=0)
+    return f"seed shift: every integer seed to numpy.random.default_rng + {k}" if k else None

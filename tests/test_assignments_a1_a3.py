@@ -355,8 +355,18 @@ def test_a2_model_reproduces_the_seed_examples():
     assert ns["k_needed"](2.0, 0.1) in (800, 801)       # 2·2²/0.1² = 800 up to rounding
 
 
-def _peek_bit(count, target):           # reads the hidden table instead of asking
-    return int(count._trait[list(count._people["Name"]).index(target)])
+def _peek_bit(count, target):           # differences the server's stored counts, unasked
+    n, i = len(count._people), list(count._people["Name"]).index(target)
+    everybody = (1 << n) - 1
+    return count._answers[everybody] - count._answers[everybody & ~(1 << i)]
+
+
+def test_a2_task1_the_kernel_holds_counts_never_the_trait():
+    task = assignments._task("A2", "Task 1")
+    for seed in range(5):
+        request, bits = task.request(np.random.default_rng(seed))
+        for table in request["tables"]:
+            assert list(table.columns) == ["Name", "Age"]
 
 
 @pytest.mark.parametrize("cheat, reason", [

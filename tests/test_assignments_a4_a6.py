@@ -736,11 +736,15 @@ def test_a6_task3b_slips_fail():
     for name, fn in slips.items():
         fails = [not run("A6", "Task 3b", s, clipped_sum_release=fn).passed for s in FEW]
         assert all(fails), (name, fails)
-    width = _release(lambda lo, hi, e: (hi - lo) / e)          # right only when lower = 0
+    # right only when lower = 0: every draw of Task 3b has bounds on both sides of 0, the
+    # nearer at least half as far as the other, so it fails on every seed
+    width = _release(lambda lo, hi, e: (hi - lo) / e)
     for s in range(8):
         request, _ = _request("A6", "Task 3b", s, False)
-        if request["lower"] < 0:
-            assert not run("A6", "Task 3b", s, clipped_sum_release=width).passed
+        assert request["lower"] < 0 < request["upper"]
+        assert min(-request["lower"], request["upper"]) >= max(-request["lower"],
+                                                               request["upper"]) / 2
+        assert not run("A6", "Task 3b", s, clipped_sum_release=width).passed
 
 
 def test_a6_task4_slips_fail():

@@ -304,7 +304,23 @@ def _expected_disclosure(published, target):
     return values[0] if len(values) == 1 else "none", int(mask.sum())
 
 
+def _disclosure_on(published, target, columns):
+    """What a slip that matches the target on ``columns`` only would answer."""
+    mask = np.ones(len(published), bool)
+    for q in columns:
+        mask &= np.array([_MATCHERS[q](v, target[q]) for v in published[q]])
+    values = published.loc[mask, SENSITIVE].unique().tolist()
+    return values[0] if len(values) == 1 else "none"
+
+
+#: the known slips of Task 2: matching the target on some quasi-identifiers only
+_T2_SLIPS = (("Zip Code",), ("Age",), ("Zip Code", "Nationality"), ("Age", "Nationality"))
+
+
 def _t2_request(rng):
+    """Redrawn (within the request, from its own rng) until at least two targets are
+    disclosed and two are not, and every slip of :data:`_T2_SLIPS` answers wrongly for
+    at least one target: a property of every draw, not of lucky seeds."""
     while True:
         releases, targets, truth = [], [], []
         for r in range(2):
@@ -317,7 +333,10 @@ def _t2_request(rng):
                 targets.append({"release": r, "target": target})
                 truth.append(expected)
         n_disclosed = sum(t != "none" for t in truth)
-        if 2 <= n_disclosed <= len(truth) - 2:
+        if not 2 <= n_disclosed <= len(truth) - 2:
+            continue
+        if all(any(_disclosure_on(releases[t["release"]], t["target"], slip) != expected
+                   for t, expected in zip(targets, truth)) for slip in _T2_SLIPS):
             return {"releases": releases, "targets": targets}, truth
 
 

@@ -5,16 +5,19 @@ check draws and keeps:
 * Task 1 (1 point) ``x_bit_from_counts(count, target) -> 0/1``: differencing against
   a server that answers exact counts of people with a trait, but only about groups of
   at least half the table (a "large query set" rule), over three hidden tables. The
-  student's ``where`` functions see only the public columns (Name, Age). The judge also
+  student's ``where`` functions see only the public columns (Name, Age); the server holds
+  the counts of the groups it may answer about, computed by the checker, never the trait
+  column. The judge also
   checks that the counts asked determine the target's bit (the target's indicator
   vector lies in the span of the groups asked about), so reading the bit some other way
   does not pass;
 * Task 2 (1 point) ``bob_from_means(mean_all, n_all, mean_rest, n_rest)``: the
   differencing of two averages, at four hidden groups;
 * Task 3a (1 point) ``recover_count(server, where)``: averaging fresh Laplace noise
-  away, against :class:`dpteach.attacks.NaiveNoisyServer` over three hidden tables
-  (hidden seeds; the scale, 1 to 3, is public as ``server.scale``); at least
-  ``MIN_ANSWERS`` answers must have been asked;
+  away, against three servers like :class:`dpteach.attacks.NaiveNoisyServer` over hidden
+  tables (the scale, 1 to 3, is public as ``server.scale``); at least ``MIN_ANSWERS``
+  answers must have been asked. Each server hands out ``POOL`` noisy answers the checker
+  drew beforehand: neither the table nor the true count is in the student's kernel;
 * Task 3b (1 point) ``k_needed(b, target_sd)``: the smallest k with
   √2·b/√k ≤ target_sd, at four hidden pairs;
 * Task 4 (2 points) ``reconstruct_lsq(queries, answers)`` and Task 5 (3 points)
@@ -68,27 +71,49 @@ def _people(rng, n=None):
 class CountServer:
     """Exact counts of people with the trait among those ``where(people)`` selects, only
     for groups of at least ``min_group`` people. ``where`` sees only the public columns
-    (Name, Age); every question is logged."""
+    (Name, Age); every question is logged.
 
-    def __init__(self, table, min_group):
-        self._people = table[["Name", "Age"]].copy()
-        self._trait = table[TRAIT].to_numpy().astype(int)
+    The server never holds the trait column: ``answers`` lists (group, count) for each
+    group it may answer about (a bit mask, bit i for row i), computed by the checker
+    beforehand (:func:`group_counts`). So the hidden table is nowhere in the student's kernel, only
+    the answers the student's code is allowed to ask for."""
+
+    def __init__(self, people, min_group, answers):
+        self._people = people[["Name", "Age"]].copy()
+        self._answers = {int(code): int(count) for code, count in answers}
         self.min_group = int(min_group)
         self.log = []
 
     def __call__(self, where):
         if not callable(where):
             raise TypeError("count(where): where must be a function people -> boolean mask")
+        n = len(self._people)
         mask = np.asarray(where(self._people.copy()))
-        if mask.shape != (len(self._trait),) or mask.dtype.kind != "b":
+        if mask.shape != (n,) or mask.dtype.kind != "b":
             raise ValueError(f"where must return a boolean mask with one entry per person "
-                             f"({len(self._trait)}), got dtype {mask.dtype}, shape {mask.shape}")
+                             f"({n}), got dtype {mask.dtype}, shape {mask.shape}")
         if mask.sum() < self.min_group:
             raise ValueError(f"refused: this server answers only about groups of at least "
                              f"{self.min_group} people (yours has {int(mask.sum())})")
         if len(self.log) < 200:
             self.log.append(mask.astype(int).tolist())
-        return int(self._trait[mask].sum())
+        return int(self._answers[_bits(mask)])
+
+
+def _bits(mask) -> int:
+    """A boolean mask as an int, bit i for row i."""
+    return int(sum(1 << i for i, m in enumerate(np.asarray(mask).tolist()) if m))
+
+
+def group_counts(trait, min_group) -> list:
+    """[bit mask, count of the trait] for every group of at least ``min_group`` rows."""
+    trait = np.asarray(trait, dtype=int)
+    n = trait.size
+    codes = np.arange(2 ** n)
+    members = (codes[:, None] >> np.arange(n)[None, :]) & 1
+    keep = members.sum(axis=1) >= min_group
+    counts = members[keep] @ trait
+    return [[int(c), int(k)] for c, k in zip(codes[keep].tolist(), counts.tolist())]
 
 
 # ------------------------------------------------------------------ Task 1: differencing counts
@@ -99,15 +124,19 @@ def _t1_request(rng):
         bits = [int(t.set_index("Name").loc[x, TRAIT]) for t, x in zip(tables, targets)]
         if 0 < sum(bits) < 3:
             break
-    return {"tables": tables, "targets": targets}, bits
+    # the kernel gets the public columns and the counts it may ask for, not the trait
+    return ({"tables": [t[["Name", "Age"]].copy() for t in tables], "targets": targets,
+             "answers": [group_counts(t[TRAIT], math.ceil(len(t) / 2)) for t in tables]},
+            bits)
 
 
 def _t1_collect(answers, request):
     if missing_answer(answers, ["x_bit_from_counts"]):
         return {"unsolved": True}
     out = []
-    for table, target in zip(request["tables"], request["targets"]):
-        server = CountServer(table, math.ceil(len(table) / 2))
+    for table, target, counts in zip(request["tables"], request["targets"],
+                                     request["answers"]):
+        server = CountServer(table, math.ceil(len(table) / 2), counts)
         res, problem = call(answers["x_bit_from_counts"], server, target)
         item = problem if problem is not None else {"bit": _bit(res)}
         item["queries"] = server.log
@@ -208,25 +237,45 @@ def _t2_judge(data, request, truth):
 MIN_ANSWERS = 30
 
 
-def _front(server):
-    """What the student's function gets: the server's ``count``, ``scale`` and
-    ``answers_given``, without the attribute that holds the hidden table."""
+#: answers each hidden server of Task 3a has ready (drawn by the checker beforehand)
+POOL = 200_000
+
+
+def _front(pool, scale, question):
+    """What the student's function gets: a server with ``count``, ``scale`` and
+    ``answers_given`` that hands out the pre-drawn noisy answers ``pool`` (true count plus
+    fresh Lap(scale) noise each, drawn by the checker) in order, for ``question`` only.
+    Neither the hidden table nor the true count is in the student's kernel."""
+    given = [0]
+    pool = np.array(pool, dtype=float)
 
     class NoisyServer:
         __slots__ = ()
-        scale = server.scale
         __doc__ = ("A server adding fresh Lap(scale) noise to every count: "
-                   "count(where, size=None).")
+                   f"count(where, size=None); it answers at most {POOL:,} times.")
 
         def count(self, where, *, size=None):
-            return server.count(where, size=size)
+            if where is not question:
+                raise ValueError("this server answers only the question recover_count "
+                                 "was handed (where)")
+            k = 1 if size is None else int(np.prod(size))
+            if given[0] + k > len(pool):
+                raise ValueError(f"this server answers at most {len(pool):,} times "
+                                 f"(asked for {given[0] + k:,})")
+            out = pool[given[0]:given[0] + k].copy()
+            given[0] += k
+            return float(out[0]) if size is None else out.reshape(size)
+
+        @property
+        def scale(self):
+            return scale
 
         @property
         def answers_given(self):
-            return server.answers_given
+            return given[0]
 
         def __repr__(self):
-            return f"NoisyServer(scale={server.scale:g}, answers_given={server.answers_given})"
+            return f"NoisyServer(scale={scale:g}, answers_given={given[0]})"
 
     return NoisyServer()
 
@@ -239,20 +288,19 @@ def _has_trait(table):
 def _t3a_request(rng):
     tables = [_people(rng, int(rng.integers(20, 60))) for _ in range(3)]
     scales = [float(np.round(rng.uniform(1.0, 3.0), 2)) for _ in tables]
-    seeds = [int(s) for s in rng.integers(0, 2**32, 3)]
-    return ({"tables": tables, "scales": scales, "seeds": seeds},
-            [int(t[TRAIT].sum()) for t in tables])
+    counts = [int(t[TRAIT].sum()) for t in tables]
+    # the answers the servers may give, drawn here: the true counts stay with the checker
+    pools = [c + rng.laplace(0.0, b, POOL) for c, b in zip(counts, scales)]
+    return {"scales": scales, "pools": pools}, counts
 
 
 def _t3a_collect(answers, request):
     if missing_answer(answers, ["recover_count"]):
         return {"unsolved": True}
     out = []
-    from ..attacks import NaiveNoisyServer
-
-    for table, scale, seed in zip(request["tables"], request["scales"], request["seeds"]):
-        server = NaiveNoisyServer(table, scale, rng=np.random.default_rng(seed))
-        res, problem = call(answers["recover_count"], _front(server), _has_trait)
+    for pool, scale in zip(request["pools"], request["scales"]):
+        server = _front(pool, scale, _has_trait)
+        res, problem = call(answers["recover_count"], server, _has_trait)
         item = problem if problem is not None else {"count": _bit(res)}
         item["answers_given"] = server.answers_given
         out.append(item)
@@ -279,6 +327,12 @@ def _t3a_judge(data, request, truth):
                              f"{k:,} answers (their average has standard deviation "
                              f"√2·b/√k = {g(sd, 3)}). Hint: ask many times (k from Task 3b for "
                              "a standard deviation of 0.1 or less), average, round.", "wrong")
+        pool = np.asarray(field(request, "pools", [[]])[i], dtype=float)
+        if 0 < k <= pool.size and abs(float(pool[:k].mean()) - count) >= 0.5:
+            return fail(key, f"{where} the count is right, but the {k:,} answers your function "
+                             f"asked average to {g(float(pool[:k].mean()), 4)}, which does not "
+                             "round to it: the answer did not come from averaging them.",
+                        "not_averaging")
         if k < MIN_ANSWERS:
             return fail(key, f"{where} the count is right, but your function asked only {k} "
                              f"time(s): one answer is off by b = {g(b)} on average, so that was "

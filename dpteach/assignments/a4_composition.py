@@ -208,10 +208,13 @@ def _t3_request(rng):
     return {"cases": cases}, {"expected": truth}
 
 
+#: Task 3 computes advanced composition by hand (also absent while grading)
+_T3_FORBID = ("dpteach:advanced_composition", "dpteach.accounting:advanced_composition")
+
+
 def _t3_collect(answers, req):
     fn = answers.get("advanced_epsilon")
-    with forbid("dpteach:advanced_composition", "dpteach.accounting:advanced_composition",
-                code=[fn]) as guard:
+    with forbid(*_T3_FORBID, code=[fn]) as guard:
         out = _t3_run(fn, req)
     if isinstance(out, list):
         return {"pairs": out, "called_library": bool(guard.used)}

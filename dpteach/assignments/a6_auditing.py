@@ -401,8 +401,17 @@ def _bounds_case(rng, shape):
 
 
 def _t3a_request(rng):
+    """Three cases, one per shape. The first value never clips to the bound farther from
+    0, so the slip "remove the first person" (worst-case only when that person sits at
+    the far bound) is told apart on every draw."""
     shapes = ["positive", "negative_larger", "mixed"]
-    return {"cases": [_bounds_case(rng, s) for s in shapes]}, None
+    cases = [_bounds_case(rng, s) for s in shapes]
+    for c in cases:
+        lo, hi = c["lower"], c["upper"]
+        far = lo if abs(lo) > abs(hi) else hi
+        if (far > 0 and c["values"][0] >= far) or (far < 0 and c["values"][0] <= far):
+            c["values"][0] = float(np.round((lo + hi) / 2, 1))
+    return {"cases": cases}, None
 
 
 def _t3a_collect(answers, req):
@@ -450,16 +459,38 @@ def _t3a_judge(data, req, truth):
 
 
 # ------------------------------------------------------------------ Tasks 3b and 4
+def _straddling_case(rng):
+    """Bounds on both sides of 0 whose nearer one is at least half as far as the other:
+    the slip Δ = upper − lower then has a scale at least 1.5 times max(|lower|, |upper|),
+    which the KS test at n = 10,000 tells apart on every draw (the Laplace CDFs of scales
+    b and 1.5b differ by 0.074 somewhere; the test's critical distance at alpha/4 is
+    0.028, and the empirical CDF strays 0.046 from its own with probability at most
+    2·exp(-2n·0.046²) < 1e-18, Dvoretzky-Kiefer-Wolfowitz)."""
+    far = float(rng.integers(4, 21))
+    near = float(rng.integers(math.ceil(far / 2), int(far) + 1))
+    lo, hi = (-far, near) if rng.random() < 0.5 else (-near, far)
+    k = int(rng.integers(5, 30))
+    values = np.round(rng.uniform(lo - 5, hi + 5, k), 1).tolist()
+    return {"values": values, "lower": lo, "upper": hi}
+
+
 def _release_request(rng, understated):
-    shape = str(rng.choice(["positive", "negative_larger", "mixed"]))
-    c = _bounds_case(rng, shape)
+    if understated:
+        shape = str(rng.choice(["positive", "negative_larger", "mixed"]))
+        c = _bounds_case(rng, shape)
+    else:           # Task 3b: every draw tells Δ = upper − lower apart from max(|l|, |u|)
+        c = _straddling_case(rng)
     lo, hi = c["lower"], c["upper"]
     if max(abs(lo), abs(hi)) < 4:
         hi = 4.0 if hi >= 0 else hi
     far = lo if abs(lo) > abs(hi) else hi
     c["upper"] = hi
-    c["neighbour"] = c["values"] + [far + float(np.sign(far)) * 3.0]   # clips to the bound
     c["epsilon"] = float(np.round(rng.uniform(0.5, 2.0), 2))
+    # the added person clips to the bound from 3 + 2·Δ/ε beyond it: forgetting to clip
+    # then shifts the neighbour's releases by at least 2 noise scales (a KS distance of
+    # 0.43), told apart on every draw
+    beyond = 3.0 + 2.0 * max(abs(lo), abs(hi)) / c["epsilon"]
+    c["neighbour"] = c["values"] + [far + float(np.sign(far)) * beyond]
     c["seed"] = int(rng.integers(2**62))
     c["n"] = N_RELEASES
     c["understated"] = understated
