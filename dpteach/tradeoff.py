@@ -174,17 +174,28 @@ class LossDistribution:
     def epsilon(self, delta):
         """The smallest eps >= 0 with delta(eps) <= ``delta``: the mechanism is
         (eps, delta)-DP in this direction exactly from there on. delta(eps) falls as eps
-        grows, so the root is bracketed by doubling and found by brentq (xtol 1e-12)."""
+        grows, so the root is found by brentq (xtol 1e-12, rtol 1e-12) between 0 and an
+        upper end where delta(eps) is already small enough: the largest loss for Laplace
+        and randomized response (delta is 0 there), and for the Gaussian
+        mu^2/2 + mu z with Pr[N(0, 1) > z] = delta (delta(eps) <= Pr[L > eps]). A Gaussian
+        loss is unbounded, so there ``delta`` must be > 0."""
         from scipy.optimize import brentq
 
         d = check_delta(delta)
+        if self.mechanism == "gaussian" and d == 0:
+            raise ValueError("delta must be > 0 for the Gaussian loss: no finite epsilon "
+                             "has delta(epsilon) = 0")
         if float(self.delta(0.0)) <= d:
             return 0.0
-        hi = 1.0
-        while float(self.delta(hi)) > d:
+        if self.mechanism == "gaussian":
+            mu = self.params["mu"]
+            hi = mu ** 2 / 2 + mu * max(float(stats.norm.isf(d)), 0.0)
+        else:
+            hi = float(self.params["epsilon"])
+        for _ in range(64):                      # guard against rounding at the upper end
+            if float(self.delta(hi)) <= d:
+                break
             hi *= 2.0
-            if hi > 1e6:                         # pragma: no cover - delta(eps) -> 0
-                raise ValueError(f"no epsilon reaches delta = {d}")
         return float(brentq(lambda e: float(self.delta(e)) - d, 0.0, hi, xtol=1e-12, rtol=1e-12))
 
 
