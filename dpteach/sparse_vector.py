@@ -129,24 +129,38 @@ def above_threshold_probabilities(query_answers, threshold, epsilon, *, sensitiv
         Pr[none]     = integral f_rho(r) * prod_j F_j(r) dr
 
     with f_rho the Lap(2 Delta / epsilon) density. The integral over r is computed by
-    adaptive quadrature (scipy.integrate.quad_vec) over +-60 threshold scales around the
-    kinks (r = 0 and r = a_j - T); the mass left outside is below e^-60. Notebook 15.
+    adaptive quadrature (scipy.integrate.quad_vec) over |r| <= 60 threshold scales (the
+    mass left outside is below e^-60), with breakpoints at the density's peak and at the
+    kinks r = a_j - T: the probabilities sum to 1 (to 1e-12) however far the answers lie
+    from the threshold. Notebook 15.
     """
     a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
     return _probabilities(a, t, 2.0 * d / epsilon, 4.0 * d / epsilon)
 
 
+def _over_threshold_noise(integrand, a, t, b_threshold, *, epsabs):
+    """integral of integrand(r) dr, where integrand carries the Lap(b_threshold) density of
+    the threshold noise r: over |r| <= 60 b_threshold (the mass left out is below e^-60),
+    with breakpoints at the density's peak r = 0, at +-1, 4 and 16 scales and at every
+    kink r = a_j - T inside, so that the peak is never missed however far the answers
+    lie from the threshold (adaptive quadrature, scipy.integrate.quad_vec)."""
+    window = 60 * b_threshold
+    steps = np.array([0.0, 1.0, 4.0, 16.0]) * b_threshold
+    kinks = a - t
+    points = np.unique(np.concatenate([steps, -steps, kinks[np.abs(kinks) < window]]))
+    return integrate.quad_vec(integrand, -window, window, points=points, epsabs=epsabs,
+                              epsrel=1e-12)[0]
+
+
 def _probabilities(a, t, b_threshold, b_query, *, fresh=False):
     k = a.size
-    kinks = np.unique(np.concatenate([[0.0], a - t]))
-    lo, hi = kinks[0] - 60 * max(b_threshold, b_query), kinks[-1] + 60 * max(b_threshold, b_query)
     rho = stats.laplace(scale=b_threshold)
 
     if fresh:
         # each query has its own threshold noise: q_j = Pr[a_j + nu_j >= T + rho_j]
         def above(r):
             return rho.pdf(r) * stats.laplace.sf(t + r - a, scale=b_query)
-        q = integrate.quad_vec(above, lo, hi, points=kinks, epsabs=1e-14, epsrel=1e-12)[0]
+        q = _over_threshold_noise(above, a, t, b_threshold, epsabs=1e-14)
         below_before = np.concatenate([[1.0], np.cumprod(1.0 - q)])
         return np.append(below_before[:-1] * q, below_before[-1])
 
@@ -158,7 +172,7 @@ def _probabilities(a, t, b_threshold, b_query, *, fresh=False):
         out[k] = before[k]
         return rho.pdf(r) * out
 
-    return integrate.quad_vec(integrand, lo, hi, points=kinks, epsabs=1e-14, epsrel=1e-12)[0]
+    return _over_threshold_noise(integrand, a, t, b_threshold, epsabs=1e-14)
 
 
 def privacy_loss_between(p, q):
@@ -254,9 +268,7 @@ def no_stop_pattern_probability(query_answers, pattern, threshold, epsilon, *, s
         below = stats.laplace.cdf(t + r - a, scale=b_query)
         return rho.pdf(r) * np.prod(np.where(pat, 1.0 - below, below))
 
-    kinks = np.unique(np.concatenate([[0.0], a - t]))
-    lo, hi = kinks[0] - 60 * b_query, kinks[-1] + 60 * b_query
-    return float(integrate.quad_vec(integrand, lo, hi, points=kinks, epsabs=1e-15, epsrel=1e-12)[0])
+    return float(_over_threshold_noise(integrand, a, t, b_threshold, epsabs=1e-15))
 
 
 def accuracy_bound(k, epsilon, beta):

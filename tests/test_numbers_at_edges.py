@@ -113,3 +113,84 @@ def test_clopper_pearson_at_a_subnormal_level_is_finite_and_right():
         # I_low(5, 96) = level / 2 (to the few digits a subnormal level carries)
         got = mp.betainc(5, 96, 0, low, regularized=True)
         assert float(got / mp.mpf(5e-321)) == pytest.approx(1.0, rel=1e-3)
+
+
+# ------------------------------------------------------------------ far-apart scores
+from conftest import ALPHA, chisq_pvalue  # noqa: E402
+
+from dpteach import comparison, sparse_vector  # noqa: E402
+
+
+def _two_laplace_sf(x, b1, b2):
+    """Pr[nu - rho > x], nu ~ Lap(b1), rho ~ Lap(b2) independent, x >= 0 (closed form)."""
+    if b1 == b2:
+        return (2 + x / b1) * np.exp(-x / b1) / 4
+    return (b1 ** 2 * np.exp(-x / b1) - b2 ** 2 * np.exp(-x / b2)) / (2 * (b1 ** 2 - b2 ** 2))
+
+
+@pytest.mark.parametrize("scores,scale", [([0.0, 100.0], 1e-3), ([0.0, 5000.0], 0.04),
+                                          ([0.0, 1e9], 1.0), ([3.0, -1e6, 2.0], 1e-2)])
+def test_noisy_argmax_sums_to_one_when_gaps_are_huge(scores, scale):
+    p = comparison.noisy_argmax_probabilities(scores, scale)
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    assert p[int(np.argmax(scores))] == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("gap_in_scales", [0.0, 0.5, 3.0, 30.0, 600.0])
+def test_noisy_argmax_matches_the_closed_form_for_two_candidates(gap_in_scales):
+    b = 0.25
+    p = comparison.noisy_argmax_probabilities([0.0, gap_in_scales * b], b)
+    lose = _two_laplace_sf(gap_in_scales * b, b, b)
+    assert p[0] == pytest.approx(lose, rel=1e-9, abs=1e-13)
+    assert p[1] == pytest.approx(1 - lose, rel=1e-12)
+
+
+def test_noisy_argmax_agrees_with_simulation_and_rejects_a_wrong_twin():
+    rng = np.random.default_rng(2026)
+    scores, b, n = np.array([0.0, 1.0, 1.5, 4.0]), 0.8, 200_000
+    wins = np.argmax(scores + rng.laplace(0.0, b, size=(n, scores.size)), axis=1)
+    counts = np.bincount(wins, minlength=scores.size)
+    assert chisq_pvalue(counts, comparison.noisy_argmax_probabilities(scores, b)) > ALPHA
+    # twin: the distribution of twice the noise
+    assert chisq_pvalue(counts, comparison.noisy_argmax_probabilities(scores, 2 * b)) < ALPHA
+
+
+def test_above_threshold_probabilities_when_answers_are_far_from_the_threshold():
+    p = sparse_vector.above_threshold_probabilities([0, 1e4], 5e3, 50)
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    # query 0 is 5000 below: reported only if nu - rho > 5000 (b = 0.08, 0.04)
+    assert p[0] == pytest.approx(_two_laplace_sf(5000.0, 0.08, 0.04), abs=1e-300)
+    assert p[1] == pytest.approx(1.0, abs=1e-12)
+    assert p[2] < 1e-300
+
+
+@pytest.mark.parametrize("answer,threshold,epsilon", [(0.0, 5e3, 50.0), (10.0, 12.0, 1.0),
+                                                      (1e6, 0.0, 1e-3), (-1e7, 1e7, 2.0)])
+def test_above_threshold_one_query_matches_the_closed_form(answer, threshold, epsilon):
+    b_t, b_q = sparse_vector.above_threshold_scales(epsilon)
+    p = sparse_vector.above_threshold_probabilities([answer], threshold, epsilon)
+    x = threshold - answer
+    report = _two_laplace_sf(x, b_q, b_t) if x >= 0 else 1 - _two_laplace_sf(-x, b_t, b_q)
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    assert p[0] == pytest.approx(report, rel=1e-9, abs=1e-14)
+
+
+def test_variants_sum_to_one_far_from_the_threshold():
+    for name in ("above_threshold", "fresh_threshold_noise", "no_query_noise"):
+        p = sparse_vector.variant_probabilities(name, [0.0, 1e4, 3.0], 5e3, 50.0)
+        assert p.sum() == pytest.approx(1.0, abs=1e-12), name
+        assert p[1] == pytest.approx(1.0, abs=1e-12), name
+    both = [sparse_vector.no_stop_pattern_probability([0.0, 1e4], pat, 5e3, 50.0)
+            for pat in ([False, False], [False, True], [True, False], [True, True])]
+    assert sum(both) == pytest.approx(1.0, abs=1e-12) and both[1] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_above_threshold_probabilities_agree_with_draws_and_reject_a_wrong_twin():
+    answers, threshold, eps = np.array([10.0, 30.0, 50.0, 70.0, 90.0]), 60.0, 0.5
+    draws = sparse_vector.above_threshold_draws(answers, threshold, eps, size=200_000,
+                                                rng=np.random.default_rng(15))
+    counts = np.bincount(draws, minlength=answers.size + 1)
+    exact = sparse_vector.above_threshold_probabilities(answers, threshold, eps)
+    assert chisq_pvalue(counts, exact) > ALPHA
+    twin = sparse_vector.variant_probabilities("fresh_threshold_noise", answers, threshold, eps)
+    assert chisq_pvalue(counts, twin) < ALPHA
