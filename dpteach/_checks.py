@@ -74,9 +74,12 @@ def _range_text(low, high, low_open, high_open) -> str:
     return "a real number"
 
 
-def check_epsilon(epsilon, name: str = "epsilon", *, allow_inf: bool = False) -> float:
-    """epsilon > 0, finite (``allow_inf`` only where a docstring says inf means no noise)."""
-    return check_real(name, epsilon, low=0.0, low_open=True, allow_inf=allow_inf)
+def check_epsilon(epsilon, name: str = "epsilon", *, allow_inf: bool = False,
+                  allow_zero: bool = False) -> float:
+    """epsilon > 0, finite (``allow_inf`` only where a docstring says inf means no noise;
+    ``allow_zero`` only where epsilon = 0, perfect privacy, is a valid input, e.g. a
+    trade-off curve, which is then beta = 1 - delta - alpha)."""
+    return check_real(name, epsilon, low=0.0, low_open=not allow_zero, allow_inf=allow_inf)
 
 
 def check_delta(delta, name: str = "delta", *, required: bool = False) -> float:

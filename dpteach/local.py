@@ -284,8 +284,13 @@ def local_variance(n, k, epsilon, *, mechanism="oue", frequency=None):
     ``frequency=None`` gives the first term alone, Wang et al.'s Var* (the variance for a
     category nobody holds, which dominates when f_v is small); in closed form
     k-RR: (e^eps + k - 2) / (n (e^eps - 1)^2), SUE: e^(eps/2) / (n (e^(eps/2) - 1)^2),
-    OUE: 4 e^eps / (n (e^eps - 1)^2). ``frequency`` may be an array (broadcasts). The
-    variance is over the randomisation, for a fixed dataset. Notebook 17.
+    OUE: 4 e^eps / (n (e^eps - 1)^2). ``frequency`` may be an array (broadcasts).
+
+    This is the variance for a *fixed dataset*: the n people and their values are given
+    (f_v is the dataset's own fraction) and only the mechanism's coins are random. If the
+    n people are instead drawn at random from a population with fraction f_v, add the
+    sampling variance f_v (1 - f_v) / n; for k = 2 that sum is Warner's formula,
+    :func:`dpteach.definition.rr_standard_error` squared. Notebook 17.
     """
     n = check_positive_int(n, "n", maximum=_MAX_N)
     k = _check_k(k)

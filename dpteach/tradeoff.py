@@ -58,10 +58,11 @@ def tradeoff_curve(alpha, epsilon, delta=0.0):
     Both error rates are probabilities (no units). A mechanism is (eps, delta)-DP exactly
     when every test between neighbours x and x' stays on or above this curve
     [Kairouz, Oh & Viswanath 2015, Theorem 2.1; Dong, Roth & Su 2019].
-    Vectorised over ``alpha`` in [0, 1]. Notebook 13.
+    Vectorised over ``alpha`` in [0, 1]; ``epsilon`` >= 0 (0 is perfect privacy up to
+    delta: beta = 1 - delta - alpha). Notebook 13.
     """
     a = _alpha(alpha)
-    e = check_epsilon(epsilon)
+    e = check_epsilon(epsilon, allow_zero=True)
     d = check_delta(delta)
     with np.errstate(over="ignore"):
         grow = np.exp(e)                   # inf for a huge eps: then alpha > 0 allows beta = 0
@@ -74,8 +75,9 @@ def advantage_bound(epsilon, delta=0.0):
     """The largest advantage 1 - alpha - beta any test can have against an (eps, delta)-DP
     mechanism: (e^eps - 1 + 2 delta)/(e^eps + 1), reached where the two lines of
     :func:`tradeoff_curve` cross, at alpha = beta = (1 - delta)/(1 + e^eps)
-    [Kairouz, Oh & Viswanath 2015]. Notebook 13."""
-    e = check_epsilon(epsilon)
+    [Kairouz, Oh & Viswanath 2015]. ``epsilon`` >= 0: at 0 the bound is 2 delta / 2 =
+    delta (no test beats guessing by more than delta). Notebook 13."""
+    e = check_epsilon(epsilon, allow_zero=True)
     d = check_delta(delta)
     return float((np.expm1(e) + 2 * d) / (np.exp(e) + 1)) if e < 700 else 1.0
 
@@ -102,10 +104,10 @@ def laplace_tradeoff(alpha, epsilon):
     eps apart [Dong, Roth & Su 2019]. It lies on or above
     :func:`tradeoff_curve` at (eps, 0): equal to it for alpha <= e^-eps/2 and for
     alpha >= 1/2, strictly above in between (randomized response fills that gap).
-    Notebook 13.
+    ``epsilon`` >= 0 (0: infinite noise, beta = 1 - alpha). Notebook 13.
     """
     a = _alpha(alpha)
-    e = check_epsilon(epsilon)
+    e = check_epsilon(epsilon, allow_zero=True)
     return _out(stats.laplace.cdf(stats.laplace.isf(a) - e))
 
 
@@ -341,7 +343,8 @@ def outside_region(alpha, beta, n_out, n_in, epsilon, delta=0.0, *, level=1e-6):
     largest beta with the largest alpha, stays below :func:`tradeoff_curve` (which
     falls as alpha grows, so the largest alpha asks the least). Since the two intervals each fail with probability at
     most ``level``, a correct (eps, delta)-DP mechanism has each point flagged with
-    probability at most 2 * level. Returns a boolean array. Notebook 13.
+    probability at most 2 * level. ``epsilon`` >= 0, as in :func:`tradeoff_curve`.
+    Returns a boolean array. Notebook 13.
     """
     a = _alpha(alpha)
     b = check_values("beta", beta)

@@ -194,3 +194,66 @@ def test_above_threshold_probabilities_agree_with_draws_and_reject_a_wrong_twin(
     assert chisq_pvalue(counts, exact) > ALPHA
     twin = sparse_vector.variant_probabilities("fresh_threshold_noise", answers, threshold, eps)
     assert chisq_pvalue(counts, twin) < ALPHA
+
+
+# ------------------------------------------------------------------ epsilon = 0
+@pytest.mark.parametrize("delta", [0.0, 1e-5, 0.2])
+def test_tradeoff_curve_accepts_epsilon_zero(delta):
+    alpha = np.linspace(0, 1, 11)
+    assert np.allclose(tradeoff.tradeoff_curve(alpha, 0.0, delta), np.maximum(0, 1 - delta - alpha),
+                       rtol=0, atol=1e-15)
+    assert tradeoff.advantage_bound(0.0, delta) == pytest.approx(delta, abs=1e-15)
+    assert dp.tradeoff_curve(0.3, 0) == pytest.approx(0.7)
+
+
+def test_laplace_tradeoff_at_epsilon_zero_is_one_minus_alpha():
+    alpha = np.linspace(0, 1, 11)
+    assert np.allclose(tradeoff.laplace_tradeoff(alpha, 0.0), 1 - alpha, atol=1e-15)
+
+
+@pytest.mark.parametrize("bad", [-1e-12, -0.0 - 1e-300, float("nan")])
+def test_epsilon_zero_opens_no_door_to_negative_or_nan(bad):
+    for func in (lambda e: tradeoff.tradeoff_curve(0.1, e), tradeoff.advantage_bound,
+                 lambda e: tradeoff.laplace_tradeoff(0.1, e)):
+        with pytest.raises(ValueError, match="epsilon"):
+            func(bad)
+
+
+def test_epsilon_zero_is_still_refused_where_it_means_infinite_noise():
+    for func in (lambda: dp.laplace_scale(1.0, 0.0), lambda: dp.gaussian_sigma(1.0, 0.0, 1e-5),
+                 lambda: dp.privacy_loss_distribution("laplace", epsilon=0.0)):
+        with pytest.raises(ValueError, match="epsilon"):
+            func()
+
+
+# ------------------------------------------------------------------ two variances of RR
+def test_warner_and_fixed_dataset_variances_are_told_apart():
+    pi, n, eps = 0.5, 1000, 3.0
+    warner = dp.definition.rr_standard_error(pi, n, eps) ** 2
+    fixed = dp.local.local_variance(n, 2, eps, mechanism="krr", frequency=pi)
+    assert warner == pytest.approx(3.05e-4, rel=1e-3) and fixed == pytest.approx(5.51e-5, rel=1e-3)
+    assert warner == pytest.approx(fixed + pi * (1 - pi) / n, rel=1e-12)
+    doc_w, doc_f = dp.definition.rr_standard_error.__doc__, dp.local.local_variance.__doc__
+    assert "Warner" in doc_w and "population" in doc_w and "fixed-dataset" in doc_w
+    assert "fixed dataset" in doc_f and "Warner" in doc_f and "sampling variance" in doc_f
+
+
+def test_fixed_dataset_variance_matches_simulation_and_warner_does_not():
+    # one fixed table with half ones; only the coins are random
+    rng = np.random.default_rng(4)
+    n, eps, reps = 1000, 3.0, 4000
+    bits = np.repeat([0, 1], n // 2)
+    estimates = np.array([dp.randomized_response_estimate(dp.randomized_response(bits, eps, rng=rng), eps)
+                          for _ in range(reps)])
+    s2 = estimates.var(ddof=1)
+    lo, hi = stats_chi2_interval(s2, reps)
+    fixed = dp.local.local_variance(n, 2, eps, mechanism="krr", frequency=0.5)
+    assert lo <= fixed <= hi
+    assert not lo <= dp.definition.rr_standard_error(0.5, n, eps) ** 2 <= hi   # the twin
+
+
+def stats_chi2_interval(s2, reps, alpha=ALPHA):
+    """Two-sided (1 - alpha) chi-square interval for a variance from reps samples."""
+    from scipy import stats
+    df = reps - 1
+    return df * s2 / stats.chi2.isf(alpha / 2, df), df * s2 / stats.chi2.ppf(alpha / 2, df)
