@@ -257,3 +257,34 @@ def stats_chi2_interval(s2, reps, alpha=ALPHA):
     from scipy import stats
     df = reps - 1
     return df * s2 / stats.chi2.isf(alpha / 2, df), df * s2 / stats.chi2.ppf(alpha / 2, df)
+
+
+# ------------------------------------------------------------------ dp.NAME for the newer modules
+NEWER_MODULES = ("properties", "tradeoff", "clipping", "sparse_vector", "rdp", "local", "dp_sgd")
+#: public names left out of dp.NAME because two modules (or a module and a submodule) use them
+CLASHES = {
+    "MECHANISMS": "dpteach.comparison, dpteach.tradeoff and dpteach.local each have their own",
+    "clopper_pearson": "dpteach.audit.clopper_pearson(count, n, *, alpha) and "
+                       "dpteach.tradeoff.clopper_pearson(successes, n, level) differ",
+    "dp_sgd": "dp.dp_sgd is the submodule; the function is dp.dp_sgd.dp_sgd",
+}
+
+
+@pytest.mark.parametrize("module_name", NEWER_MODULES)
+def test_every_public_name_of_the_newer_modules_is_dp_name(module_name):
+    import importlib
+    module = importlib.import_module(f"dpteach.{module_name}")
+    missing = [name for name in module.__all__
+               if name not in CLASHES and getattr(dp, name, None) is not getattr(module, name)]
+    assert not missing, f"not reachable as dp.NAME: {missing}"
+    assert set(module.__all__) <= set(dir(dp)) | set(CLASHES)
+
+
+def test_the_lazy_loader_still_imports_nothing_heavy():
+    import subprocess
+    import sys
+    code = ("import sys, dpteach; assert 'numpy' not in sys.modules and 'scipy' not in sys.modules;"
+            "dpteach.above_threshold_scales; assert 'dpteach.sparse_vector' in sys.modules;"
+            "assert 'dpteach.dp_sgd' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(
+        dp.__file__).parent.parent))
