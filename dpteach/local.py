@@ -73,6 +73,20 @@ def _check_k(k, *, minimum=2):
     return k
 
 
+#: the smallest epsilon the local estimates accept: their variance grows like 1/epsilon^2
+#: (p - q is about epsilon / k), which overflows the float range below about 1e-150
+_MIN_EPSILON = 1e-100
+
+
+def _check_local_epsilon(epsilon):
+    """epsilon in [1e-100, inf): smaller ones make p - q, the estimates' divisor, vanish."""
+    epsilon = check_epsilon(epsilon)
+    if epsilon < _MIN_EPSILON:
+        raise ValueError(f"epsilon must be >= {_MIN_EPSILON:g} in the local model (the estimates "
+                         f"divide by p - q, about epsilon / k), got {epsilon!r}")
+    return epsilon
+
+
 def _check_mechanism(mechanism):
     if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {sorted(MECHANISMS)}, got {mechanism!r}")
@@ -97,7 +111,7 @@ def k_randomized_response_keep_probability(k, epsilon) -> float:
     [Wang et al. 2017, section 4.1 ("direct encoding")]. Notebook 17.
     """
     k = _check_k(k)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     return float(1.0 / (1.0 + (k - 1) * np.exp(-epsilon)))
 
 
@@ -114,7 +128,9 @@ def k_randomized_response_probabilities(k, epsilon) -> np.ndarray:
     which is the mechanism's exact local epsilon (:func:`local_epsilon`). Notebook 17.
     """
     k = _check_k(k)
-    p, q = _krr_pq(k, check_epsilon(epsilon))
+    if k > 10 ** 4:
+        raise ValueError(f"k must be <= 10000 for the k x k matrix (10^8 entries), got {k}")
+    p, q = _krr_pq(k, _check_local_epsilon(epsilon))
     P = np.full((k, k), q)
     np.fill_diagonal(P, p)
     return P
@@ -131,7 +147,7 @@ def k_randomized_response(values, k, epsilon, *, rng=None):
     """
     k = _check_k(k)
     v = _check_categories(values, k)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     rng = check_rng(rng)
     if k == 2:
         out = np.asarray(randomized_response(v, epsilon, rng=rng)).astype(np.int64)
@@ -155,7 +171,7 @@ def k_randomized_response_estimate(reports, k, epsilon) -> np.ndarray:
     """
     k = _check_k(k)
     r = _check_categories(reports, k, "reports").ravel()
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     counts = np.bincount(r, minlength=k)
     return estimate_from_counts(counts, r.size, k, epsilon, mechanism="krr")
 
@@ -170,7 +186,7 @@ def unary_encoding_probabilities(epsilon, *, optimized=True) -> tuple[float, flo
     q = 1 / (e^eps + 1), chosen to minimise the estimator's variance. In both,
     p (1 - q) / ((1 - p) q) = e^eps. Notebook 17.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     optimized = check_flag(optimized, "optimized")
     if optimized:
         return 0.5, float(1.0 / (1.0 + np.exp(epsilon))) if epsilon < 700 else 0.0
@@ -190,7 +206,7 @@ def unary_encoding(values, k, epsilon, *, optimized=True, rng=None) -> np.ndarra
     """
     k = _check_k(k)
     v = _check_categories(values, k)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     optimized = check_flag(optimized, "optimized")
     rng = check_rng(rng)
     onehot = (v[..., None] == np.arange(k)).astype(np.int8)
@@ -210,7 +226,7 @@ def unary_encoding_estimate(reports, epsilon, *, optimized=True) -> np.ndarray:
     r = check_bits(reports, "reports")
     if r.ndim < 1 or r.shape[-1] < 2:
         raise ValueError(f"reports must have the k >= 2 bits on its last axis, got shape {r.shape}")
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     optimized = check_flag(optimized, "optimized")
     k = r.shape[-1]
     r = r.reshape(-1, k)
@@ -294,7 +310,7 @@ def local_variance(n, k, epsilon, *, mechanism="oue", frequency=None):
     """
     n = check_positive_int(n, "n", maximum=_MAX_N)
     k = _check_k(k)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     mechanism = _check_mechanism(mechanism)
     p, q, gap = _pq(mechanism, k, epsilon)
     var = q * (1 - q) / (n * gap**2)
@@ -316,8 +332,8 @@ def central_variance(n, epsilon, *, sensitivity=1.0) -> float:
     like 1/sqrt(n). Notebook 17.
     """
     n = check_positive_int(n, "n", maximum=_MAX_N)
-    epsilon = check_epsilon(epsilon)
-    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
+    epsilon = _check_local_epsilon(epsilon)
+    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True, high=1e100)
     return float(2.0 * (sensitivity / epsilon) ** 2 / n**2)
 
 
@@ -327,7 +343,7 @@ def krr_is_better(k, epsilon) -> bool:
     From (e^eps + k - 2) < 4 e^eps. Notebook 17.
     """
     k = _check_k(k)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     return bool(k - 2 < 3 * np.exp(epsilon))
 
 
@@ -370,10 +386,12 @@ def report_counts(counts, epsilon, *, mechanism="oue", rng=None, size=None) -> n
     c = check_values("counts", counts)
     if c.ndim < 1 or c.shape[-1] < 2 or np.any(c < 0) or np.any(c != np.floor(c)):
         raise ValueError("counts must hold k >= 2 non-negative whole numbers on its last axis")
+    if np.any(c.sum(axis=-1) > _MAX_N):
+        raise ValueError(f"counts must add up to at most {_MAX_N:g} people per dataset")
     c = c.astype(np.int64)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     mechanism = _check_mechanism(mechanism)
-    size = check_size(size)
+    size = check_size(size, per_draw=c.size)
     rng = check_rng(rng)
     k = c.shape[-1]
     n = c.sum(axis=-1, keepdims=True)
@@ -395,7 +413,7 @@ def estimate_from_counts(counts, n, k, epsilon, *, mechanism="oue"):
     c = check_values("counts", counts)
     n = check_positive_int(n, "n", maximum=_MAX_N)
     k = _check_k(k)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     mechanism = _check_mechanism(mechanism)
     return _estimate(c, n, k, epsilon, mechanism)
 
@@ -415,4 +433,5 @@ def central_histogram_estimate(counts, epsilon, *, rng=None, size=None) -> np.nd
     n = c.sum()
     if n <= 0:
         raise ValueError("counts must hold at least one person")
+    _check_local_epsilon(epsilon)
     return laplace_mechanism(c, 1.0, epsilon, rng=rng, size=size) / n

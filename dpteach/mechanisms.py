@@ -147,6 +147,7 @@ def _gaussian_delta(sigma, d, epsilon):
         log_a = special.log_ndtr(a)
         log_ratio = epsilon + special.log_ndtr(b) - log_a
         direct = np.exp(log_a) * -np.expm1(np.minimum(log_ratio, 0.0))
+        direct = np.where(np.isneginf(log_a), 0.0, direct)      # Phi(a) itself underflows
         near = log_ratio > -np.log(2.0)
         out = direct
         if np.any(near):

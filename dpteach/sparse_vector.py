@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import integrate, stats
 
-from ._checks import (check_epsilon, check_positive_int, check_real, check_rng, check_sensitivity,
-                      check_values)
+from ._checks import (check_count, check_epsilon, check_noise_scale, check_positive_int, check_real,
+                      check_rng, check_sensitivity, check_values)
 from .mechanisms import laplace_mechanism
 
 __all__ = [
@@ -53,17 +53,26 @@ def _check_answers(query_answers):
 def _check_common(query_answers, threshold, epsilon, sensitivity):
     a = _check_answers(query_answers)
     t = check_real("threshold", threshold)
+    epsilon, d = _check_budget(epsilon, sensitivity)
+    return a, t, epsilon, d
+
+
+def _check_budget(epsilon, sensitivity):
+    """epsilon and sensitivity, and both noise scales 2 Delta/eps, 4 Delta/eps in range."""
     epsilon = check_epsilon(epsilon)
     d = check_sensitivity(sensitivity, positive=True)
-    return a, t, epsilon, d
+    with np.errstate(over="ignore"):
+        check_noise_scale(2.0 * d / epsilon, "sensitivity / epsilon", "2 sensitivity / epsilon")
+        check_noise_scale(4.0 * d / epsilon, "sensitivity / epsilon", "4 sensitivity / epsilon")
+    return epsilon, d
 
 
 def above_threshold_scales(epsilon, sensitivity=1.0):
     """(b_threshold, b_query) = (2 Delta / epsilon, 4 Delta / epsilon) [DR14 Algorithm 1],
     in the queries' units. Half the budget goes to the threshold, half to the one query
-    that is reported (whose noise must cover a shift of 2 Delta). Notebook 15."""
-    epsilon = check_epsilon(epsilon)
-    d = check_sensitivity(sensitivity, positive=True)
+    that is reported (whose noise must cover a shift of 2 Delta). Both scales must lie in
+    [1e-300, 1e305] (an extreme epsilon or sensitivity is refused, naming them). Notebook 15."""
+    epsilon, d = _check_budget(epsilon, sensitivity)
     return 2.0 * d / epsilon, 4.0 * d / epsilon
 
 
@@ -96,7 +105,7 @@ def above_threshold_draws(query_answers, threshold, epsilon, *, size, sensitivit
     queries after the stop is drawn but never used. Notebook 15.
     """
     a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
-    size = check_positive_int(size, "size")
+    size = check_count(size, "size", per_item=max(a.size, 1))   # size x k noise draws
     rng = check_rng(rng)
     return _draw(a, t, 2.0 * d / epsilon, 4.0 * d / epsilon, size, rng)
 
@@ -211,17 +220,23 @@ VARIANTS = {
 def variant_mechanism(name, threshold, epsilon, *, sensitivity=1.0):
     """``mechanism(query_answers, size, rng)`` for :func:`dpteach.audit.audit`, one per
     entry of :data:`VARIANTS`, each claiming epsilon-DP. The stopping variants return
-    reported indices (k for none); ``no_stop`` returns rows of k above/below bits."""
+    reported indices (k for none); ``no_stop`` returns rows of k above/below bits. The
+    returned mechanism checks its own arguments first: ``data`` finite answers, ``size``
+    at most 10^8 / k runs (refused before any draw), ``rng`` a Generator."""
     if name not in VARIANTS:
         raise ValueError(f"name must be one of {sorted(VARIANTS)}, got {name!r}")
     t = check_real("threshold", threshold)
-    epsilon = check_epsilon(epsilon)
-    d = check_sensitivity(sensitivity, positive=True)
+    epsilon, d = _check_budget(epsilon, sensitivity)
     b_threshold = 2.0 * d / epsilon
     b_query = 0.0 if name == "no_query_noise" else 4.0 * d / epsilon
 
     def mechanism(data, size, rng):
-        a = _check_answers(data)
+        a = check_values("data", data)
+        if a.ndim != 1:
+            raise ValueError(f"data must be one-dimensional query answers, got shape {a.shape}")
+        size = check_count(size, "size", per_item=max(a.size, 1))
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         return _draw(a, t, b_threshold, b_query, size, rng,
                      fresh=name == "fresh_threshold_noise", stop=name != "no_stop")
 
@@ -278,10 +293,14 @@ def accuracy_bound(k, epsilon, beta):
     answer >= T - alpha (if any) and every query it passes over has answer <= T + alpha
     (DR14 Def. 3.9; natural logarithms; in the queries' units). Notebook 15.
     """
-    k = check_positive_int(k, "k")
+    k = check_positive_int(k, "k", maximum=10 ** 15)
     epsilon = check_epsilon(epsilon)
     beta = check_real("beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
-    return 8.0 * (np.log(k) + np.log(2.0 / beta)) / epsilon
+    alpha = 8.0 * (np.log(k) + np.log(2.0) - np.log(beta)) / epsilon
+    if not np.isfinite(alpha):
+        raise ValueError(f"epsilon is outside the usable range: alpha = 8 (ln k + ln(2/beta)) / "
+                         f"epsilon overflows, got epsilon={epsilon!r}")
+    return alpha
 
 
 def run_error(query_answers, threshold, index):
@@ -309,7 +328,7 @@ def example_answers(k=60, *, seed=15):
     """A seeded stream of k counting-query answers (people; sensitivity 1): mostly
     between 20 and 60 with a slow upward drift, so that later queries clear a threshold
     of 70 more often. Invented for notebook 15; not real data."""
-    k = check_positive_int(k, "k")
+    k = check_count(k, "k")
     rng = np.random.default_rng(_check_seed(seed))
     return np.round(np.clip(rng.normal(35, 12, size=k) + np.linspace(0, 25, k), 0, None))
 

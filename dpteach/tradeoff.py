@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from ._checks import (check_delta, check_epsilon, check_nonnegative_int, check_positive_int,
-                      check_real, check_rng, check_sensitivity, check_values)
+from ._checks import (check_delta, check_epsilon, check_noise_scale, check_nonnegative_int,
+                      check_positive_int, check_real, check_rng, check_sensitivity, check_values)
 from .audit import clopper_pearson as _audit_clopper_pearson
 from .mechanisms import _gaussian_delta
 
@@ -221,6 +221,8 @@ def privacy_loss_distribution(mechanism, *, epsilon=None, sigma=None, sensitivit
     - "randomized_response" (``epsilon``; truth kept with p = e^eps/(1 + e^eps)):
       L = +eps with probability p, -eps with probability 1 - p.
 
+    Usable ranges: mu = sensitivity / sigma in [1e-150, 1e150], epsilon <= 1e300 (and
+    sensitivity / epsilon finite); beyond them the call is refused naming the parameters.
     The loss is in nats. ``grid`` is where a density is tabulated (default: 601 points
     over the support, or mean +- 6 sd for the Gaussian). Returns a
     :class:`LossDistribution`; students plot ``.atoms``/``.atom_probs`` as stems and
@@ -236,15 +238,25 @@ def privacy_loss_distribution(mechanism, *, epsilon=None, sigma=None, sensitivit
         if sigma is None:
             raise ValueError("the Gaussian privacy loss needs sigma (the noise standard deviation)")
         s = check_real("sigma", sigma, low=0.0, low_open=True)
-        mu = delta_f / s
+        with np.errstate(over="ignore", under="ignore"):
+            mu = delta_f / s
+        if not 1e-150 <= mu <= 1e150:
+            raise ValueError(f"sensitivity / sigma must lie in [1e-150, 1e150] (mu^2 must stay a "
+                             f"finite float), got sensitivity={delta_f!r}, sigma={s!r}")
         if grid is None:
             grid = np.linspace(mu ** 2 / 2 - 6 * mu, mu ** 2 / 2 + 6 * mu, 601)
         return LossDistribution("gaussian", {"mu": mu, "sigma": s, "sensitivity": delta_f},
                                 empty, empty, grid, stats.norm.pdf(grid, mu ** 2 / 2, mu))
     if epsilon is None:
         raise ValueError(f"the {mechanism} privacy loss needs epsilon")
-    e = check_epsilon(epsilon)
+    e = check_epsilon(epsilon, allow_inf=False)
+    if e > 1e300:
+        raise ValueError(f"epsilon must be <= 1e300 (the loss range 2 epsilon must stay finite), got {e!r}")
     if mechanism == "laplace":
+        with np.errstate(over="ignore"):
+            if not np.isfinite(delta_f / e):
+                raise ValueError(f"epsilon is outside the usable range: the scale sensitivity / "
+                                 f"epsilon overflows, got epsilon={e!r}")
         if grid is None:
             grid = np.linspace(-e, e, 601)[1:-1]
         inside = (grid > -e) & (grid < e)
@@ -269,7 +281,7 @@ def membership_attack(epsilon=None, *, n_trials=2000, count=40, noise="laplace",
     (out, in): ``n_trials`` releases on each table. Notebook 13.
     """
     n_trials = check_positive_int(n_trials, "n_trials", maximum=10**8)
-    count = check_nonnegative_int(count, "count")
+    count = check_nonnegative_int(count, "count", maximum=2**53 - 1)
     if not isinstance(noise, str) or noise not in ("none", "laplace", "gaussian"):
         raise ValueError(f"noise must be 'none', 'laplace' or 'gaussian', got {noise!r}")
     delta = check_delta(delta, required=True)          # checked even when unused
@@ -279,6 +291,12 @@ def membership_attack(epsilon=None, *, n_trials=2000, count=40, noise="laplace",
         base = np.zeros(n_trials)
         return base + count, base + count + 1
     e = check_epsilon(epsilon)
+    if noise == "laplace":
+        with np.errstate(over="ignore"):
+            check_noise_scale(sensitivity_used / e, "sensitivity_used / epsilon",
+                              "sensitivity_used / epsilon")
+    elif e > 700:
+        raise ValueError(f"epsilon must be <= 700 for the analytic Gaussian, got {e!r}")
     from .mechanisms import gaussian_mechanism, laplace_mechanism
 
     tables = np.repeat([[count], [count + 1]], n_trials, axis=1).astype(float)  # out, in

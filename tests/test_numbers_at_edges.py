@@ -288,3 +288,70 @@ def test_the_lazy_loader_still_imports_nothing_heavy():
             "assert 'dpteach.dp_sgd' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(
         dp.__file__).parent.parent))
+
+
+# ------------------------------------------------------------------ the fuzz findings, one by one
+from dpteach import clipping, dp_sgd as dpsgd_module, local, rdp  # noqa: E402
+
+
+def test_clip_gradients_does_not_overflow_the_norm():
+    out = dp.clip_gradients([[1e200, 1e200], [3.0, 4.0]], 1.0)
+    np.testing.assert_allclose(out, [[2 ** -0.5, 2 ** -0.5], [0.6, 0.8]], rtol=1e-15)
+
+
+def test_zcdp_to_dp_at_a_subnormal_delta_is_finite():
+    eps = dp.zcdp_to_dp(0.5, 1e-320, method="classic")
+    assert eps == pytest.approx(0.5 + 2 * np.sqrt(0.5 * -np.log(1e-320)), rel=1e-14)
+    assert np.isfinite(dp.zcdp_to_dp(0.5, 1e-320)) and dp.zcdp_to_dp(0.5, 1e-320) <= eps
+
+
+def test_zcdp_to_dp_at_a_subnormal_rho_is_finite_not_a_scipy_error():
+    # used to surface scipy's "Optimization bounds must be finite"
+    eps = dp.zcdp_to_dp(1e-320, 1e-5)
+    assert 0 <= eps <= dp.zcdp_to_dp(1e-320, 1e-5, method="classic") < 1e-150
+
+
+def test_composition_epsilons_takes_a_single_k():
+    out = rdp.composition_epsilons(1.0, 1e-5, 1)
+    assert out["exact"].shape == (1,)
+    assert out["exact"][0] == pytest.approx(dp.gaussian_epsilon(1.0, 1e-5), rel=1e-9)
+
+
+@pytest.mark.parametrize("call,param", [
+    (lambda: local.local_variance(100, 4, 1e-320), "epsilon"),
+    (lambda: local.k_randomized_response_estimate([0, 1, 3], 4, 1e-320), "epsilon"),
+    (lambda: clipping.noisy_sum_and_count([0.2, 0.5], 0.0, 1.0, 1e-320, rng=0), "epsilon"),
+    (lambda: dp.privacy_loss_distribution("gaussian", sigma=1e-320), "sigma"),
+    (lambda: dp.subsampled_gaussian_rdp(0.01, 1e-320, [2, 4]), "sigma"),
+    (lambda: dp.RDPAccountant().compose_gaussian(1e-320, q=0.01), "sigma"),
+    (lambda: dp.above_threshold_probabilities([0.0, 1.0], 0.5, 1e-320), "epsilon"),
+])
+def test_a_subnormal_epsilon_or_sigma_is_refused_by_name(call, param):
+    with pytest.raises(ValueError, match=param):
+        call()
+
+
+@pytest.mark.parametrize("size", [10 ** 12, 10 ** 400, 1e308])
+def test_huge_sizes_are_refused_before_any_draw(size):
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    with pytest.raises((ValueError, TypeError), match="size"):
+        dp.above_threshold_draws([1.0, 2.0], 1.5, 1.0, size=size, rng=rng)
+    for name in dp.VARIANTS:
+        mechanism = dp.variant_mechanism(name, 1.5, 1.0)
+        with pytest.raises((ValueError, TypeError), match="size"):
+            mechanism([1.0, 2.0], size, rng)
+    assert rng.bit_generator.state == state
+
+
+def test_dp_sgd_checks_noise_multiplier_and_accountant_before_training():
+    X, y = np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([0, 1])
+    kwargs = dict(epochs=1, batch_rate=0.5, clip=1.0, learning_rate=0.1)
+    for bad, param in ((dict(noise_multiplier=1e-320), "noise_multiplier"),
+                       (dict(noise_multiplier=1.0, accountant="rdp"), "accountant"),
+                       (dict(noise_multiplier=1.0, learning_rate=1e308), "learning_rate")):
+        rng = np.random.default_rng(0)
+        state = rng.bit_generator.state
+        with pytest.raises((ValueError, TypeError), match=param):
+            dpsgd_module.dp_sgd(X, y, **{**kwargs, **bad}, rng=rng)
+        assert rng.bit_generator.state == state, param
