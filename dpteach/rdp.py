@@ -42,9 +42,12 @@ DEFAULT_ORDERS = np.array([1 + x / 10 for x in range(1, 100)] + list(range(11, 6
 
 
 # -- checks ------------------------------------------------------------------------------
-def _sigma(sigma, name="sigma"):
-    """sigma in [1e-150, 1e300]: below it 1/sigma^2 (every RDP and rho) overflows."""
-    return check_real(name, sigma, low=1e-150, high=1e300)
+def _sigma(sigma, name="sigma", *, usable=False):
+    """sigma > 0; with ``usable``, in [1e-150, 1e300] (below it 1/sigma^2, and so an RDP
+    curve that must be finite for the accountant, overflows)."""
+    if usable:
+        return check_real(name, sigma, low=1e-150, high=1e300)
+    return check_real(name, sigma, low=0.0, low_open=True)
 
 
 def _l2(l2_sensitivity, *, positive=False):
@@ -86,7 +89,7 @@ def gaussian_rdp(order, sigma, l2_sensitivity=1.0):
     ``order`` (every order > 1). Notebook 16.
     """
     orders = _orders(order, name="order")
-    sigma = _sigma(sigma)
+    sigma = _sigma(sigma, usable=True)
     d = _l2(l2_sensitivity)
     out = orders * d * d / (2 * sigma * sigma)
     return float(out) if out.ndim == 0 else out
@@ -94,9 +97,10 @@ def gaussian_rdp(order, sigma, l2_sensitivity=1.0):
 
 def gaussian_zcdp(sigma, l2_sensitivity=1.0):
     """ρ of the Gaussian mechanism: ρ = Δ² / (2σ²) (Bun & Steinke 2016, Proposition 1.6).
-    ρ adds up under composition (their Lemma 1.7). Notebook 16."""
+    ρ adds up under composition (their Lemma 1.7). A σ so small (or Δ so large) that Δ²/(2σ²)
+    overflows gives ρ = inf (no privacy). Notebook 16."""
     sigma = _sigma(sigma)
-    d = _l2(l2_sensitivity)
+    d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
     with np.errstate(over="ignore"):   # a sigma near 5e-324: ρ = inf (no privacy)
         return float(0.5 * (np.float64(d) / sigma) ** 2)
 
@@ -202,15 +206,16 @@ def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
     """
     sigma = _sigma(sigma)
     delta = _delta_open(delta)
-    k = check_positive_int(k, "k", maximum=10 ** 15)
-    d = _l2(l2_sensitivity, positive=True)
+    k = check_positive_int(k, "k")
+    d = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
     try:
         mu = d * np.sqrt(float(k)) / sigma
     except OverflowError:   # k beyond the float range (10**400): μ from logarithms
         log_mu = np.log(d) + 0.5 * math.log(k) - np.log(sigma)
         mu = np.exp(log_mu) if log_mu < 709 else np.inf
     if not np.isfinite(mu):
-        raise ValueError("l2_sensitivity * sqrt(k) / sigma overflows; use a larger sigma")
+        raise ValueError("l2_sensitivity * sqrt(k) / sigma overflows; use a larger sigma "
+                         "(or a smaller l2_sensitivity or k)")
     return _epsilon_of_mu(mu, delta)
 
 
@@ -223,11 +228,13 @@ def _epsilon_of_mu(mu, delta):
     with np.errstate(over="ignore"):
         hi = max(1.0, mu * mu)
     if not np.isfinite(hi):   # μ > 1e154: ε is about μ²/2, beyond the float range
-        raise ValueError("the exact epsilon is beyond the float range; use a larger sigma")
+        raise ValueError("the exact epsilon is beyond the float range; use a larger sigma "
+                         "(or a smaller l2_sensitivity or k)")
     while gap(hi) > 0:
         hi *= 2
         if hi > 1e12:
-            raise ValueError("the exact epsilon is beyond 1e12; use a larger sigma")
+            raise ValueError("the exact epsilon is beyond 1e12; use a larger sigma "
+                             "(or a smaller l2_sensitivity or k)")
     return float(optimize.brentq(gap, 0.0, hi, xtol=1e-14, rtol=1e-15, maxiter=500))
 
 
@@ -264,7 +271,7 @@ def subsampled_gaussian_rdp(q, sigma, orders):
     Notebook 16.
     """
     q = check_real("q", q, low=0.0, high=1.0)
-    sigma = _sigma(sigma)
+    sigma = _sigma(sigma, usable=True)
     a = _orders(orders, integer=True)
     shape = a.shape
     a = a.ravel().astype(np.int64)
@@ -311,7 +318,7 @@ class RDPAccountant:
         self.history: list[tuple[float, float, int]] = []
 
     def compose_gaussian(self, sigma, *, q=1.0, steps=1):
-        sigma = _sigma(sigma)
+        sigma = _sigma(sigma, usable=True)
         q = check_real("q", q, low=0.0, high=1.0)
         steps = check_positive_int(steps, "steps", maximum=10 ** 15)
         if q == 1:
@@ -348,9 +355,10 @@ def composition_epsilons(sigma, delta, ks, *, l2_sensitivity=1.0, orders=None):
     - "rdp": the curve kαΔ²/(2σ²) on ``orders`` (default :data:`DEFAULT_ORDERS`), improved
       conversion (:func:`rdp_to_dp`);
     - "exact": the ε of one Gaussian with σ/√k (:func:`gaussian_epsilon`).
-    Vectorised (the panel of notebook 16 calls it on every slider move).
+    Vectorised (the panel of notebook 16 calls it on every slider move). Usable ranges:
+    σ in [1e-150, 1e300], Δ <= 1e150, δ >= 1e-300, k <= 1e15 (refused by name beyond).
     """
-    sigma = _sigma(sigma)
+    sigma = _sigma(sigma, usable=True)
     delta = _delta_open(delta)
     if delta < 1e-300:      # each release's share delta/(2k) must stay a normal float
         raise ValueError(f"delta must be >= 1e-300 here (each release gets delta/(2k)), got {delta!r}")

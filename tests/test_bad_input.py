@@ -1145,7 +1145,8 @@ EDGE_SPECS = [
     EdgeSpec(_sv.example_answers, dict(k=10), sizes=("k", "seed")),
     # rdp
     EdgeSpec(_rdp.gaussian_rdp, dict(order=2.0, sigma=1.0), ("order", "sigma", "l2_sensitivity")),
-    EdgeSpec(_rdp.gaussian_zcdp, dict(sigma=1.0), ("sigma", "l2_sensitivity")),
+    EdgeSpec(_rdp.gaussian_zcdp, dict(sigma=1.0), ("sigma", "l2_sensitivity"),
+             infinite_ok=("sigma", "l2_sensitivity")),   # rho = inf: no privacy (docstring)
     EdgeSpec(_rdp.rdp_to_dp, dict(orders=[2.0, 4.0], rdp=[0.1, 0.2], delta=1e-5), ("delta",),
              arrays=("orders", "rdp")),
     EdgeSpec(_rdp.rdp_to_dp_order, dict(orders=[2.0, 4.0], rdp=[0.1, 0.2], delta=1e-5), ("delta",),
