@@ -29,7 +29,6 @@ __all__ = [
     "check_count",
     "check_finite_result",
     "check_noise_scale",
-    "MAX_DRAWS",
     "release_shape",
 ]
 
