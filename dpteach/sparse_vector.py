@@ -192,6 +192,9 @@ def privacy_loss_between(p, q):
     q = check_values("q", q)
     if p.shape != q.shape:
         raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    for name, arr in (("p", p), ("q", q)):
+        if (arr < 0).any() or (arr > 1).any():
+            raise ValueError(f"{name} must hold probabilities in [0, 1]")
     both = (p > 0) | (q > 0)
     with np.errstate(divide="ignore"):
         return float(np.max(np.abs(np.log(p[both]) - np.log(q[both]))))
