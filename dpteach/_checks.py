@@ -26,6 +26,9 @@ __all__ = [
     "check_bits",
     "check_rng",
     "check_size",
+    "check_count",
+    "check_finite_result",
+    "check_noise_scale",
     "release_shape",
 ]
 
@@ -74,9 +77,12 @@ def _range_text(low, high, low_open, high_open) -> str:
     return "a real number"
 
 
-def check_epsilon(epsilon, name: str = "epsilon", *, allow_inf: bool = False) -> float:
-    """epsilon > 0, finite (``allow_inf`` only where a docstring says inf means no noise)."""
-    return check_real(name, epsilon, low=0.0, low_open=True, allow_inf=allow_inf)
+def check_epsilon(epsilon, name: str = "epsilon", *, allow_inf: bool = False,
+                  allow_zero: bool = False) -> float:
+    """epsilon > 0, finite (``allow_inf`` only where a docstring says inf means no noise;
+    ``allow_zero`` only where epsilon = 0, perfect privacy, is a valid input, e.g. a
+    trade-off curve, which is then beta = 1 - delta - alpha)."""
+    return check_real(name, epsilon, low=0.0, low_open=not allow_zero, allow_inf=allow_inf)
 
 
 def check_delta(delta, name: str = "delta", *, required: bool = False) -> float:
@@ -193,13 +199,61 @@ def check_rng(rng) -> np.random.Generator:
     raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None, got {type(rng).__name__}")
 
 
-def check_size(size, name: str = "size"):
-    """numpy's size= convention: None, a non-negative int or a tuple of them."""
+#: the most numbers one call may draw or allocate (10^8 float64 = 800 MB): a larger size is
+#: refused by :func:`check_size` / :func:`check_count` before anything is allocated, so a
+#: size such as 10**12 gives an error at once instead of a MemoryError or a hang
+MAX_DRAWS = 10 ** 8
+
+
+def check_size(size, name: str = "size", *, per_draw: int = 1, maximum: int = MAX_DRAWS):
+    """numpy's size= convention: None, a non-negative int or a tuple of them, asking for at
+    most ``maximum`` numbers in all when each draw needs ``per_draw`` of them."""
     if size is None:
         return None
     if isinstance(size, (tuple, list)):
-        return tuple(check_nonnegative_int(s, name) for s in size)
-    return check_nonnegative_int(size, name)
+        out = tuple(check_nonnegative_int(s, name) for s in size)
+        total = int(np.prod(out, dtype=object)) if out else 1
+    else:
+        out = total = check_nonnegative_int(size, name)
+    if total * max(int(per_draw), 1) > maximum:
+        raise ValueError(f"{name} asks for {total} draws of {max(int(per_draw), 1)} number(s) each; "
+                         f"at most {maximum} numbers per call, got {name}={_describe(size)}")
+    return out
+
+
+def check_count(value, name: str, *, minimum: int = 1, maximum: int = MAX_DRAWS, per_item: int = 1) -> int:
+    """A whole number of draws, runs, steps or categories in [minimum, maximum / per_item]:
+    what a call will loop over or allocate, refused before any work when too large."""
+    limit = max(int(maximum) // max(int(per_item), 1), minimum)
+    return _check_int(value, name, minimum=minimum, maximum=limit)
+
+
+#: the usable range of a noise scale (Laplace b, Gaussian sigma): below it densities and
+#: quadratures overflow, above it a single draw (up to about 745 b) overflows
+SCALE_RANGE = (1e-300, 1e305)
+
+
+def check_noise_scale(scale, name: str, formula: str) -> float:
+    """A noise scale computed from checked parameters (``formula``, e.g. "2 sensitivity /
+    epsilon") must lie in :data:`SCALE_RANGE`; a subnormal epsilon (1e-320) or a huge
+    sensitivity (1e308) is refused here, naming the parameter and the usable range."""
+    b = float(scale)
+    low, high = SCALE_RANGE
+    if not (low <= b <= high):
+        raise ValueError(f"{name} is outside the usable range: the noise scale {formula} must lie "
+                         f"in [{low:g}, {high:g}], got {b:g}")
+    return b
+
+
+def check_finite_result(value, name: str, formula: str):
+    """A quantity computed from checked parameters (a noise scale such as sensitivity/epsilon,
+    a bound such as e^epsilon) must be a finite number: a valid but extreme parameter (epsilon =
+    1e-320) can make it overflow. Refused naming the parameter and the formula."""
+    arr = np.asarray(value, dtype=float)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} is outside the usable range: {formula} overflows the floating-point "
+                         f"range (got {name} at an extreme value)")
+    return value
 
 
 def check_flag(value, name: str) -> bool:

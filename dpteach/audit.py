@@ -118,11 +118,37 @@ def clopper_pearson(count, n, *, alpha=0.05):
     k = _check_counts("count", count, n_arr)
     alpha = _check_alpha(alpha)
     k, n_arr = np.broadcast_arrays(k, n_arr)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        low = np.where(k > 0, special.betaincinv(np.maximum(k, 1), n_arr - k + 1, alpha / 2), 0.0)
-        high = np.where(k < n_arr,
-                        special.betaincinv(k + 1, np.maximum(n_arr - k, 1), 1 - alpha / 2), 1.0)
+    tail = alpha / 2
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        # closed forms at the ends: (alpha/2)^(1/n) is exact where the quantile of
+        # 1 - alpha/2 rounds to 1 (e.g. alpha = 1e-17, n = 10**6)
+        root = np.log(tail) / n_arr
+        low = np.where(k >= n_arr, np.exp(root),
+                       _beta_lower_quantile(np.maximum(k, 1), n_arr - k + 1, tail))
+        low = np.where(k > 0, low, 0.0)
+        # upper end: the quantile whose upper tail is alpha/2, inverted directly on the
+        # upper tail (betainccinv) so that a small upper end keeps its digits
+        high = np.where(k <= 0, -np.expm1(root),
+                        _beta_upper_quantile(k + 1, np.maximum(n_arr - k, 1), tail))
+        high = np.where(k < n_arr, high, 1.0)
     return _scalar_or_array(low, count, n), _scalar_or_array(high, count, n)
+
+
+def _beta_lower_quantile(a, b, y):
+    """x with I_x(a, b) = y, for a tail probability y. Where scipy's betaincinv gives up
+    (NaN when x is below about 1e-50), the leading term of the series
+    I_x(a, b) = x^a / (a B(a, b)) (1 + O(b x)) is exact to double precision."""
+    x = special.betaincinv(a, b, y)
+    small = np.exp((np.log(y) + np.log(a) + special.betaln(a, b)) / a)
+    return np.where(np.isnan(x), small, x)
+
+
+def _beta_upper_quantile(a, b, y):
+    """x with 1 - I_x(a, b) = y (the 1 - y quantile), from the upper tail directly."""
+    x = special.betainccinv(a, b, y)
+    return np.where(np.isnan(x), 1.0 - _beta_lower_quantile(b, a, y), x)
+
+
 
 
 def epsilon_lower_bound(count_x, count_y, n, *, alpha=0.05, delta=0.0):

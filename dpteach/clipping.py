@@ -22,9 +22,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._checks import (check_epsilon, check_positive_int, check_probability, check_real, check_rng,
-                      check_range, check_size,
-                      check_values)
+from ._checks import (check_count, check_epsilon, check_noise_scale, check_probability, check_real,
+                      check_rng, check_range, check_size, check_values)
 from .mechanisms import clamped_sum, exponential_mechanism, exponential_probabilities, laplace_mechanism
 
 __all__ = [
@@ -55,11 +54,18 @@ def clipped_mean_noise_scales(lower, upper, epsilon):
     epsilon/2, so b_sum = 2 D / epsilon (in the values' units); the count (sensitivity 1)
     gets epsilon/2, so b_count = 2 / epsilon (in people). Each Laplace noise Lap(b) has
     variance 2 b^2: Var(sum noise) = 8 D^2 / epsilon^2, Var(count noise) = 8 / epsilon^2.
-    Notebook 14.
+    Both scales must lie in [1e-300, 1e305]: a subnormal epsilon or a range near the
+    float limit is refused, naming lower, upper and epsilon. Notebook 14.
     """
     lo, hi = clip_range(lower, upper)
     epsilon = check_epsilon(epsilon)
-    return 2.0 * max(abs(lo), abs(hi)) / epsilon, 2.0 / epsilon
+    with np.errstate(over="ignore"):
+        b_sum = 2.0 * max(abs(lo), abs(hi)) / epsilon
+        b_count = 2.0 / epsilon
+    if b_sum > 0:
+        check_noise_scale(b_sum, "lower, upper or epsilon", "2 max(|lower|, |upper|) / epsilon")
+    check_noise_scale(b_count, "epsilon", "2 / epsilon (the count's)")
+    return b_sum, b_count
 
 
 def noisy_sum_and_count(values, lower, upper, epsilon, *, rng=None, size=None):
@@ -76,7 +82,8 @@ def noisy_sum_and_count(values, lower, upper, epsilon, *, rng=None, size=None):
     values = check_values("values", values, allow_empty=True)
     lo, hi = clip_range(lower, upper)
     epsilon = check_epsilon(epsilon)
-    size = check_size(size)
+    clipped_mean_noise_scales(lo, hi, epsilon)       # both scales in the usable range
+    size = check_size(size, per_draw=2)
     rng = check_rng(rng)
     noisy_sum = clamped_sum(values, lo, hi, epsilon / 2, rng=rng, size=size)
     noisy_count = laplace_mechanism(float(values.size), 1.0, epsilon / 2, rng=rng, size=size)
@@ -215,7 +222,7 @@ def quantile_interval_probabilities(values, q, lower, upper, epsilon):
     values = check_values("values", values, allow_empty=True)
     q = check_probability(q, "q")
     lo, hi = clip_range(lower, upper)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_quantile_epsilon(epsilon)
     edges, lengths, scores = _quantile_scores(values, q, lo, hi)
     probs = np.zeros(lengths.size)
     pos = lengths > 0
@@ -238,7 +245,7 @@ def private_quantile(values, q, lower, upper, epsilon, *, rng=None, size=None):
     values = check_values("values", values, allow_empty=True)
     q = check_probability(q, "q")
     lo, hi = clip_range(lower, upper)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_quantile_epsilon(epsilon)
     size = check_size(size)
     rng = check_rng(rng)
     edges, lengths, scores = _quantile_scores(values, q, lo, hi)
@@ -251,6 +258,15 @@ def private_quantile(values, q, lower, upper, epsilon, *, rng=None, size=None):
     return out.item() if out.ndim == 0 else out
 
 
+def _check_quantile_epsilon(epsilon):
+    """epsilon > 0 with 2/epsilon finite (the scores carry (2/epsilon) ln(length))."""
+    epsilon = check_epsilon(epsilon)
+    if not np.isfinite(2.0 / epsilon) or epsilon < 1e-300:
+        raise ValueError(f"epsilon must be >= 1e-300 for the quantile mechanism (its scores "
+                         f"carry (2/epsilon) ln(length)), got {epsilon!r}")
+    return epsilon
+
+
 # ------------------------------------------------------------------ example data
 def example_incomes(n=500, *, seed=14):
     """A seeded synthetic population of ``n`` annual incomes in thousand euros.
@@ -258,7 +274,7 @@ def example_incomes(n=500, *, seed=14):
     Log-normal with median 35 and log-sd 0.8 (so a long right tail: a few incomes are
     ten times the median). Invented for notebook 14; not real data.
     """
-    n = check_positive_int(n, "n")
+    n = check_count(n, "n")
     rng = np.random.default_rng(_check_seed(seed))
     return np.round(rng.lognormal(np.log(35.0), 0.8, size=n), 1)
 

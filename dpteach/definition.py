@@ -33,11 +33,17 @@ def coin_flip_survey(bits, *, rng=None):
 
 
 def rr_standard_error(pi, n, epsilon):
-    """Standard error of :func:`dpteach.randomized_response_estimate` with n respondents
-    of whom a fraction pi has the trait: sqrt(q(1-q)/n) / (2p - 1), where
-    p = e^eps/(1+e^eps) keeps the truth and q = p pi + (1-p)(1-pi) is the chance of a
-    reported 1. ``n`` may be an array. It shrinks like 1/sqrt(n) and blows up as
-    epsilon -> 0 (2p - 1 ~ epsilon/2). Notebook 04.
+    """Standard error of :func:`dpteach.randomized_response_estimate` as an estimate of a
+    *population's* fraction pi, when the n respondents are drawn at random from that
+    population: sqrt(q(1-q)/n) / (2p - 1) (Warner 1965), where p = e^eps/(1+e^eps) keeps
+    the truth and q = p pi + (1-p)(1-pi) is the chance of a reported 1 (each report is
+    then an independent Bernoulli(q) draw).
+
+    Both the sample and the coins are random here. Its square is the fixed-dataset
+    variance p(1-p) / (n (2p-1)^2) -- the coins alone, for one given table whose fraction
+    of ones is pi: :func:`dpteach.local.local_variance` with k = 2, ``mechanism="krr"``,
+    ``frequency=pi`` -- plus the sampling variance pi(1-pi)/n. ``n`` may be an array. It
+    shrinks like 1/sqrt(n) and blows up as epsilon -> 0 (2p - 1 ~ epsilon/2). Notebook 04.
     """
     pi = check_probability(pi, "pi")
     n_arr = np.asarray(n)

@@ -63,10 +63,10 @@ def _data(X, y):
     return X, y
 
 
-def _weights(w, d):
-    w = check_values("w", w)
+def _weights(w, d, name="w"):
+    w = check_values(name, w)
     if w.shape != (d,):
-        raise ValueError(f"w must have shape ({d},), got {w.shape}")
+        raise ValueError(f"{name} must have shape ({d},), got {w.shape}")
     return w
 
 
@@ -125,8 +125,13 @@ def clip_gradients(per_example_grads, clip):
 def _clip_rows(g, c):
     if np.isinf(c):
         return g.copy()
-    norms = np.sqrt(np.einsum("ij,ij->i", g, g))
-    scale = np.minimum(1.0, c / np.maximum(norms, np.finfo(float).tiny))
+    # each row's L2 norm, scaled by its largest entry first so that squaring cannot
+    # overflow (a row [1e200, 1e200] has norm 1.41e200, not inf)
+    big = np.abs(g).max(axis=1, initial=0.0)
+    safe = np.where(big > 0, big, 1.0)
+    norms = big * np.sqrt(np.einsum("ij,ij->i", g / safe[:, None], g / safe[:, None]))
+    with np.errstate(over="ignore"):      # c / tiny norm = inf: the row is kept as is
+        scale = np.minimum(1.0, c / np.maximum(norms, np.finfo(float).tiny))
     return g * scale[:, None]
 
 
@@ -204,12 +209,22 @@ def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, r
     epochs = check_positive_int(epochs, "epochs", maximum=100_000)
     q = check_real("batch_rate", batch_rate, low=0.0, high=1.0, low_open=True)
     c = _clip(clip)
-    sigma = check_real("noise_multiplier", noise_multiplier, low=0.0)
+    sigma = check_real("noise_multiplier", noise_multiplier, low=0.0, high=1e150)
+    if 0 < sigma < 1e-150:
+        raise ValueError(f"noise_multiplier must be 0 (no noise) or in [1e-150, 1e150] (the "
+                         f"accountant's RDP grows like 1/noise_multiplier^2), got {sigma!r}")
     if sigma > 0 and np.isinf(c):
         raise ValueError("clip must be finite when noise_multiplier > 0 (the noise is σ·C)")
-    eta = check_real("learning_rate", learning_rate, low=0.0, low_open=True)
+    if sigma * c > 1e300:
+        raise ValueError(f"noise_multiplier * clip must be <= 1e300 (the noise's standard "
+                         f"deviation), got noise_multiplier={sigma!r}, clip={c!r}")
+    eta = check_real("learning_rate", learning_rate, low=0.0, low_open=True, high=1e6)
     delta = check_delta(delta, required=True)
     rng = check_rng(rng)
+    if accountant is not None and not (callable(getattr(accountant, "compose_gaussian", None))
+                                       and callable(getattr(accountant, "epsilon", None))):
+        raise TypeError(f"accountant must be an RDPAccountant (with compose_gaussian and "
+                        f"epsilon methods) or None, got {type(accountant).__name__}")
     if q * _MAX_STEPS < 1:   # round(1/q) steps per epoch: a tiny q would run for ever
         raise ValueError(f"batch_rate must be >= {1 / _MAX_STEPS:g} (round(1/batch_rate) "
                          f"steps per epoch, at most {_MAX_STEPS:,} steps), got {q:g}")
@@ -217,7 +232,7 @@ def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, r
     if epochs * steps_per_epoch > _MAX_STEPS:
         raise ValueError(f"epochs * round(1/batch_rate) must be <= {_MAX_STEPS:,} steps, got "
                          f"{epochs} epochs of {steps_per_epoch:,} (batch_rate = {q:g})")
-    w = np.zeros(d) if w0 is None else _weights(w0, d).copy()
+    w = np.zeros(d) if w0 is None else _weights(w0, d, "w0").copy()
     if sigma > 0 and accountant is None:
         from .rdp import RDPAccountant
         accountant = RDPAccountant()
@@ -303,8 +318,8 @@ def make_overfit_data(n_train=300, n_test=1000, d=1500, *, informative=5, signal
     n_test = check_positive_int(n_test, "n_test", maximum=10**7)
     d = check_positive_int(d, "d", maximum=10**5)
     informative = check_positive_int(informative, "informative", maximum=d)
-    signal = check_real("signal", signal, low=0.0)
-    noise_scale = check_real("noise_scale", noise_scale, low=0.0)
+    signal = check_real("signal", signal, low=0.0, high=1e100)
+    noise_scale = check_real("noise_scale", noise_scale, low=0.0, high=1e100)
     rng = check_rng(rng)
     n = n_train + n_test
     X = rng.normal(0.0, 1.0, size=(n, d))

@@ -28,6 +28,8 @@ variances are of those fractions.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._checks import (check_bits, check_epsilon, check_flag, check_nonnegative_int, check_positive_int,
@@ -35,6 +37,10 @@ from ._checks import (check_bits, check_epsilon, check_flag, check_nonnegative_i
 from .mechanisms import laplace_mechanism, randomized_response
 
 __all__ = [
+    "olh_hash_size",
+    "olh_reports",
+    "olh_estimate",
+    "olh_variance",
     "MECHANISMS",
     "k_randomized_response_keep_probability",
     "k_randomized_response_probabilities",
@@ -73,6 +79,20 @@ def _check_k(k, *, minimum=2):
     return k
 
 
+#: the smallest epsilon the local estimates accept: their variance grows like 1/epsilon^2
+#: (p - q is about epsilon / k), which overflows the float range below about 1e-150
+_MIN_EPSILON = 1e-100
+
+
+def _check_local_epsilon(epsilon):
+    """epsilon in [1e-100, inf): smaller ones make p - q, the estimates' divisor, vanish."""
+    epsilon = check_epsilon(epsilon)
+    if epsilon < _MIN_EPSILON:
+        raise ValueError(f"epsilon must be >= {_MIN_EPSILON:g} in the local model (the estimates "
+                         f"divide by p - q, about epsilon / k), got {epsilon!r}")
+    return epsilon
+
+
 def _check_mechanism(mechanism):
     if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {sorted(MECHANISMS)}, got {mechanism!r}")
@@ -97,7 +117,7 @@ def k_randomized_response_keep_probability(k, epsilon) -> float:
     [Wang et al. 2017, section 4.1 ("direct encoding")]. Notebook 17.
     """
     k = _check_k(k)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     return float(1.0 / (1.0 + (k - 1) * np.exp(-epsilon)))
 
 
@@ -114,7 +134,9 @@ def k_randomized_response_probabilities(k, epsilon) -> np.ndarray:
     which is the mechanism's exact local epsilon (:func:`local_epsilon`). Notebook 17.
     """
     k = _check_k(k)
-    p, q = _krr_pq(k, check_epsilon(epsilon))
+    if k > 10 ** 4:
+        raise ValueError(f"k must be <= 10000 for the k x k matrix (10^8 entries), got {k}")
+    p, q = _krr_pq(k, _check_local_epsilon(epsilon))
     P = np.full((k, k), q)
     np.fill_diagonal(P, p)
     return P
@@ -131,7 +153,7 @@ def k_randomized_response(values, k, epsilon, *, rng=None):
     """
     k = _check_k(k)
     v = _check_categories(values, k)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     rng = check_rng(rng)
     if k == 2:
         out = np.asarray(randomized_response(v, epsilon, rng=rng)).astype(np.int64)
@@ -155,7 +177,7 @@ def k_randomized_response_estimate(reports, k, epsilon) -> np.ndarray:
     """
     k = _check_k(k)
     r = _check_categories(reports, k, "reports").ravel()
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     counts = np.bincount(r, minlength=k)
     return estimate_from_counts(counts, r.size, k, epsilon, mechanism="krr")
 
@@ -170,7 +192,7 @@ def unary_encoding_probabilities(epsilon, *, optimized=True) -> tuple[float, flo
     q = 1 / (e^eps + 1), chosen to minimise the estimator's variance. In both,
     p (1 - q) / ((1 - p) q) = e^eps. Notebook 17.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     optimized = check_flag(optimized, "optimized")
     if optimized:
         return 0.5, float(1.0 / (1.0 + np.exp(epsilon))) if epsilon < 700 else 0.0
@@ -190,7 +212,7 @@ def unary_encoding(values, k, epsilon, *, optimized=True, rng=None) -> np.ndarra
     """
     k = _check_k(k)
     v = _check_categories(values, k)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     optimized = check_flag(optimized, "optimized")
     rng = check_rng(rng)
     onehot = (v[..., None] == np.arange(k)).astype(np.int8)
@@ -210,7 +232,7 @@ def unary_encoding_estimate(reports, epsilon, *, optimized=True) -> np.ndarray:
     r = check_bits(reports, "reports")
     if r.ndim < 1 or r.shape[-1] < 2:
         raise ValueError(f"reports must have the k >= 2 bits on its last axis, got shape {r.shape}")
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     optimized = check_flag(optimized, "optimized")
     k = r.shape[-1]
     r = r.reshape(-1, k)
@@ -235,6 +257,82 @@ def unary_encoding_output_probabilities(k, epsilon, *, optimized=True) -> np.nda
         one = np.where(np.arange(k) == v, p, q)[:, None]                  # Pr[bit i = 1 | v]
         out[v] = np.prod(np.where(bits == 1, one, 1 - one), axis=0)
     return out
+
+
+
+def olh_hash_size(epsilon) -> int:
+    """g = round(e^epsilon + 1), the hash range that minimises OLH's variance [WBLJ17, Sec. 4.4]."""
+    epsilon = check_epsilon(epsilon)
+    if epsilon > 30:
+        raise ValueError(f"epsilon must be <= 30 for local hashing (g = e^epsilon + 1 buckets), "
+                         f"got {epsilon:g}")
+    return max(2, int(round(math.exp(epsilon) + 1.0)))
+
+
+def _hash(seeds, values, g):
+    """A keyed hash of ``values`` into 0..g-1, one key per user (splitmix64 finalisation of
+    seed + value): each user's function behaves as a fresh random function."""
+    with np.errstate(over="ignore"):
+        z = seeds.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15) * (values.astype(np.uint64) + np.uint64(1))
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return (z % np.uint64(g)).astype(np.int64)
+
+
+def olh_reports(values, k, epsilon, *, rng=None):
+    """Optimal local hashing [WBLJ17, Sec. 4.4], the users' side: (seeds, reports).
+
+    Each user draws a hash function H (a random seed) from 0..k-1 to 0..g-1, g =
+    :func:`olh_hash_size`, and reports H with H(v) passed through g-ary randomized
+    response: kept with probability p = e^epsilon / (e^epsilon + g - 1), otherwise one of
+    the other g - 1 buckets uniformly. epsilon-LDP: the seed does not depend on v.
+    """
+    x = _check_categories(values, _check_k(k))
+    epsilon = check_epsilon(epsilon)
+    g = olh_hash_size(epsilon)
+    rng = check_rng(rng)
+    seeds = rng.integers(0, 2**63, size=x.size, dtype=np.int64)
+    hashed = _hash(seeds, x, g)
+    keep = rng.random(x.size) < math.exp(epsilon) / (math.exp(epsilon) + g - 1)
+    other = (hashed + rng.integers(1, g, size=x.size)) % g
+    return seeds, np.where(keep, hashed, other)
+
+
+def olh_estimate(values, k, epsilon, *, rng=None):
+    """Unbiased OLH estimates of the counts of 0..k-1 [WBLJ17, Sec. 4.4].
+
+    From the users' (seed, report) pairs of :func:`olh_reports`, the support count of v is
+    C(v) = #{users with H(v) = report}; with p = e^epsilon / (e^epsilon + g - 1) and
+    q = 1/g (another value collides with the report by chance), the estimate is
+    (C(v) - n q) / (p - q). Its variance is about n * 4 e^epsilon / (e^epsilon - 1)^2 at
+    g = e^epsilon + 1 (:func:`olh_variance`), independent of k.
+    """
+    k = _check_k(k)
+    seeds, reports = olh_reports(values, k, epsilon, rng=rng)
+    g = olh_hash_size(epsilon)
+    p = math.exp(epsilon) / (math.exp(epsilon) + g - 1)
+    q = 1.0 / g
+    support = np.zeros(k)
+    step = max(1, 2_000_000 // max(k, 1))
+    cells = np.arange(k)
+    for start in range(0, seeds.size, step):
+        s, r = seeds[start:start + step], reports[start:start + step]
+        support += (_hash(s[:, None], cells[None, :], g) == r[:, None]).sum(axis=0)
+    return (support - seeds.size * q) / (p - q)
+
+
+def olh_variance(n, epsilon, *, g=None):
+    """Variance of one OLH count estimate (true count small against n) [WBLJ17, Eq. (12)]:
+    n q (1 - q) / (p - q)^2 with q = 1/g. ``g`` defaults to :func:`olh_hash_size`; any
+    real g >= 2 is accepted so that the formula can be read at g = e^epsilon + 1 exactly,
+    where it equals n * 4 e^epsilon / (e^epsilon - 1)^2."""
+    n = check_positive_int(n, "n")
+    epsilon = check_epsilon(epsilon)
+    g = olh_hash_size(epsilon) if g is None else check_real("g", g, low=2.0)
+    p = math.exp(epsilon) / (math.exp(epsilon) + g - 1)
+    q = 1.0 / g
+    return n * q * (1 - q) / (p - q) ** 2
 
 
 def local_epsilon(probabilities) -> float:
@@ -284,12 +382,17 @@ def local_variance(n, k, epsilon, *, mechanism="oue", frequency=None):
     ``frequency=None`` gives the first term alone, Wang et al.'s Var* (the variance for a
     category nobody holds, which dominates when f_v is small); in closed form
     k-RR: (e^eps + k - 2) / (n (e^eps - 1)^2), SUE: e^(eps/2) / (n (e^(eps/2) - 1)^2),
-    OUE: 4 e^eps / (n (e^eps - 1)^2). ``frequency`` may be an array (broadcasts). The
-    variance is over the randomisation, for a fixed dataset. Notebook 17.
+    OUE: 4 e^eps / (n (e^eps - 1)^2). ``frequency`` may be an array (broadcasts).
+
+    This is the variance for a *fixed dataset*: the n people and their values are given
+    (f_v is the dataset's own fraction) and only the mechanism's coins are random. If the
+    n people are instead drawn at random from a population with fraction f_v, add the
+    sampling variance f_v (1 - f_v) / n; for k = 2 that sum is Warner's formula,
+    :func:`dpteach.definition.rr_standard_error` squared. Notebook 17.
     """
     n = check_positive_int(n, "n", maximum=_MAX_N)
     k = _check_k(k)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     mechanism = _check_mechanism(mechanism)
     p, q, gap = _pq(mechanism, k, epsilon)
     var = q * (1 - q) / (n * gap**2)
@@ -312,8 +415,8 @@ def central_variance(n, epsilon, *, sensitivity=1.0) -> float:
     like 1/sqrt(n). Notebook 17.
     """
     n = check_positive_int(n, "n", maximum=_MAX_N)
-    epsilon = check_epsilon(epsilon)
-    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
+    epsilon = _check_local_epsilon(epsilon)
+    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True, high=1e100)
     return float(2.0 * (sensitivity / epsilon) ** 2 / n**2)
 
 
@@ -323,7 +426,7 @@ def krr_is_better(k, epsilon) -> bool:
     From (e^eps + k - 2) < 4 e^eps. Notebook 17.
     """
     k = _check_k(k)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     return bool(k - 2 < 3 * np.exp(epsilon))
 
 
@@ -366,10 +469,12 @@ def report_counts(counts, epsilon, *, mechanism="oue", rng=None, size=None) -> n
     c = check_values("counts", counts)
     if c.ndim < 1 or c.shape[-1] < 2 or np.any(c < 0) or np.any(c != np.floor(c)):
         raise ValueError("counts must hold k >= 2 non-negative whole numbers on its last axis")
+    if np.any(c.sum(axis=-1) > _MAX_N):
+        raise ValueError(f"counts must add up to at most {_MAX_N:g} people per dataset")
     c = c.astype(np.int64)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     mechanism = _check_mechanism(mechanism)
-    size = check_size(size)
+    size = check_size(size, per_draw=c.size)
     rng = check_rng(rng)
     k = c.shape[-1]
     n = c.sum(axis=-1, keepdims=True)
@@ -391,7 +496,7 @@ def estimate_from_counts(counts, n, k, epsilon, *, mechanism="oue"):
     c = check_values("counts", counts)
     n = check_positive_int(n, "n", maximum=_MAX_N)
     k = _check_k(k)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _check_local_epsilon(epsilon)
     mechanism = _check_mechanism(mechanism)
     return _estimate(c, n, k, epsilon, mechanism)
 
@@ -415,4 +520,5 @@ def central_histogram_estimate(counts, epsilon, *, sensitivity=1.0, rng=None,
     n = c.sum()
     if n <= 0:
         raise ValueError("counts must hold at least one person")
+    _check_local_epsilon(epsilon)
     return laplace_mechanism(c, sensitivity, epsilon, rng=rng, size=size) / n

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
-                      check_sensitivity, check_values)
+from ._checks import (SCALE_RANGE, check_delta, check_epsilon, check_finite_result,
+                      check_positive_int, check_real, check_sensitivity, check_values)
 
 __all__ = ["group_privacy", "group_privacy_chain", "gaussian_group_delta", "parallel_composition", "postprocess_laplace", "max_log_ratio",
            "OutputLaw", "POSTPROCESSINGS", "group_curves", "parallel_costs"]
@@ -47,6 +47,7 @@ def group_privacy(epsilon, delta, k):
     e = check_epsilon(epsilon)
     d = check_delta(delta)
     k = check_positive_int(k, "k", maximum=10**9)
+    check_finite_result(k * e, "epsilon", "k epsilon")
     if d == 0.0:
         return float(k * e), 0.0
     with np.errstate(over="ignore"):
@@ -86,6 +87,9 @@ def gaussian_group_delta(epsilon, delta, k):
     e = check_epsilon(epsilon)
     d = check_delta(delta, required=True)
     k = check_positive_int(k, "k", maximum=10**6)
+    if e > 700:
+        raise ValueError(f"epsilon must be <= 700 here (the analytic sigma at a larger epsilon "
+                         f"is below the float range's resolution), got {e!r}")
     sigma = gaussian_sigma(1.0, e, d, analytic=True)
     return float(gaussian_delta(sigma, float(k), k * e))
 
@@ -152,7 +156,8 @@ def _check_cells(f, lo, hi, scale, step):
     """Rounding tabulates every cell within 60 scales of the values: refuse a step so
     small that this would be more than a million cells."""
     if f == "round" and (hi - lo + 120 * scale) / step > _MAX_CELLS:
-        raise ValueError(f"step must be at least (range + 120 scale) / {_MAX_CELLS:,} = "
+        raise ValueError(f"step must be at least (range of the values (value, value1, value2) "
+                         f"+ 120 scale) / {_MAX_CELLS:,} = "
                          f"{(hi - lo + 120 * scale) / _MAX_CELLS:.3g} for scale {scale:g}, "
                          f"got {step:g}")
 
@@ -189,7 +194,7 @@ def postprocess_laplace(value, scale, f="identity", *, step=1.0, lower=0.0, uppe
     is where a density part is tabulated. Returns an :class:`OutputLaw`. Notebook 12.
     """
     value = check_real("value", value)
-    scale = check_real("scale", scale, low=0.0, low_open=True)
+    scale = check_real("scale", scale, low=SCALE_RANGE[0], high=SCALE_RANGE[1])
     step, lower, upper, threshold = _check_postprocessing(f, step, lower, upper, threshold)
     _check_cells(f, value, value, scale, step)
     if grid is None:
@@ -204,7 +209,7 @@ def _check_postprocessing(f, step, lower, upper, threshold):
     threshold) as floats."""
     if not isinstance(f, str) or f not in POSTPROCESSINGS:
         raise ValueError(f"f must be one of {POSTPROCESSINGS}, got {f!r}")
-    step = check_real("step", step, low=0.0, low_open=True)
+    step = check_real("step", step, low=0.0, low_open=True, high=1e300)
     lower = check_real("lower", lower)
     upper = check_real("upper", upper)
     if f == "clamp" and not lower < upper:
@@ -233,7 +238,7 @@ def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, u
     """
     v1 = check_real("value1", value1)
     v2 = check_real("value2", value2)
-    b = check_real("scale", scale, low=0.0, low_open=True)
+    b = check_real("scale", scale, low=SCALE_RANGE[0], high=SCALE_RANGE[1])
     step, lower, upper, threshold = _check_postprocessing(f, step, lower, upper, threshold)
     _check_cells(f, min(v1, v2), max(v1, v2), b, step)
     if f == "identity":
@@ -289,6 +294,7 @@ def parallel_costs(epsilon, n_bins):
     cumulative), equal to parallel_composition and basic_composition of n_bins eps."""
     epsilon = check_epsilon(epsilon)
     n_bins = check_positive_int(n_bins, "n_bins", maximum=10**6)
+    check_finite_result(n_bins * epsilon, "epsilon", "n_bins epsilon")
     disjoint = np.zeros(n_bins)
     disjoint[0] = 1.0
     cumulative = np.ones(n_bins)

@@ -43,8 +43,20 @@ DEFAULT_ORDERS = np.array([1 + x / 10 for x in range(1, 100)] + list(range(11, 6
 
 
 # -- checks ------------------------------------------------------------------------------
-def _sigma(sigma, name="sigma"):
+def _sigma(sigma, name="sigma", *, usable=False):
+    """sigma > 0; with ``usable``, in [1e-150, 1e300] (below it 1/sigma^2, and so an RDP
+    curve that must be finite for the accountant, overflows)."""
+    if usable:
+        return check_real(name, sigma, low=1e-150, high=1e300)
     return check_real(name, sigma, low=0.0, low_open=True)
+
+
+def _l2(l2_sensitivity, *, positive=False):
+    """An L2 sensitivity of at most 1e150 (its square must stay finite)."""
+    d = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=positive)
+    if d > 1e150:
+        raise ValueError(f"l2_sensitivity must be <= 1e150 (its square enters every RDP), got {d!r}")
+    return d
 
 
 _MAX_INTEGER_ORDER = 10_000     # the binomial sum has alpha + 1 terms per order
@@ -78,15 +90,16 @@ def gaussian_rdp(order, sigma, l2_sensitivity=1.0):
     ``order`` (every order > 1). Notebook 16.
     """
     orders = _orders(order, name="order")
-    sigma = _sigma(sigma)
-    d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
+    sigma = _sigma(sigma, usable=True)
+    d = _l2(l2_sensitivity)
     out = orders * d * d / (2 * sigma * sigma)
     return float(out) if out.ndim == 0 else out
 
 
 def gaussian_zcdp(sigma, l2_sensitivity=1.0):
     """ρ of the Gaussian mechanism: ρ = Δ² / (2σ²) (Bun & Steinke 2016, Proposition 1.6).
-    ρ adds up under composition (their Lemma 1.7). Notebook 16."""
+    ρ adds up under composition (their Lemma 1.7). A σ so small (or Δ so large) that Δ²/(2σ²)
+    overflows gives ρ = inf (no privacy). Notebook 16."""
     sigma = _sigma(sigma)
     d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
     with np.errstate(over="ignore"):   # a sigma near 5e-324: ρ = inf (no privacy)
@@ -159,15 +172,19 @@ def zcdp_to_dp(rho, delta, *, method="improved"):
     the classic conversion. The improved ε is never above the classic one. ρ >= 0;
     ρ = 0 gives ε = 0. Notebook 16.
     """
-    rho = check_real("rho", rho, low=0.0)
+    rho = check_real("rho", rho, low=0.0, high=1e300)
     delta = _delta_open(delta)
     method = _method(method)
     if rho == 0:
         return 0.0
-    classic = rho + 2 * np.sqrt(rho * np.log(1 / delta))
+    log_inv = -np.log(delta)                         # ln(1/delta), finite for a subnormal delta
+    classic = rho + 2 * np.sqrt(rho) * np.sqrt(log_inv)
     if method == "classic":
         return float(classic)
-    best = 1 + np.sqrt(np.log(1 / delta) / rho)       # the classic optimum: a good bracket
+    best = 1 + np.sqrt(log_inv) / np.sqrt(rho)       # the classic optimum: a good bracket
+    if not np.isfinite(2 * best + 10.0):
+        raise ValueError(f"rho must be >= 1e-300 for the improved conversion (its best order "
+                         f"1 + sqrt(ln(1/delta)/rho) overflows), got {rho!r}; use method='classic'")
     hi = max(2 * best, best + 10.0)
 
     def f(a):
@@ -198,7 +215,8 @@ def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
         log_mu = np.log(d) + 0.5 * math.log(k) - np.log(sigma)
         mu = np.exp(log_mu) if log_mu < 709 else np.inf
     if not np.isfinite(mu):
-        raise ValueError("l2_sensitivity * sqrt(k) / sigma overflows; use a larger sigma")
+        raise ValueError("l2_sensitivity * sqrt(k) / sigma overflows; use a larger sigma "
+                         "(or a smaller l2_sensitivity or k)")
     return _epsilon_of_mu(mu, delta)
 
 
@@ -211,11 +229,13 @@ def _epsilon_of_mu(mu, delta):
     with np.errstate(over="ignore"):
         hi = max(1.0, mu * mu)
     if not np.isfinite(hi):   # μ > 1e154: ε is about μ²/2, beyond the float range
-        raise ValueError("the exact epsilon is beyond the float range; use a larger sigma")
+        raise ValueError("the exact epsilon is beyond the float range; use a larger sigma "
+                         "(or a smaller l2_sensitivity or k)")
     while gap(hi) > 0:
         hi *= 2
         if hi > 1e12:
-            raise ValueError("the exact epsilon is beyond 1e12; use a larger sigma")
+            raise ValueError("the exact epsilon is beyond 1e12; use a larger sigma "
+                             "(or a smaller l2_sensitivity or k)")
     return float(optimize.brentq(gap, 0.0, hi, xtol=1e-14, rtol=1e-15, maxiter=500))
 
 
@@ -259,7 +279,7 @@ def subsampled_gaussian_rdp(q, sigma, orders):
     cost shrinks like q², not like q (privacy amplification by subsampling). Notebook 16.
     """
     q = check_real("q", q, low=0.0, high=1.0)
-    sigma = _sigma(sigma)
+    sigma = _sigma(sigma, usable=True)
     a = _orders(orders)
     is_int = a == np.round(a)
     if a.max() > _MAX_INTEGER_ORDER:
@@ -388,9 +408,9 @@ class RDPAccountant:
         self.history: list[tuple[float, float, int]] = []
 
     def compose_gaussian(self, sigma, *, q=1.0, steps=1):
-        sigma = _sigma(sigma)
+        sigma = _sigma(sigma, usable=True)
         q = check_real("q", q, low=0.0, high=1.0)
-        steps = check_positive_int(steps, "steps")
+        steps = check_positive_int(steps, "steps", maximum=10 ** 15)
         curve = _subsampled_curve(q, sigma, tuple(self.orders.tolist()))
         self.rdp = self.rdp + steps * curve
         self.history.append((sigma, q, steps))
@@ -420,23 +440,26 @@ def composition_epsilons(sigma, delta, ks, *, l2_sensitivity=1.0, orders=None):
     - "rdp": the curve kαΔ²/(2σ²) on ``orders`` (default :data:`DEFAULT_ORDERS`), improved
       conversion (:func:`rdp_to_dp`);
     - "exact": the ε of one Gaussian with σ/√k (:func:`gaussian_epsilon`).
-    Vectorised (the panel of notebook 16 calls it on every slider move).
+    Vectorised (the panel of notebook 16 calls it on every slider move). Usable ranges:
+    σ in [1e-150, 1e300], Δ <= 1e150, δ >= 1e-300, k <= 1e15 (refused by name beyond).
     """
-    sigma = _sigma(sigma)
+    sigma = _sigma(sigma, usable=True)
     delta = _delta_open(delta)
-    d = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
-    k = check_values("ks", ks).astype(float)
-    if (k < 1).any() or (k != np.round(k)).any():
-        raise ValueError("ks must be whole numbers >= 1")
+    if delta < 1e-300:      # each release's share delta/(2k) must stay a normal float
+        raise ValueError(f"delta must be >= 1e-300 here (each release gets delta/(2k)), got {delta!r}")
+    d = _l2(l2_sensitivity, positive=True)
+    k = np.atleast_1d(check_values("ks", ks).astype(float)).ravel()
+    if (k < 1).any() or (k != np.round(k)).any() or (k > 1e15).any():
+        raise ValueError("ks must be whole numbers in [1, 1e15]")
     a = DEFAULT_ORDERS if orders is None else _orders(orders).ravel()
     mu1 = d / sigma
     eps_basic0 = _epsilon_of_mu_array(np.full_like(k, mu1), delta / k)
     eps_adv0 = _epsilon_of_mu_array(np.full_like(k, mu1), delta / (2 * k))
     with np.errstate(over="ignore"):
-        advanced = (eps_adv0 * np.sqrt(2 * k * np.log(2 / delta))
+        advanced = (eps_adv0 * np.sqrt(2 * k * (np.log(2) - np.log(delta)))
                     + k * eps_adv0 * np.expm1(eps_adv0))
     rho = k * mu1 * mu1 / 2
-    zcdp = rho + 2 * np.sqrt(rho * np.log(1 / delta))
+    zcdp = rho + 2 * np.sqrt(rho) * np.sqrt(-np.log(delta))
     rdp_eps = np.maximum(_conversion(a[None, :], rho[:, None] * a[None, :], delta,
                                      "improved"), 0.0).min(axis=1)
     exact = _epsilon_of_mu_array(mu1 * np.sqrt(k), delta)

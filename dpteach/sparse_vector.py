@@ -24,12 +24,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import integrate, stats
 
-from ._checks import (check_epsilon, check_positive_int, check_real, check_rng, check_sensitivity,
-                      check_values)
+from ._checks import (check_count, check_epsilon, check_noise_scale, check_positive_int, check_real,
+                      check_rng, check_sensitivity, check_values)
 from .mechanisms import laplace_mechanism
 
 __all__ = [
     "above_threshold",
+    "sparse",
+    "numeric_sparse",
     "above_threshold_draws",
     "above_threshold_probabilities",
     "above_threshold_scales",
@@ -54,17 +56,26 @@ def _check_answers(query_answers):
 def _check_common(query_answers, threshold, epsilon, sensitivity):
     a = _check_answers(query_answers)
     t = check_real("threshold", threshold)
+    epsilon, d = _check_budget(epsilon, sensitivity)
+    return a, t, epsilon, d
+
+
+def _check_budget(epsilon, sensitivity):
+    """epsilon and sensitivity, and both noise scales 2 Delta/eps, 4 Delta/eps in range."""
     epsilon = check_epsilon(epsilon)
     d = check_sensitivity(sensitivity, positive=True)
-    return a, t, epsilon, d
+    with np.errstate(over="ignore"):
+        check_noise_scale(2.0 * d / epsilon, "sensitivity / epsilon", "2 sensitivity / epsilon")
+        check_noise_scale(4.0 * d / epsilon, "sensitivity / epsilon", "4 sensitivity / epsilon")
+    return epsilon, d
 
 
 def above_threshold_scales(epsilon, sensitivity=1.0):
     """(b_threshold, b_query) = (2 Delta / epsilon, 4 Delta / epsilon) [DR14 Algorithm 1],
     in the queries' units. Half the budget goes to the threshold, half to the one query
-    that is reported (whose noise must cover a shift of 2 Delta). Notebook 15."""
-    epsilon = check_epsilon(epsilon)
-    d = check_sensitivity(sensitivity, positive=True)
+    that is reported (whose noise must cover a shift of 2 Delta). Both scales must lie in
+    [1e-300, 1e305] (an extreme epsilon or sensitivity is refused, naming them). Notebook 15."""
+    epsilon, d = _check_budget(epsilon, sensitivity)
     return 2.0 * d / epsilon, 4.0 * d / epsilon
 
 
@@ -89,6 +100,48 @@ def above_threshold(query_answers, threshold, epsilon, *, sensitivity=1.0, rng=N
     return None
 
 
+
+def sparse(query_answers, threshold, epsilon, c, *, sensitivity=1.0, rng=None):
+    """Sparse [DR14 Algorithm 2, delta = 0]: the indices of at most c queries reported above.
+
+    AboveThreshold restarted after each answer: with sigma = 2 c Delta / epsilon, the
+    threshold gets fresh noise Lap(sigma) at the start and after every answer, each query
+    Lap(2 sigma); the run stops after c answers. Each of the c AboveThreshold runs spends
+    epsilon / c, so the whole is epsilon-DP [DR14 Sec. 3.6]. With c = 1 it is
+    :func:`above_threshold` (same noise, same distribution). Notebook 15.
+    """
+    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
+    c = check_positive_int(c, "c", maximum=max(1, a.size))
+    rng = check_rng(rng)
+    sigma = 2.0 * c * d / epsilon
+    found = []
+    noisy_threshold = t + rng.laplace(0.0, sigma)
+    for i, answer in enumerate(a):
+        if answer + rng.laplace(0.0, 2.0 * sigma) >= noisy_threshold:
+            found.append(i)
+            if len(found) == c:
+                break
+            noisy_threshold = t + rng.laplace(0.0, sigma)
+    return found
+
+
+def numeric_sparse(query_answers, threshold, epsilon, c, *, sensitivity=1.0, rng=None):
+    """NumericSparse [DR14 Algorithm 3, delta = 0]: [(index, noisy answer)] for at most c
+    queries reported above.
+
+    The budget is split as epsilon_1 = 8 epsilon / 9 for :func:`sparse`'s choices and
+    epsilon_2 = 2 epsilon / 9 for the values: each reported query's answer is released as
+    a_i + Lap(2 c Delta / epsilon_2). The c values cost c * epsilon_2 / (2c) = epsilon / 9,
+    so the whole is epsilon_1 + epsilon / 9 = epsilon-DP [DR14 Sec. 3.6]. Notebook 15.
+    """
+    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
+    c = check_positive_int(c, "c", maximum=max(1, a.size))
+    rng = check_rng(rng)
+    eps1, eps2 = 8.0 * epsilon / 9.0, 2.0 * epsilon / 9.0
+    chosen = sparse(a, t, eps1, c, sensitivity=d, rng=rng)
+    return [(i, float(a[i] + rng.laplace(0.0, 2.0 * c * d / eps2))) for i in chosen]
+
+
 def above_threshold_draws(query_answers, threshold, epsilon, *, size, sensitivity=1.0, rng=None):
     """``size`` independent runs of :func:`above_threshold`, vectorised.
 
@@ -97,7 +150,7 @@ def above_threshold_draws(query_answers, threshold, epsilon, *, size, sensitivit
     queries after the stop is drawn but never used. Notebook 15.
     """
     a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
-    size = check_positive_int(size, "size")
+    size = check_count(size, "size", per_item=max(a.size, 1))   # size x k noise draws
     rng = check_rng(rng)
     return _draw(a, t, 2.0 * d / epsilon, 4.0 * d / epsilon, size, rng)
 
@@ -130,24 +183,38 @@ def above_threshold_probabilities(query_answers, threshold, epsilon, *, sensitiv
         Pr[none]     = integral f_rho(r) * prod_j F_j(r) dr
 
     with f_rho the Lap(2 Delta / epsilon) density. The integral over r is computed by
-    adaptive quadrature (scipy.integrate.quad_vec) over +-60 threshold scales around the
-    kinks (r = 0 and r = a_j - T); the mass left outside is below e^-60. Notebook 15.
+    adaptive quadrature (scipy.integrate.quad_vec) over |r| <= 60 threshold scales (the
+    mass left outside is below e^-60), with breakpoints at the density's peak and at the
+    kinks r = a_j - T: the probabilities sum to 1 (to 1e-12) however far the answers lie
+    from the threshold. Notebook 15.
     """
     a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
     return _probabilities(a, t, 2.0 * d / epsilon, 4.0 * d / epsilon)
 
 
+def _over_threshold_noise(integrand, a, t, b_threshold, *, epsabs):
+    """integral of integrand(r) dr, where integrand carries the Lap(b_threshold) density of
+    the threshold noise r: over |r| <= 60 b_threshold (the mass left out is below e^-60),
+    with breakpoints at the density's peak r = 0, at +-1, 4 and 16 scales and at every
+    kink r = a_j - T inside, so that the peak is never missed however far the answers
+    lie from the threshold (adaptive quadrature, scipy.integrate.quad_vec)."""
+    window = 60 * b_threshold
+    steps = np.array([0.0, 1.0, 4.0, 16.0]) * b_threshold
+    kinks = a - t
+    points = np.unique(np.concatenate([steps, -steps, kinks[np.abs(kinks) < window]]))
+    return integrate.quad_vec(integrand, -window, window, points=points, epsabs=epsabs,
+                              epsrel=1e-12)[0]
+
+
 def _probabilities(a, t, b_threshold, b_query, *, fresh=False):
     k = a.size
-    kinks = np.unique(np.concatenate([[0.0], a - t]))
-    lo, hi = kinks[0] - 60 * max(b_threshold, b_query), kinks[-1] + 60 * max(b_threshold, b_query)
     rho = stats.laplace(scale=b_threshold)
 
     if fresh:
         # each query has its own threshold noise: q_j = Pr[a_j + nu_j >= T + rho_j]
         def above(r):
             return rho.pdf(r) * stats.laplace.sf(t + r - a, scale=b_query)
-        q = integrate.quad_vec(above, lo, hi, points=kinks, epsabs=1e-14, epsrel=1e-12)[0]
+        q = _over_threshold_noise(above, a, t, b_threshold, epsabs=1e-14)
         below_before = np.concatenate([[1.0], np.cumprod(1.0 - q)])
         return np.append(below_before[:-1] * q, below_before[-1])
 
@@ -159,7 +226,7 @@ def _probabilities(a, t, b_threshold, b_query, *, fresh=False):
         out[k] = before[k]
         return rho.pdf(r) * out
 
-    return integrate.quad_vec(integrand, lo, hi, points=kinks, epsabs=1e-14, epsrel=1e-12)[0]
+    return _over_threshold_noise(integrand, a, t, b_threshold, epsabs=1e-14)
 
 
 def privacy_loss_between(p, q):
@@ -170,6 +237,9 @@ def privacy_loss_between(p, q):
     q = check_values("q", q)
     if p.shape != q.shape:
         raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    for name, arr in (("p", p), ("q", q)):
+        if (arr < 0).any() or (arr > 1).any():
+            raise ValueError(f"{name} must hold probabilities in [0, 1]")
     both = (p > 0) | (q > 0)
     with np.errstate(divide="ignore"):
         return float(np.max(np.abs(np.log(p[both]) - np.log(q[both]))))
@@ -204,17 +274,23 @@ VARIANTS = {
 def variant_mechanism(name, threshold, epsilon, *, sensitivity=1.0):
     """``mechanism(query_answers, size, rng)`` for :func:`dpteach.audit.audit`, one per
     entry of :data:`VARIANTS`, each claiming epsilon-DP. The stopping variants return
-    reported indices (k for none); ``no_stop`` returns rows of k above/below bits."""
+    reported indices (k for none); ``no_stop`` returns rows of k above/below bits. The
+    returned mechanism checks its own arguments first: ``data`` finite answers, ``size``
+    at most 10^8 / k runs (refused before any draw), ``rng`` a Generator."""
     if name not in VARIANTS:
         raise ValueError(f"name must be one of {sorted(VARIANTS)}, got {name!r}")
     t = check_real("threshold", threshold)
-    epsilon = check_epsilon(epsilon)
-    d = check_sensitivity(sensitivity, positive=True)
+    epsilon, d = _check_budget(epsilon, sensitivity)
     b_threshold = 2.0 * d / epsilon
     b_query = 0.0 if name == "no_query_noise" else 4.0 * d / epsilon
 
     def mechanism(data, size, rng):
-        a = _check_answers(data)
+        a = check_values("data", data)
+        if a.ndim != 1:
+            raise ValueError(f"data must be one-dimensional query answers, got shape {a.shape}")
+        size = check_count(size, "size", per_item=max(a.size, 1))
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         return _draw(a, t, b_threshold, b_query, size, rng,
                      fresh=name == "fresh_threshold_noise", stop=name != "no_stop")
 
@@ -261,9 +337,7 @@ def no_stop_pattern_probability(query_answers, pattern, threshold, epsilon, *, s
         below = stats.laplace.cdf(t + r - a, scale=b_query)
         return rho.pdf(r) * np.prod(np.where(pat, 1.0 - below, below))
 
-    kinks = np.unique(np.concatenate([[0.0], a - t]))
-    lo, hi = kinks[0] - 60 * b_query, kinks[-1] + 60 * b_query
-    return float(integrate.quad_vec(integrand, lo, hi, points=kinks, epsabs=1e-15, epsrel=1e-12)[0])
+    return float(_over_threshold_noise(integrand, a, t, b_threshold, epsabs=1e-15))
 
 
 def accuracy_bound(k, epsilon, beta, *, sensitivity=1.0):
@@ -278,11 +352,15 @@ def accuracy_bound(k, epsilon, beta, *, sensitivity=1.0):
     noises together move no comparison by more than alpha; that part, and so the bound on
     :func:`run_error`, holds for any stream of k queries. Natural logarithms. Notebook 15.
     """
-    k = check_positive_int(k, "k")
+    k = check_positive_int(k, "k", maximum=10 ** 15)
     epsilon = check_epsilon(epsilon)
     beta = check_real("beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
     d = check_sensitivity(sensitivity, positive=True)
-    return 8.0 * d * (np.log(k) + np.log(2.0 / beta)) / epsilon
+    alpha = 8.0 * d * (np.log(k) + np.log(2.0) - np.log(beta)) / epsilon
+    if not np.isfinite(alpha):
+        raise ValueError(f"epsilon is outside the usable range: alpha = 8 Δ (ln k + ln(2/beta)) / "
+                         f"epsilon overflows, got epsilon={epsilon!r}")
+    return alpha
 
 
 def run_error(query_answers, threshold, index):
@@ -310,7 +388,7 @@ def example_answers(k=60, *, seed=15):
     """A seeded stream of k counting-query answers (people; sensitivity 1): mostly
     between 20 and 60 with a slow upward drift, so that later queries clear a threshold
     of 70 more often. Invented for notebook 15; not real data."""
-    k = check_positive_int(k, "k")
+    k = check_count(k, "k")
     rng = np.random.default_rng(_check_seed(seed))
     return np.round(np.clip(rng.normal(35, 12, size=k) + np.linspace(0, 25, k), 0, None))
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from ._checks import (check_delta, check_epsilon, check_nonnegative_int, check_positive_int,
-                      check_real, check_rng, check_sensitivity, check_values)
+from ._checks import (check_delta, check_epsilon, check_noise_scale, check_nonnegative_int,
+                      check_positive_int, check_real, check_rng, check_sensitivity, check_values)
 from .audit import clopper_pearson as _audit_clopper_pearson
 from .mechanisms import _gaussian_delta
 
@@ -59,10 +59,11 @@ def tradeoff_curve(alpha, epsilon, delta=0.0):
     Both error rates are probabilities (no units). A mechanism is (eps, delta)-DP exactly
     when every test between neighbours x and x' stays on or above this curve
     [Kairouz, Oh & Viswanath 2015, Theorem 2.1; Dong, Roth & Su 2019].
-    Vectorised over ``alpha`` in [0, 1]. Notebook 13.
+    Vectorised over ``alpha`` in [0, 1]; ``epsilon`` >= 0 (0 is perfect privacy up to
+    delta: beta = 1 - delta - alpha). Notebook 13.
     """
     a = _alpha(alpha)
-    e = check_epsilon(epsilon)
+    e = check_epsilon(epsilon, allow_zero=True)
     d = check_delta(delta)
     with np.errstate(over="ignore"):
         grow = np.exp(e)                   # inf for a huge eps: then alpha > 0 allows beta = 0
@@ -75,8 +76,9 @@ def advantage_bound(epsilon, delta=0.0):
     """The largest advantage 1 - alpha - beta any test can have against an (eps, delta)-DP
     mechanism: (e^eps - 1 + 2 delta)/(e^eps + 1), reached where the two lines of
     :func:`tradeoff_curve` cross, at alpha = beta = (1 - delta)/(1 + e^eps)
-    [Kairouz, Oh & Viswanath 2015]. Notebook 13."""
-    e = check_epsilon(epsilon)
+    [Kairouz, Oh & Viswanath 2015]. ``epsilon`` >= 0: at 0 the bound is 2 delta / 2 =
+    delta (no test beats guessing by more than delta). Notebook 13."""
+    e = check_epsilon(epsilon, allow_zero=True)
     d = check_delta(delta)
     return float((np.expm1(e) + 2 * d) / (np.exp(e) + 1)) if e < 700 else 1.0
 
@@ -136,10 +138,10 @@ def laplace_tradeoff(alpha, epsilon):
     eps apart [Dong, Roth & Su 2019]. It lies on or above
     :func:`tradeoff_curve` at (eps, 0): equal to it for alpha <= e^-eps/2 and for
     alpha >= 1/2, strictly above in between (randomized response fills that gap).
-    Notebook 13.
+    ``epsilon`` >= 0 (0: infinite noise, beta = 1 - alpha). Notebook 13.
     """
     a = _alpha(alpha)
-    e = check_epsilon(epsilon)
+    e = check_epsilon(epsilon, allow_zero=True)
     return _out(stats.laplace.cdf(stats.laplace.isf(a) - e))
 
 
@@ -208,17 +210,28 @@ class LossDistribution:
     def epsilon(self, delta):
         """The smallest eps >= 0 with delta(eps) <= ``delta``: the mechanism is
         (eps, delta)-DP in this direction exactly from there on. delta(eps) falls as eps
-        grows, so the root is bracketed by doubling and found by brentq (xtol 1e-12)."""
+        grows, so the root is found by brentq (xtol 1e-12, rtol 1e-12) between 0 and an
+        upper end where delta(eps) is already small enough: the largest loss for Laplace
+        and randomized response (delta is 0 there), and for the Gaussian
+        mu^2/2 + mu z with Pr[N(0, 1) > z] = delta (delta(eps) <= Pr[L > eps]). A Gaussian
+        loss is unbounded, so there ``delta`` must be > 0."""
         from scipy.optimize import brentq
 
         d = check_delta(delta)
+        if self.mechanism == "gaussian" and d == 0:
+            raise ValueError("delta must be > 0 for the Gaussian loss: no finite epsilon "
+                             "has delta(epsilon) = 0")
         if float(self.delta(0.0)) <= d:
             return 0.0
-        hi = 1.0
-        while float(self.delta(hi)) > d:
+        if self.mechanism == "gaussian":
+            mu = self.params["mu"]
+            hi = mu ** 2 / 2 + mu * max(float(stats.norm.isf(d)), 0.0)
+        else:
+            hi = float(self.params["epsilon"])
+        for _ in range(64):                      # guard against rounding at the upper end
+            if float(self.delta(hi)) <= d:
+                break
             hi *= 2.0
-            if hi > 1e6:                         # pragma: no cover - delta(eps) -> 0
-                raise ValueError(f"no epsilon reaches delta = {d}")
         return float(brentq(lambda e: float(self.delta(e)) - d, 0.0, hi, xtol=1e-12, rtol=1e-12))
 
 
@@ -242,6 +255,8 @@ def privacy_loss_distribution(mechanism, *, epsilon=None, sigma=None, sensitivit
     - "randomized_response" (``epsilon``; truth kept with p = e^eps/(1 + e^eps)):
       L = +eps with probability p, -eps with probability 1 - p.
 
+    Usable ranges: mu = sensitivity / sigma in [1e-150, 1e150], epsilon <= 1e300 (and
+    sensitivity / epsilon finite); beyond them the call is refused naming the parameters.
     The loss is in nats. ``grid`` is where a density is tabulated (default: 601 points
     over the support, or mean +- 6 sd for the Gaussian). Returns a
     :class:`LossDistribution`; students plot ``.atoms``/``.atom_probs`` as stems and
@@ -257,15 +272,25 @@ def privacy_loss_distribution(mechanism, *, epsilon=None, sigma=None, sensitivit
         if sigma is None:
             raise ValueError("the Gaussian privacy loss needs sigma (the noise standard deviation)")
         s = check_real("sigma", sigma, low=0.0, low_open=True)
-        mu = delta_f / s
+        with np.errstate(over="ignore", under="ignore"):
+            mu = delta_f / s
+        if not 1e-150 <= mu <= 1e150:
+            raise ValueError(f"sensitivity / sigma must lie in [1e-150, 1e150] (mu^2 must stay a "
+                             f"finite float), got sensitivity={delta_f!r}, sigma={s!r}")
         if grid is None:
             grid = np.linspace(mu ** 2 / 2 - 6 * mu, mu ** 2 / 2 + 6 * mu, 601)
         return LossDistribution("gaussian", {"mu": mu, "sigma": s, "sensitivity": delta_f},
                                 empty, empty, grid, stats.norm.pdf(grid, mu ** 2 / 2, mu))
     if epsilon is None:
         raise ValueError(f"the {mechanism} privacy loss needs epsilon")
-    e = check_epsilon(epsilon)
+    e = check_epsilon(epsilon, allow_inf=False)
+    if e > 1e300:
+        raise ValueError(f"epsilon must be <= 1e300 (the loss range 2 epsilon must stay finite), got {e!r}")
     if mechanism == "laplace":
+        with np.errstate(over="ignore"):
+            if not np.isfinite(delta_f / e):
+                raise ValueError(f"epsilon is outside the usable range: the scale sensitivity / "
+                                 f"epsilon overflows, got epsilon={e!r}")
         if grid is None:
             grid = np.linspace(-e, e, 601)[1:-1]
         inside = (grid > -e) & (grid < e)
@@ -290,7 +315,7 @@ def membership_attack(epsilon=None, *, n_trials=2000, count=40, noise="laplace",
     (out, in): ``n_trials`` releases on each table. Notebook 13.
     """
     n_trials = check_positive_int(n_trials, "n_trials", maximum=10**8)
-    count = check_nonnegative_int(count, "count")
+    count = check_nonnegative_int(count, "count", maximum=2**53 - 1)
     if not isinstance(noise, str) or noise not in ("none", "laplace", "gaussian"):
         raise ValueError(f"noise must be 'none', 'laplace' or 'gaussian', got {noise!r}")
     delta = check_delta(delta, required=True)          # checked even when unused
@@ -300,6 +325,12 @@ def membership_attack(epsilon=None, *, n_trials=2000, count=40, noise="laplace",
         base = np.zeros(n_trials)
         return base + count, base + count + 1
     e = check_epsilon(epsilon)
+    if noise == "laplace":
+        with np.errstate(over="ignore"):
+            check_noise_scale(sensitivity_used / e, "sensitivity_used / epsilon",
+                              "sensitivity_used / epsilon")
+    elif e > 700:
+        raise ValueError(f"epsilon must be <= 700 for the analytic Gaussian, got {e!r}")
     from .mechanisms import gaussian_mechanism, laplace_mechanism
 
     tables = np.repeat([[count], [count + 1]], n_trials, axis=1).astype(float)  # out, in
@@ -365,8 +396,8 @@ def outside_region(alpha, beta, n_out, n_in, epsilon, delta=0.0, *, level=1e-6):
     falls as alpha grows, so the largest alpha asks the least). Only the upper ends are
     used, and each falls below the true rate with probability at most ``level / 2``; a
     correct (eps, delta)-DP mechanism therefore has each point flagged with probability at
-    most ``level`` (1e-6 by default; the same figure in notebook 13 and A7). Returns a
-    boolean array. Notebook 13.
+    most ``level`` (1e-6 by default; the same figure in notebook 13 and A7). ``epsilon`` >= 0, as in
+    :func:`tradeoff_curve`. Returns a boolean array. Notebook 13.
     """
     a = _alpha(alpha)
     b = check_values("beta", beta)

@@ -45,3 +45,41 @@ def check_row(func, good, param, bad):
         func(**kwargs)
     assert param in str(info.value), f"message does not name {param!r}: {info.value}"
     assert rng.bit_generator.state == state, "a random number was drawn before the check"
+
+
+# ------------------------------------------------------------------ extreme but well-formed
+#: numbers at the edges of float64 (issue 19): a subnormal, nearly the largest float, and
+#: an int beyond the float range. Each is either refused (ValueError/TypeError naming the
+#: parameter, before any work) or gives a finite answer.
+TINY, HUGE, BEYOND = 1e-320, 1e308, 10 ** 400
+EXTREME = [TINY, HUGE, BEYOND, -TINY]
+#: a count or size no function may try to allocate or loop over
+HUGE_SIZE = 10 ** 12
+EXTREME_SIZES = [HUGE_SIZE, BEYOND, HUGE, TINY]
+
+
+def is_finite_answer(value) -> bool:
+    """True when every number in ``value`` (scalars, arrays, tuples, lists, dicts,
+    dataclasses) is finite; None, strings, booleans and ints pass. A field named
+    ``support`` (an interval whose ends are +-inf for an unbounded law) is not a result."""
+    import dataclasses
+    import numbers
+
+    if value is None or isinstance(value, (str, bytes, bool, np.bool_)):
+        return True
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return all(is_finite_answer(getattr(value, f.name)) for f in dataclasses.fields(value)
+                   if f.name != "support")
+    if isinstance(value, dict):
+        return all(is_finite_answer(v) for v in value.values())
+    if isinstance(value, (tuple, list)):
+        return all(is_finite_answer(v) for v in value)
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "fc":
+            return bool(np.isfinite(value).all())
+        if value.dtype.kind == "O":
+            return all(is_finite_answer(v) for v in value.flat)
+        return True
+    if isinstance(value, (numbers.Number, np.number)):
+        return bool(np.isfinite(value))
+    return True

@@ -960,3 +960,322 @@ def test_panel_builders_refuse_bad_initial_values(builder, param, bad):
 def test_every_registry_builder_is_wrapped():
     from dpteach.panels import REGISTRY
     assert all(hasattr(b, "__wrapped__") for b in REGISTRY.values())
+
+
+# ============================================================== numbers at the edges (issue 19)
+# Every public callable of the newer modules, and every closure one returns, with each
+# numeric parameter set to 1e-320, 1e308, 10**400 and -1e-320 (sizes and counts also to
+# 10**12): the call is refused with ValueError/TypeError naming the parameter, before any
+# random number is drawn, or it returns finite numbers. Sizes are checked against an upper
+# limit before anything is allocated, so a refusal is instant; the alarm below is only a
+# guard against a hang (a failing test instead of a stuck run), never a speed assertion.
+import os  # noqa: E402
+import signal  # noqa: E402
+
+from _bad_values import EXTREME, EXTREME_SIZES, is_finite_answer  # noqa: E402
+
+from dpteach import clipping as _clipping, sparse_vector as _sv  # noqa: E402
+
+
+@dataclass
+class EdgeSpec:
+    func: object
+    good: dict
+    reals: tuple = ()        # real parameters: EXTREME
+    sizes: tuple = ()        # counts and sizes: EXTREME_SIZES
+    arrays: tuple = ()       # array parameters: first entry replaced by each EXTREME value
+    name: str = ""
+    infinite_ok: tuple = ()  # parameters whose extreme values may give a documented inf
+
+    @property
+    def label(self):
+        return self.name or getattr(self.func, "__name__", repr(self.func))
+
+    def rows(self):
+        for kind, params, values in (("real", self.reals, EXTREME), ("size", self.sizes, EXTREME_SIZES),
+                                     ("array", self.arrays, EXTREME)):
+            for param in params:
+                for v in values:
+                    yield pytest.param(self, param, kind, v, id=f"{self.label}-{param}-{_short(v)}")
+
+
+def _first_entry(good, v):
+    out = [list(row) if isinstance(row, (list, tuple, np.ndarray)) else row
+           for row in np.asarray(good, dtype=object).tolist()]
+    if isinstance(out[0], list):
+        out[0][0] = v
+    else:
+        out[0] = v
+    return out
+
+
+def _pld_method(mechanism, method, **params):
+    def call(epsilon=None, delta=None):
+        law = tradeoff.privacy_loss_distribution(mechanism, **params)
+        return getattr(law, method)(delta if method == "epsilon" else epsilon)
+    call.__name__ = f"LossDistribution[{mechanism}].{method}"
+    return call
+
+
+def _accountant_compose(sigma=1.0, q=0.1, steps=3):
+    return _rdp.RDPAccountant().compose_gaussian(sigma, q=q, steps=steps).epsilon(1e-5)
+
+
+def _accountant_epsilon(delta=1e-5):
+    return _rdp.RDPAccountant().compose_gaussian(1.0, q=0.1, steps=3).epsilon(delta)
+
+
+def _variant_closure(name):
+    def call(data=(10.0, 30.0, 60.0), size=5, threshold=40.0, epsilon=1.0, sensitivity=1.0,
+             rng=None):
+        mech = _sv.variant_mechanism(name, threshold, epsilon, sensitivity=sensitivity)
+        return mech(data, size, np.random.default_rng(0) if rng is None else rng)
+    call.__name__ = f"variant_mechanism[{name}]-closure"
+    return call
+
+
+def _dpsgd_result_epsilon(delta=1e-5):
+    res = _dp_sgd.dp_sgd(_X2, _Y2, epochs=1, batch_rate=0.5, clip=1.0, noise_multiplier=1.0,
+                         learning_rate=0.1, delta=delta, rng=np.random.default_rng(0))
+    return res.epsilon
+
+
+_ANS = [10.0, 30.0, 60.0]
+_SGD = dict(X=_X2, y=_Y2, epochs=1, batch_rate=0.5, clip=1.0, noise_multiplier=1.0,
+            learning_rate=0.1)
+_W = [0.1, -0.2]
+
+EDGE_SPECS = [
+    # properties
+    EdgeSpec(properties.group_privacy, dict(epsilon=0.5, delta=1e-6, k=3), ("epsilon", "delta"), ("k",)),
+    EdgeSpec(properties.gaussian_group_delta, dict(epsilon=1.0, delta=1e-5, k=2),
+             ("epsilon", "delta"), ("k",)),
+    EdgeSpec(properties.parallel_composition, dict(epsilons=[0.1, 0.2], deltas=[0.0, 1e-6]),
+             arrays=("epsilons", "deltas")),
+    EdgeSpec(properties.postprocess_laplace, dict(value=0.0, scale=1.0),
+             ("value", "scale", "step", "lower", "upper", "threshold")),
+    EdgeSpec(properties.postprocess_laplace, dict(value=0.0, scale=1.0, f="round"), ("step",),
+             name="postprocess_laplace_round"),
+    EdgeSpec(properties.postprocess_laplace, dict(value=0.0, scale=1.0, f="clamp"),
+             ("value", "scale", "lower", "upper"), name="postprocess_laplace_clamp"),
+    EdgeSpec(properties.max_log_ratio, dict(value1=0.0, value2=1.0, scale=1.0),
+             ("value1", "value2", "scale", "step", "lower", "upper", "threshold")),
+    EdgeSpec(properties.max_log_ratio, dict(value1=0.0, value2=1.0, scale=1.0, f="round"),
+             ("value1", "scale", "step"), name="max_log_ratio_round"),
+    EdgeSpec(p_properties.group_curves, dict(epsilon=0.5, delta=1e-6, ks=[1, 2]),
+             ("epsilon", "delta"), arrays=("ks",)),
+    EdgeSpec(p_properties.parallel_costs, dict(epsilon=0.5, n_bins=4), ("epsilon",), ("n_bins",)),
+    # tradeoff
+    EdgeSpec(tradeoff.tradeoff_curve, dict(alpha=[0.1, 0.5], epsilon=1.0, delta=1e-5),
+             ("epsilon", "delta"), arrays=("alpha",)),
+    EdgeSpec(tradeoff.gaussian_tradeoff, dict(alpha=[0.1, 0.5], mu=1.0), ("mu",), arrays=("alpha",)),
+    EdgeSpec(tradeoff.laplace_tradeoff, dict(alpha=[0.1, 0.5], epsilon=1.0), ("epsilon",),
+             arrays=("alpha",)),
+    EdgeSpec(tradeoff.privacy_loss_distribution, dict(mechanism="laplace", epsilon=1.0),
+             ("epsilon", "sensitivity"), name="pld_laplace"),
+    EdgeSpec(tradeoff.privacy_loss_distribution, dict(mechanism="gaussian", sigma=1.0),
+             ("sigma", "sensitivity"), name="pld_gaussian"),
+    EdgeSpec(tradeoff.privacy_loss_distribution, dict(mechanism="randomized_response", epsilon=1.0),
+             ("epsilon",), name="pld_rr"),
+    *[EdgeSpec(_pld_method(m, meth, **kw), {arg: x}, (arg,))
+      for m, kw in (("laplace", dict(epsilon=1.0)), ("gaussian", dict(sigma=1.0)),
+                    ("randomized_response", dict(epsilon=1.0)))
+      for meth, arg, x in (("delta", "epsilon", 0.5), ("tail", "epsilon", 0.5),
+                           ("epsilon", "delta", 1e-5))],
+    EdgeSpec(tradeoff.membership_attack, dict(epsilon=1.0, n_trials=50, rng=0),
+             ("epsilon", "sensitivity_used", "delta"), ("n_trials", "count")),
+    EdgeSpec(tradeoff.membership_attack, dict(epsilon=1.0, n_trials=50, noise="gaussian", rng=0),
+             ("epsilon", "delta"), name="membership_attack_gaussian"),
+    EdgeSpec(tradeoff.empirical_tradeoff, dict(out=[0.0, 1.0], in_=[1.0, 2.0], thresholds=[0.5]),
+             arrays=("out", "in_", "thresholds")),
+    EdgeSpec(tradeoff.outside_region, dict(alpha=0.1, beta=0.5, n_out=100, n_in=100, epsilon=1.0),
+             ("epsilon", "delta", "level"), ("n_out", "n_in")),
+    EdgeSpec(tradeoff.clopper_pearson, dict(successes=3, n=10), ("level",), ("n",),
+             name="tradeoff.clopper_pearson"),
+    EdgeSpec(tradeoff.advantage_bound, dict(epsilon=1.0, delta=1e-5), ("epsilon", "delta"),
+             name="tradeoff.advantage_bound"),
+    EdgeSpec(tradeoff.attack_thresholds, dict(out=[0.0, 1.0], in_=[1.0, 2.0], n=5, count=40),
+             ("count",), ("n",), arrays=("out", "in_"), name="tradeoff.attack_thresholds"),
+    # clipping
+    EdgeSpec(_clipping.clip_range, dict(lower=0.0, upper=1.0), ("lower", "upper")),
+    EdgeSpec(_clipping.clipped_mean_noise_scales, dict(lower=0.0, upper=1.0, epsilon=1.0),
+             ("lower", "upper", "epsilon")),
+    EdgeSpec(_clipping.noisy_sum_and_count, dict(values=[0.2, 0.5], lower=0.0, upper=1.0, epsilon=1.0,
+                                                 rng=0),
+             ("lower", "upper", "epsilon"), ("size",), arrays=("values",)),
+    EdgeSpec(_clipping.clipped_mean, dict(values=[0.2, 0.5], lower=0.0, upper=1.0, epsilon=1.0, rng=0),
+             ("lower", "upper", "epsilon"), ("size",), arrays=("values",)),
+    EdgeSpec(_clipping.clipped_mean_error, dict(values=[0.2, 0.5], lower=0.0, upper=1.0, epsilon=1.0),
+             ("lower", "upper", "epsilon"), arrays=("values",)),
+    EdgeSpec(_clipping.quantile_interval_probabilities,
+             dict(values=[0.2, 0.5], q=0.5, lower=0.0, upper=1.0, epsilon=1.0),
+             ("q", "lower", "upper", "epsilon"), arrays=("values",)),
+    EdgeSpec(_clipping.private_quantile,
+             dict(values=[0.2, 0.5], q=0.5, lower=0.0, upper=1.0, epsilon=1.0, rng=0),
+             ("q", "lower", "upper", "epsilon"), ("size",), arrays=("values",)),
+    EdgeSpec(_clipping.example_incomes, dict(n=10), sizes=("n", "seed")),
+    # sparse vector
+    EdgeSpec(_sv.above_threshold, dict(query_answers=_ANS, threshold=40.0, epsilon=1.0, rng=0),
+             ("threshold", "epsilon", "sensitivity"), arrays=("query_answers",)),
+    EdgeSpec(_sv.above_threshold_draws,
+             dict(query_answers=_ANS, threshold=40.0, epsilon=1.0, size=5, rng=0),
+             ("threshold", "epsilon", "sensitivity"), ("size",), arrays=("query_answers",)),
+    EdgeSpec(_sv.above_threshold_probabilities, dict(query_answers=_ANS, threshold=40.0, epsilon=1.0),
+             ("threshold", "epsilon", "sensitivity"), arrays=("query_answers",)),
+    EdgeSpec(_sv.above_threshold_scales, dict(epsilon=1.0), ("epsilon", "sensitivity")),
+    EdgeSpec(_sv.privacy_loss_between, dict(p=[0.5, 0.5], q=[0.4, 0.6]), arrays=("p", "q"),
+             infinite_ok=("p", "q")),   # inf when one is 0 where the other is not (docstring)
+    *[EdgeSpec(_sv.variant_mechanism, dict(name=n, threshold=40.0, epsilon=1.0),
+               ("threshold", "epsilon", "sensitivity"), name=f"variant_mechanism[{n}]")
+      for n in _sv.VARIANTS],
+    *[EdgeSpec(_variant_closure(n), dict(rng=np.random.default_rng(0)),
+               ("threshold", "epsilon", "sensitivity"), ("size",), arrays=("data",))
+      for n in _sv.VARIANTS],
+    *[EdgeSpec(_sv.variant_probabilities,
+               dict(name=n, query_answers=_ANS, threshold=40.0, epsilon=1.0),
+               ("threshold", "epsilon", "sensitivity"), arrays=("query_answers",),
+               name=f"variant_probabilities[{n}]")
+      for n in ("above_threshold", "no_query_noise", "fresh_threshold_noise")],
+    EdgeSpec(_sv.no_stop_pattern_probability,
+             dict(query_answers=_ANS, pattern=[False, True, True], threshold=40.0, epsilon=1.0),
+             ("threshold", "epsilon", "sensitivity"), arrays=("query_answers",)),
+    EdgeSpec(_sv.accuracy_bound, dict(k=10, epsilon=1.0, beta=0.05), ("epsilon", "beta"), ("k",)),
+    EdgeSpec(_sv.run_error, dict(query_answers=_ANS, threshold=40.0, index=1), ("threshold",),
+             ("index",), arrays=("query_answers",)),
+    EdgeSpec(_sv.example_answers, dict(k=10), sizes=("k", "seed")),
+    # rdp
+    EdgeSpec(_rdp.gaussian_rdp, dict(order=2.0, sigma=1.0), ("order", "sigma", "l2_sensitivity")),
+    EdgeSpec(_rdp.gaussian_zcdp, dict(sigma=1.0), ("sigma", "l2_sensitivity"),
+             infinite_ok=("sigma", "l2_sensitivity")),   # rho = inf: no privacy (docstring)
+    EdgeSpec(_rdp.rdp_to_dp, dict(orders=[2.0, 4.0], rdp=[0.1, 0.2], delta=1e-5), ("delta",),
+             arrays=("orders", "rdp")),
+    EdgeSpec(_rdp.rdp_to_dp_order, dict(orders=[2.0, 4.0], rdp=[0.1, 0.2], delta=1e-5), ("delta",),
+             arrays=("orders", "rdp")),
+    EdgeSpec(_rdp.zcdp_to_dp, dict(rho=0.1, delta=1e-5), ("rho", "delta")),
+    EdgeSpec(_rdp.zcdp_to_dp, dict(rho=0.5, delta=1e-5, method="classic"), ("rho", "delta"),
+             name="zcdp_to_dp_classic"),
+    EdgeSpec(_rdp.gaussian_epsilon, dict(sigma=1.0, delta=1e-5, k=2),
+             ("sigma", "delta", "l2_sensitivity"), ("k",)),
+    EdgeSpec(_rdp.subsampled_gaussian_rdp, dict(q=0.1, sigma=1.0, orders=[2, 4]), ("q", "sigma"),
+             arrays=("orders",)),
+    EdgeSpec(_rdp.RDPAccountant, dict(orders=[2.0, 4.0]), arrays=("orders",)),
+    EdgeSpec(_accountant_compose, dict(sigma=1.0, q=0.1, steps=3), ("sigma", "q"), ("steps",),
+             name="RDPAccountant.compose_gaussian"),
+    EdgeSpec(_accountant_epsilon, dict(delta=1e-5), ("delta",), name="RDPAccountant.epsilon"),
+    EdgeSpec(_rdp.composition_epsilons, dict(sigma=1.0, delta=1e-5, ks=[1, 2]),
+             ("sigma", "delta", "l2_sensitivity"), arrays=("ks",)),
+    # local
+    EdgeSpec(_local.k_randomized_response_keep_probability, dict(k=4, epsilon=1.0), ("epsilon",), ("k",)),
+    EdgeSpec(_local.k_randomized_response_probabilities, dict(k=4, epsilon=1.0), ("epsilon",), ("k",)),
+    EdgeSpec(_local.k_randomized_response, dict(values=[0, 1, 3], k=4, epsilon=1.0, rng=0),
+             ("epsilon",), ("k",)),
+    EdgeSpec(_local.k_randomized_response_estimate, dict(reports=[0, 1, 3], k=4, epsilon=1.0),
+             ("epsilon",), ("k",)),
+    EdgeSpec(_local.unary_encoding_probabilities, dict(epsilon=1.0), ("epsilon",)),
+    EdgeSpec(_local.unary_encoding, dict(values=[0, 1, 3], k=4, epsilon=1.0, rng=0), ("epsilon",),
+             ("k",)),
+    EdgeSpec(_local.unary_encoding_estimate, dict(reports=[[1, 0], [0, 1]], epsilon=1.0), ("epsilon",)),
+    EdgeSpec(_local.unary_encoding_output_probabilities, dict(k=4, epsilon=1.0), ("epsilon",), ("k",)),
+    EdgeSpec(_local.local_epsilon, dict(probabilities=[[0.7, 0.3], [0.3, 0.7]]),
+             arrays=("probabilities",)),
+    EdgeSpec(_local.local_variance, dict(n=100, k=4, epsilon=1.0), ("epsilon",), ("n", "k")),
+    EdgeSpec(_local.local_variance, dict(n=100, k=4, epsilon=1.0, frequency=0.3), ("epsilon",),
+             arrays=(), name="local_variance_frequency"),
+    EdgeSpec(_local.central_variance, dict(n=100, epsilon=1.0), ("epsilon", "sensitivity"), ("n",)),
+    EdgeSpec(_local.report_counts, dict(counts=[5, 3, 2], epsilon=1.0, rng=0), ("epsilon",), ("size",),
+             arrays=("counts",)),
+    EdgeSpec(_local.estimate_from_counts, dict(counts=[5, 3, 2], n=10, k=3, epsilon=1.0), ("epsilon",),
+             ("n", "k"), arrays=("counts",)),
+    EdgeSpec(_local.central_histogram_estimate, dict(counts=[5, 3, 2], epsilon=1.0, rng=0),
+             ("epsilon",), ("size",), arrays=("counts",)),
+    EdgeSpec(_local.example_frequencies, dict(k=4), sizes=("k",)),
+    EdgeSpec(_local.true_counts, dict(n=10, frequencies=[0.5, 0.5]), sizes=("n",)),
+    EdgeSpec(_local.krr_is_better, dict(k=4, epsilon=1.0), ("epsilon",), ("k",)),
+    # dp_sgd
+    EdgeSpec(_dp_sgd.clip_gradients, dict(per_example_grads=[[3.0, 4.0], [0.1, 0.2]], clip=1.0),
+             ("clip",), arrays=("per_example_grads",)),
+    EdgeSpec(_dp_sgd.noisy_gradient_sum,
+             dict(per_example_grads=[[3.0, 4.0], [0.1, 0.2]], clip=1.0, noise_multiplier=1.0, rng=0),
+             ("clip", "noise_multiplier"), arrays=("per_example_grads",)),
+    EdgeSpec(_dp_sgd.per_example_gradients, dict(w=_W, X=_X2, y=_Y2), arrays=("w", "X")),
+    EdgeSpec(_dp_sgd.logistic_loss, dict(w=_W, X=_X2, y=_Y2), arrays=("w", "X")),
+    EdgeSpec(_dp_sgd.predict, dict(w=_W, X=_X2), arrays=("w", "X")),
+    EdgeSpec(_dp_sgd.accuracy, dict(w=_W, X=_X2, y=_Y2), arrays=("w", "X")),
+    EdgeSpec(_dp_sgd.dp_sgd, dict(_SGD, rng=0),
+             ("batch_rate", "clip", "noise_multiplier", "learning_rate", "delta"), ("epochs",),
+             arrays=("X", "w0")),
+    EdgeSpec(_dpsgd_result_epsilon, dict(delta=1e-5), ("delta",), name="DPSGDResult.epsilon"),
+    EdgeSpec(_dp_sgd.membership_inference, dict(member_losses=[0.1, 0.2], nonmember_losses=[0.5, 0.9]),
+             arrays=("member_losses", "nonmember_losses"),
+             infinite_ok=("member_losses", "nonmember_losses")),   # thresholds -inf, +inf (docstring)
+    EdgeSpec(_dp_sgd.make_overfit_data, dict(n_train=5, n_test=5, d=6, rng=0),
+             ("signal", "noise_scale"), ("n_train", "n_test", "d", "informative")),
+]
+_EDGE_ROWS = [row for spec in EDGE_SPECS for row in spec.rows()]
+
+
+def _alarm(signum, frame):
+    raise TimeoutError("hang guard: the call ran for over 120 s")
+
+
+@pytest.mark.parametrize("spec,param,kind,value", _EDGE_ROWS)
+def test_extreme_values_are_refused_by_name_or_give_finite_answers(spec, param, kind, value):
+    kwargs = dict(spec.good)
+    rng = np.random.default_rng(0)
+    if "rng" in kwargs:
+        kwargs["rng"] = rng
+    before = rng.bit_generator.state
+    if kind == "array":
+        base = kwargs.get(param)
+        if base is None:                        # an optional array such as w0
+            base = [0.0] * _X2.shape[1]
+        kwargs[param] = _first_entry(base, value)
+    else:
+        kwargs[param] = value
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(int(os.environ.get("DPTEACH_HANG_GUARD", "120")))
+    try:
+        out = spec.func(**kwargs)
+    except (ValueError, TypeError) as err:
+        assert _mentions(str(err), param), f"message does not name {param!r}: {err}"
+        assert rng.bit_generator.state == before, "a random number was drawn before the check"
+        return
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    if callable(out) and not isinstance(out, type):
+        return                                  # a closure: its own rows call it
+    if param not in spec.infinite_ok:
+        assert is_finite_answer(out), f"{spec.label}({param}={value!r}) returned {out!r}"
+    else:                                       # a documented inf, but never NaN
+        assert not np.isnan(np.asarray(out, dtype=object).astype(float)).any(), out
+
+
+def test_every_public_callable_of_the_newer_modules_has_edge_rows():
+    import inspect
+    covered = {spec.func for spec in EDGE_SPECS}
+    labels = {spec.label for spec in EDGE_SPECS}
+    missing = []
+    for module in (properties, tradeoff, _clipping, _sv, _rdp, _local, _dp_sgd):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if not callable(obj) or (inspect.isclass(obj) and issubclass(obj, BaseException)):
+                continue
+            if obj in covered or name in _EDGE_EXEMPT:
+                continue
+            missing.append(f"{module.__name__}.{name}")
+    assert not missing, "no edge rows for: " + ", ".join(missing)
+    # every closure a public function returns, and every method that takes numbers
+    for label in ["variant_mechanism[%s]-closure" % n for n in _sv.VARIANTS] + [
+            "RDPAccountant.compose_gaussian", "RDPAccountant.epsilon", "DPSGDResult.epsilon",
+            "LossDistribution[gaussian].epsilon", "LossDistribution[laplace].delta"]:
+        assert label in labels, label
+
+
+# records built by the package from checked values (no numeric parameter of their own to refuse)
+_EDGE_EXEMPT = {
+    "OutputLaw": "record returned by postprocess_laplace",
+    "LossDistribution": "record returned by privacy_loss_distribution (its methods have rows)",
+    "ClippedMeanError": "record returned by clipped_mean_error",
+    "DPSGDResult": "record returned by dp_sgd (its epsilon property has rows)",
+}

@@ -74,14 +74,14 @@ def test_sparse_returns_at_most_c_increasing_indices():
 
 
 def test_numeric_sparse_values_are_laplace_with_the_right_scale():
-    answers = np.array([100.0, 100.0, 100.0])  # far above the threshold: always reported
+    answers = np.array([1000.0, 1000.0, 1000.0])  # far above the threshold: always reported
     eps, c = 1.0, 3
     rng = np.random.default_rng(7)
     noise = []
     for _ in range(6000):
         out = dp.numeric_sparse(answers, 0.0, eps, c, rng=rng)
         assert [i for i, _ in out] == [0, 1, 2]
-        noise += [v - 100.0 for _, v in out]
+        noise += [v - 1000.0 for _, v in out]
     scale = 2 * c / (2 * eps / 9)   # 2c / epsilon_2 with epsilon_2 = 2 epsilon / 9
     assert ks_pvalue(noise, stats.laplace(scale=scale).cdf) > ALPHA
     assert ks_pvalue(noise, stats.laplace(scale=2 * c / eps).cdf) < ALPHA  # the unsplit twin

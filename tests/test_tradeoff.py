@@ -408,17 +408,18 @@ def test_attack_is_reproducible_with_a_seed():
 NAN, INF = float("nan"), float("inf")
 BAD_REAL = [NAN, INF, -INF, True, "1", None, [1.0], 1j]
 BAD_EPS = BAD_REAL + [0, -1.0]
+BAD_EPS0 = BAD_REAL + [-1e-12, -1.0]   # where epsilon = 0 (perfect privacy) is valid
 
 
 ROWS = (
-    [(dp.tradeoff_curve, dict(alpha=0.1, epsilon=1.0, delta=0.0), "epsilon", v) for v in BAD_EPS]
+    [(dp.tradeoff_curve, dict(alpha=0.1, epsilon=1.0, delta=0.0), "epsilon", v) for v in BAD_EPS0]
     + [(dp.tradeoff_curve, dict(alpha=0.1, epsilon=1.0, delta=0.0), "delta", v)
        for v in BAD_REAL + [-1e-9, 1.0]]
     + [(dp.tradeoff_curve, dict(alpha=0.1, epsilon=1.0), "alpha", v)
        for v in [NAN, INF, -0.1, 1.5, [0.1, NAN], "0.1", True, None, []]]
     + [(dp.gaussian_tradeoff, dict(alpha=0.1, mu=1.0), "mu", v) for v in BAD_REAL + [-0.5]]
     + [(dp.gaussian_tradeoff, dict(alpha=0.1, mu=1.0), "alpha", v) for v in [NAN, -1e-3, 2.0, "x"]]
-    + [(dp.laplace_tradeoff, dict(alpha=0.1, epsilon=1.0), "epsilon", v) for v in BAD_EPS]
+    + [(dp.laplace_tradeoff, dict(alpha=0.1, epsilon=1.0), "epsilon", v) for v in BAD_EPS0]
     + [(dp.privacy_loss_distribution, dict(mechanism="laplace", epsilon=1.0), "epsilon", v)
        for v in BAD_EPS]
     + [(dp.privacy_loss_distribution, dict(mechanism="gaussian", sigma=1.0), "sigma", v)
@@ -510,7 +511,7 @@ def test_huge_epsilon_gives_a_curve_without_nan():
 
 
 MORE_ROWS = (
-    [(tradeoff.advantage_bound, dict(epsilon=1.0, delta=1e-5), "epsilon", v) for v in BAD_EPS]
+    [(tradeoff.advantage_bound, dict(epsilon=1.0, delta=1e-5), "epsilon", v) for v in BAD_EPS0]
     + [(tradeoff.advantage_bound, dict(epsilon=1.0, delta=1e-5), "delta", v)
        for v in BAD_REAL + [1.0, -0.1]]
     + [(tradeoff.outside_region, dict(alpha=[0.1], beta=[0.8], n_out=10, n_in=10, epsilon=1.0),
@@ -520,7 +521,7 @@ MORE_ROWS = (
     + [(tradeoff.outside_region, dict(alpha=[0.1], beta=[0.8], n_out=10, n_in=10, epsilon=1.0),
         "beta", v) for v in [[1.5], [-0.1], [NAN], None]]
     + [(tradeoff.outside_region, dict(alpha=[0.1], beta=[0.8], n_out=10, n_in=10, epsilon=1.0),
-        "epsilon", v) for v in BAD_EPS]
+        "epsilon", v) for v in BAD_EPS0]
 )
 
 
