@@ -39,21 +39,19 @@ with task ``(notebook)``. The totals CSV has one row per notebook (:data:`TOTAL_
 from __future__ import annotations
 
 import argparse
-import csv
+import csv  # noqa: F401 - kept as grading.csv (the report is written with it)
 import json
 import os
 import pickle
 import re
 import secrets
 import shutil
-import stat
 import sys
 import subprocess
 import tempfile
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -61,22 +59,19 @@ import numpy as np
 
 from . import _sandbox, assignments
 from ._checks import check_real
+# the kernel (run inside the sandbox by _grade_runner) and the report writing live in
+# private modules; their names stay importable from here
+from ._grade_kernel import _COLLECT, _Kernel, _code_cells, _run_cells  # noqa: F401
+from ._grade_report import (FIELDS, MAX_DEPTH, MAX_RESULT_BYTES, NOTEBOOK_ROW,  # noqa: F401
+                            TOTAL_FIELDS, _depth, _read_result, _totals_path, summary,
+                            totals, write_report, write_totals)
 from .coursework import assignment_of
 
 __all__ = ["Row", "FIELDS", "TOTAL_FIELDS", "grade", "grade_notebook", "summary", "totals",
            "write_report", "write_totals", "main", "SandboxUnavailable"]
 
-#: the report's columns
-FIELDS = ("notebook", "task", "passed", "message", "points", "max_points", "assignment")
 #: seconds one task's collection may take in the kernel
 TASK_TIMEOUT = 60
-#: the largest result a task may hand back (bytes)
-MAX_RESULT_BYTES = 50_000_000
-#: the deepest nesting of lists and dicts a result may have
-MAX_DEPTH = 100
-NOTEBOOK_ROW = "(notebook)"
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_TIMEOUT_NAME = "GraderTimeout"
 
 
 @dataclass(frozen=True)
@@ -162,242 +157,7 @@ def _tasks(assignment):
                               "in dpteach.assignments yet") from None
 
 
-# ------------------------------------------------------------------ the kernel
-def _client_class():
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionComplete
-
-    class _Client(NotebookClient):
-        """Keeps no outputs (a notebook printing gigabytes cannot fill the grader's
-        memory, and nothing printed is read); notes only the errors cells raise."""
-
-        errors: list = []
-
-        def process_message(self, msg, cell, cell_index):
-            kind = msg.get("msg_type")
-            content = msg.get("content") or {}
-            if kind == "status" and content.get("execution_state") == "idle":
-                raise CellExecutionComplete()
-            if kind == "error":
-                self.errors.append(f"{content.get('ename', '?')}: "
-                                   f"{str(content.get('evalue', ''))[:200]}")
-            return None
-
-    return _Client
-
-
-def _cancel_leftover_tasks():
-    """Cancel what nbclient left pending on this thread's event loop (pollers of cells
-    that timed out or whose kernel died), so it cannot wake up in a later kernel."""
-    import asyncio
-
-    from jupyter_core.utils import ensure_event_loop
-
-    try:
-        asyncio.get_running_loop()
-        return                                             # not ours to clean
-    except RuntimeError:
-        pass
-    loop = ensure_event_loop()
-    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
-    for t in pending:
-        t.cancel()
-    if pending:
-        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-
-
-class _Kernel:
-    """One notebook's kernel, in its own folder; restarted when it dies."""
-
-    def __init__(self, folder: Path, prelude=None):
-        from nbclient.exceptions import CellTimeoutError, DeadKernelError
-
-        self._timeout_error, self._dead_error = CellTimeoutError, DeadKernelError
-        self.folder = folder
-        self.prelude = prelude
-        self.nb = nbformat.v4.new_notebook()
-        self.client = _client_class()(self.nb, kernel_name="python3", allow_errors=True,
-                                      shutdown_kernel="immediate", record_timing=False,
-                                      iopub_timeout=2, interrupt_on_timeout=True,
-                                      error_on_timeout={"ename": _TIMEOUT_NAME,
-                                                        "evalue": "", "traceback": []},
-                                      resources={"metadata": {"path": str(folder)}})
-        self.client.errors = []
-        self.client.on_cell_executed = self._executed
-        self._start()
-
-    def _executed(self, cell=None, cell_index=None, execute_reply=None, **_):
-        payload = ((execute_reply or {}).get("content") or {}).get("payload") or []
-        self.asked_exit = any(isinstance(p, dict) and p.get("source") == "ask_exit"
-                              for p in payload)
-        # nbclient interrupted the kernel at the time limit and made up this reply
-        self.timed_out = ((execute_reply or {}).get("content") or {}).get("ename") == _TIMEOUT_NAME
-
-    def _start(self):
-        self.starts = getattr(self, "starts", 0) + 1
-        c = self.client
-        c.km = c.create_kernel_manager()
-        c.start_new_kernel(cwd=str(self.folder))
-        c.start_new_kernel_client()
-        if self.prelude:                  # before any of the notebook's code
-            self.run(self.prelude, 60)
-
-    def restart(self):
-        self.stop()
-        self._start()
-
-    def stop(self):
-        try:
-            if self.client.km is not None:
-                self.client._cleanup_kernel()
-        except Exception:                                   # noqa: BLE001 - best effort
-            self.client.km = self.client.kc = None
-        _cancel_leftover_tasks()
-
-    def alive(self) -> bool:
-        try:
-            from nbclient.util import run_sync
-
-            return bool(self.client.km is not None and run_sync(self.client.km.is_alive)())
-        except Exception:                                   # noqa: BLE001
-            return False
-
-    def run(self, source: str, timeout: float) -> str:
-        """Run ``source``: "ok", "error" (it raised), "died" (the kernel is gone) or
-        "timeout" (interrupted after ``timeout`` seconds, or killed and restarted)."""
-        cell = nbformat.v4.new_code_cell(source)
-        self.nb.cells.append(cell)
-        self.client.timeout = max(1, int(np.ceil(timeout)))
-        self.client.errors = []
-        self.asked_exit = self.timed_out = False
-        try:
-            self.client.execute_cell(cell, len(self.nb.cells) - 1, store_history=False)
-        except self._dead_error:
-            return "died"
-        except self._timeout_error:        # no answer even to the interrupt: start afresh
-            self.restart()
-            return "timeout"
-        except Exception:                                   # noqa: BLE001
-            return "died" if not self.alive() else "error"
-        if self.timed_out:
-            self._settle()
-            return "timeout"
-        if self.asked_exit:               # exit() / quit(): the kernel stops shortly
-            self._wait_until_dead(5.0)
-            return "died"
-        if not self.alive():
-            return "died"
-        return "error" if self.client.errors else "ok"
-
-    def _wait_until_dead(self, seconds):
-        deadline = time.monotonic() + seconds
-        while self.alive() and time.monotonic() < deadline:
-            time.sleep(0.05)
-
-    def _settle(self):
-        """After an interrupted cell: if the kernel does not run a trivial cell within
-        3 s (the cell caught KeyboardInterrupt and goes on), kill and restart it."""
-        cell = nbformat.v4.new_code_cell("pass")
-        self.nb.cells.append(cell)
-        self.client.timeout = 3
-        self.timed_out = False
-        try:
-            self.client.execute_cell(cell, len(self.nb.cells) - 1, store_history=False)
-            if self.timed_out or not self.alive():
-                self.restart()
-        except Exception:                                   # noqa: BLE001
-            self.restart()
-
-
 # ------------------------------------------------------------------ one notebook
-_COLLECT = '''\
-def {fn}():
-    import pickle
-    from dpteach import assignments as A
-    names, out = {names!r}, None
-    g = globals()
-    missing = [n for n in names if n not in g]
-    if missing:
-        out = {{"missing": missing}}
-    else:
-        try:
-            with open({request!r}, "rb") as f:
-                request = pickle.load(f)
-            task = [t for t in A.tasks({assignment!r}) if t.key == {key!r}][0]
-            out = {{"data": task.collect({{n: g[n] for n in names}}, request)}}
-        except BaseException as err:
-            out = {{"error": (type(err).__name__ + ": " + str(err))[:300]}}
-    try:
-        text = A.dumps(out)
-    except BaseException as err:
-        text = A.dumps({{"error": "the result could not be sent as data: " + str(err)[:200]}})
-    with open({result!r}, "w", encoding="utf-8") as f:
-        f.write(text)
-try:
-    {fn}()
-finally:
-    del {fn}
-'''
-
-
-def _code_cells(nb) -> list:
-    """(index, source) of the notebook's non-empty code cells."""
-    return [(i, str(cell.get("source", ""))) for i, cell in enumerate(nb.cells)
-            if cell.get("cell_type") == "code" and str(cell.get("source", "")).strip()]
-
-
-def _run_cells(kernel, cells, timeout, notes) -> None:
-    """Run ``cells`` ((index, source) pairs) in ``kernel`` within ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    for i, source in cells:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            notes.append(f"timed out after {timeout:g} s: cells from {i} on were not run")
-            return
-        status = kernel.run(source, remaining)
-        if status == "died":
-            notes.append(f"cell {i} ended the kernel (exit(), quit(), os._exit?); "
-                         "it was restarted and later cells ran in a fresh kernel")
-            started = time.monotonic()
-            kernel.restart()
-            deadline += time.monotonic() - started     # the restart is not the cells' time
-        elif status == "timeout":
-            notes.append(f"timed out after {timeout:g} s in cell {i}: it was stopped and "
-                         "the cells after it were not run")
-            return
-
-
-def _read_result(path):
-    """The text of the result file, or None when it is not a regular file (a symlink,
-    a FIFO or a device the kernel put there) or is too large. FileNotFoundError when
-    there is none."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as err:
-        if isinstance(err, FileNotFoundError):
-            raise
-        return None                                        # e.g. ELOOP: a symlink
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_RESULT_BYTES:
-            return None
-        raw = f.read(MAX_RESULT_BYTES + 1)
-    if len(raw) > MAX_RESULT_BYTES:
-        return None
-    return raw.decode("utf-8")
-
-
-def _depth(text: str) -> int:
-    """How deeply the JSON ``text`` nests arrays and objects (checked before parsing:
-    a recursion error deep inside the parser can upset the interpreter)."""
-    bare = np.frombuffer(_JSON_STRING.sub("", text).encode("utf-8"), dtype=np.uint8)
-    steps = np.zeros(bare.shape, dtype=np.int64)
-    steps[(bare == ord("[")) | (bare == ord("{"))] = 1
-    steps[(bare == ord("]")) | (bare == ord("}"))] = -1
-    return int(np.cumsum(steps).max(initial=0))
-
-
 def _verdict(task, result_path, request, truth, notes=()) -> tuple:
     """(passed, message) from the result file the kernel wrote (untrusted bytes)."""
     try:
@@ -758,81 +518,6 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
     finally:
         shutil.rmtree(stub_dir, ignore_errors=True)
     return [r for k in sorted(done) for r in done[k]]
-
-
-def _totals_path(report):
-    report = Path(report)
-    return report.with_name(report.stem + "_totals" + (report.suffix or ".csv"))
-
-
-def _atomic_write(path, write) -> None:
-    """Write ``path`` through a temporary file next to it and os.replace."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent or "."))
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
-            write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def write_report(rows, path) -> None:
-    """The rows as CSV with the header :data:`FIELDS` (written atomically)."""
-    def write(f):
-        writer = csv.writer(f)
-        writer.writerow(FIELDS)
-        for row in rows:
-            writer.writerow(astuple(row))
-    _atomic_write(path, write)
-
-
-#: the totals CSV's columns
-TOTAL_FIELDS = ("notebook", "assignment", "points", "max_points", "tasks_passed", "tasks")
-
-
-def totals(rows) -> list:
-    """One (notebook, assignment, points, max_points, tasks_passed, tasks) per notebook,
-    in the order of ``rows``."""
-    out = {}
-    for r in rows:
-        t = out.setdefault(r.notebook, [r.notebook, r.assignment, 0.0, 0.0, 0, 0])
-        t[2] += float(r.points)
-        t[3] += float(r.max_points) if r.max_points != "" else 0.0
-        if r.task != NOTEBOOK_ROW:
-            t[4] += bool(r.passed)
-            t[5] += 1
-    return [tuple(t) for t in out.values()]
-
-
-def write_totals(rows, path) -> None:
-    """Per-notebook totals as CSV with the header :data:`TOTAL_FIELDS` (atomically)."""
-    def write(f):
-        writer = csv.writer(f)
-        writer.writerow(TOTAL_FIELDS)
-        for t in totals(rows):
-            writer.writerow([t[0], t[1], f"{t[2]:g}", f"{t[3]:g}", t[4], t[5]])
-    _atomic_write(path, write)
-
-
-def summary(rows, notes=()) -> str:
-    """A readable summary of one notebook's rows."""
-    if not rows:
-        return ""
-    got = sum(float(r.points) for r in rows)
-    total = sum(float(r.max_points) for r in rows if r.max_points != "")
-    which = f" ({rows[0].assignment})" if rows[0].assignment else ""
-    lines = [f"{rows[0].notebook}{which}: {got:g} / {total:g} points"]
-    for r in rows:
-        mark = "✅" if r.passed else "❌"
-        worth = f" ({float(r.points):g}/{float(r.max_points):g})" if r.max_points != "" else ""
-        lines.append(f"  {mark} {r.task}{worth}: {r.message}")
-    lines += [f"  note: {n}" for n in notes]
-    return "\n".join(lines)
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,217 @@
+"""The kernel side of grading: a notebook's kernel that survives its cells (restarted when
+it dies, interrupted and settled when a cell times out), the injected collect cell, and
+running a notebook's code cells within a time limit. Used by :mod:`dpteach._grade_runner`
+inside the sandbox; :mod:`dpteach.grading` re-exports the names it used to hold."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import nbformat
+import numpy as np
+
+_TIMEOUT_NAME = "GraderTimeout"
+
+
+def _client_class():
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionComplete
+
+    class _Client(NotebookClient):
+        """Keeps no outputs (a notebook printing gigabytes cannot fill the grader's
+        memory, and nothing printed is read); notes only the errors cells raise."""
+
+        errors: list = []
+
+        def process_message(self, msg, cell, cell_index):
+            kind = msg.get("msg_type")
+            content = msg.get("content") or {}
+            if kind == "status" and content.get("execution_state") == "idle":
+                raise CellExecutionComplete()
+            if kind == "error":
+                self.errors.append(f"{content.get('ename', '?')}: "
+                                   f"{str(content.get('evalue', ''))[:200]}")
+            return None
+
+    return _Client
+
+
+def _cancel_leftover_tasks():
+    """Cancel what nbclient left pending on this thread's event loop (pollers of cells
+    that timed out or whose kernel died), so it cannot wake up in a later kernel."""
+    import asyncio
+
+    from jupyter_core.utils import ensure_event_loop
+
+    try:
+        asyncio.get_running_loop()
+        return                                             # not ours to clean
+    except RuntimeError:
+        pass
+    loop = ensure_event_loop()
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for t in pending:
+        t.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+
+
+class _Kernel:
+    """One notebook's kernel, in its own folder; restarted when it dies."""
+
+    def __init__(self, folder: Path, prelude=None):
+        from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+        self._timeout_error, self._dead_error = CellTimeoutError, DeadKernelError
+        self.folder = folder
+        self.prelude = prelude
+        self.nb = nbformat.v4.new_notebook()
+        self.client = _client_class()(self.nb, kernel_name="python3", allow_errors=True,
+                                      shutdown_kernel="immediate", record_timing=False,
+                                      iopub_timeout=2, interrupt_on_timeout=True,
+                                      error_on_timeout={"ename": _TIMEOUT_NAME,
+                                                        "evalue": "", "traceback": []},
+                                      resources={"metadata": {"path": str(folder)}})
+        self.client.errors = []
+        self.client.on_cell_executed = self._executed
+        self._start()
+
+    def _executed(self, cell=None, cell_index=None, execute_reply=None, **_):
+        payload = ((execute_reply or {}).get("content") or {}).get("payload") or []
+        self.asked_exit = any(isinstance(p, dict) and p.get("source") == "ask_exit"
+                              for p in payload)
+        # nbclient interrupted the kernel at the time limit and made up this reply
+        self.timed_out = ((execute_reply or {}).get("content") or {}).get("ename") == _TIMEOUT_NAME
+
+    def _start(self):
+        self.starts = getattr(self, "starts", 0) + 1
+        c = self.client
+        c.km = c.create_kernel_manager()
+        c.start_new_kernel(cwd=str(self.folder))
+        c.start_new_kernel_client()
+        if self.prelude:                  # before any of the notebook's code
+            self.run(self.prelude, 60)
+
+    def restart(self):
+        self.stop()
+        self._start()
+
+    def stop(self):
+        try:
+            if self.client.km is not None:
+                self.client._cleanup_kernel()
+        except Exception:                                   # noqa: BLE001 - best effort
+            self.client.km = self.client.kc = None
+        _cancel_leftover_tasks()
+
+    def alive(self) -> bool:
+        try:
+            from nbclient.util import run_sync
+
+            return bool(self.client.km is not None and run_sync(self.client.km.is_alive)())
+        except Exception:                                   # noqa: BLE001
+            return False
+
+    def run(self, source: str, timeout: float) -> str:
+        """Run ``source``: "ok", "error" (it raised), "died" (the kernel is gone) or
+        "timeout" (interrupted after ``timeout`` seconds, or killed and restarted)."""
+        cell = nbformat.v4.new_code_cell(source)
+        self.nb.cells.append(cell)
+        self.client.timeout = max(1, int(np.ceil(timeout)))
+        self.client.errors = []
+        self.asked_exit = self.timed_out = False
+        try:
+            self.client.execute_cell(cell, len(self.nb.cells) - 1, store_history=False)
+        except self._dead_error:
+            return "died"
+        except self._timeout_error:        # no answer even to the interrupt: start afresh
+            self.restart()
+            return "timeout"
+        except Exception:                                   # noqa: BLE001
+            return "died" if not self.alive() else "error"
+        if self.timed_out:
+            self._settle()
+            return "timeout"
+        if self.asked_exit:               # exit() / quit(): the kernel stops shortly
+            self._wait_until_dead(5.0)
+            return "died"
+        if not self.alive():
+            return "died"
+        return "error" if self.client.errors else "ok"
+
+    def _wait_until_dead(self, seconds):
+        deadline = time.monotonic() + seconds
+        while self.alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def _settle(self):
+        """After an interrupted cell: if the kernel does not run a trivial cell within
+        3 s (the cell caught KeyboardInterrupt and goes on), kill and restart it."""
+        cell = nbformat.v4.new_code_cell("pass")
+        self.nb.cells.append(cell)
+        self.client.timeout = 3
+        self.timed_out = False
+        try:
+            self.client.execute_cell(cell, len(self.nb.cells) - 1, store_history=False)
+            if self.timed_out or not self.alive():
+                self.restart()
+        except Exception:                                   # noqa: BLE001
+            self.restart()
+
+
+_COLLECT = '''\
+def {fn}():
+    import pickle
+    from dpteach import assignments as A
+    names, out = {names!r}, None
+    g = globals()
+    missing = [n for n in names if n not in g]
+    if missing:
+        out = {{"missing": missing}}
+    else:
+        try:
+            with open({request!r}, "rb") as f:
+                request = pickle.load(f)
+            task = [t for t in A.tasks({assignment!r}) if t.key == {key!r}][0]
+            out = {{"data": task.collect({{n: g[n] for n in names}}, request)}}
+        except BaseException as err:
+            out = {{"error": (type(err).__name__ + ": " + str(err))[:300]}}
+    try:
+        text = A.dumps(out)
+    except BaseException as err:
+        text = A.dumps({{"error": "the result could not be sent as data: " + str(err)[:200]}})
+    with open({result!r}, "w", encoding="utf-8") as f:
+        f.write(text)
+try:
+    {fn}()
+finally:
+    del {fn}
+'''
+
+
+def _code_cells(nb) -> list:
+    """(index, source) of the notebook's non-empty code cells."""
+    return [(i, str(cell.get("source", ""))) for i, cell in enumerate(nb.cells)
+            if cell.get("cell_type") == "code" and str(cell.get("source", "")).strip()]
+
+
+def _run_cells(kernel, cells, timeout, notes) -> None:
+    """Run ``cells`` ((index, source) pairs) in ``kernel`` within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    for i, source in cells:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            notes.append(f"timed out after {timeout:g} s: cells from {i} on were not run")
+            return
+        status = kernel.run(source, remaining)
+        if status == "died":
+            notes.append(f"cell {i} ended the kernel (exit(), quit(), os._exit?); "
+                         "it was restarted and later cells ran in a fresh kernel")
+            started = time.monotonic()
+            kernel.restart()
+            deadline += time.monotonic() - started     # the restart is not the cells' time
+        elif status == "timeout":
+            notes.append(f"timed out after {timeout:g} s in cell {i}: it was stopped and "
+                         "the cells after it were not run")
+            return
