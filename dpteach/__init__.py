@@ -175,6 +175,10 @@ _EXPORTS = {
     "sparse": "sparse_vector",
     "numeric_sparse": "sparse_vector",
     "olh_estimate": "local",
+    "olh_hash_size": "local",
+    "olh_reports": "local",
+    "olh_variance": "local",
+    "membership_game": "dp_sgd",
 }
 
 _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",

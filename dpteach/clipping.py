@@ -155,6 +155,7 @@ def known_n_mean(values, lower, upper, epsilon, *, rng=None, size=None):
     n = values.size
     if n == 0:
         raise ValueError("values must not be empty: the known-n mean divides by n")
+    check_noise_scale((hi - lo) / (n * epsilon), "epsilon", "(upper - lower) / (n epsilon)")
     mean = float(np.clip(values.ravel(), lo, hi).mean())
     return laplace_mechanism(mean, (hi - lo) / n, epsilon, rng=rng, size=size)
 

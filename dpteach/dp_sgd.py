@@ -25,6 +25,8 @@ which a DP model must keep inside the trade-off region of notebook 13
 
 from __future__ import annotations
 
+import inspect
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -206,32 +208,10 @@ def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, r
     """
     X, y = _data(X, y)
     n, d = X.shape
-    epochs = check_positive_int(epochs, "epochs", maximum=100_000)
-    q = check_real("batch_rate", batch_rate, low=0.0, high=1.0, low_open=True)
-    c = _clip(clip)
-    sigma = check_real("noise_multiplier", noise_multiplier, low=0.0, high=1e150)
-    if 0 < sigma < 1e-150:
-        raise ValueError(f"noise_multiplier must be 0 (no noise) or in [1e-150, 1e150] (the "
-                         f"accountant's RDP grows like 1/noise_multiplier^2), got {sigma!r}")
-    if sigma > 0 and np.isinf(c):
-        raise ValueError("clip must be finite when noise_multiplier > 0 (the noise is σ·C)")
-    if sigma * c > 1e300:
-        raise ValueError(f"noise_multiplier * clip must be <= 1e300 (the noise's standard "
-                         f"deviation), got noise_multiplier={sigma!r}, clip={c!r}")
-    eta = check_real("learning_rate", learning_rate, low=0.0, low_open=True, high=1e6)
-    delta = check_delta(delta, required=True)
+    epochs, q, c, sigma, eta, delta = _check_training(epochs, batch_rate, clip, noise_multiplier,
+                                                      learning_rate, delta, accountant)
     rng = check_rng(rng)
-    if accountant is not None and not (callable(getattr(accountant, "compose_gaussian", None))
-                                       and callable(getattr(accountant, "epsilon", None))):
-        raise TypeError(f"accountant must be an RDPAccountant (with compose_gaussian and "
-                        f"epsilon methods) or None, got {type(accountant).__name__}")
-    if q * _MAX_STEPS < 1:   # round(1/q) steps per epoch: a tiny q would run for ever
-        raise ValueError(f"batch_rate must be >= {1 / _MAX_STEPS:g} (round(1/batch_rate) "
-                         f"steps per epoch, at most {_MAX_STEPS:,} steps), got {q:g}")
     steps_per_epoch = max(1, int(round(1.0 / q)))
-    if epochs * steps_per_epoch > _MAX_STEPS:
-        raise ValueError(f"epochs * round(1/batch_rate) must be <= {_MAX_STEPS:,} steps, got "
-                         f"{epochs} epochs of {steps_per_epoch:,} (batch_rate = {q:g})")
     w = np.zeros(d) if w0 is None else _weights(w0, d, "w0").copy()
     if sigma > 0 and accountant is None:
         from .rdp import RDPAccountant
@@ -262,6 +242,36 @@ def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, r
             bar.set_postfix_str(f"ε = {eps[-1]:.3g}")
     return DPSGDResult(w, np.arange(1, epochs + 1), np.array(eps), epochs * steps_per_epoch,
                        np.array(history), delta, q, sigma, c)
+
+
+def _check_training(epochs, batch_rate, clip, noise_multiplier, learning_rate, delta, accountant):
+    """Every training parameter of :func:`dp_sgd`, checked before any work or draw."""
+    epochs = check_positive_int(epochs, "epochs", maximum=100_000)
+    q = check_real("batch_rate", batch_rate, low=0.0, high=1.0, low_open=True)
+    c = _clip(clip)
+    sigma = check_real("noise_multiplier", noise_multiplier, low=0.0, high=1e150)
+    if 0 < sigma < 1e-150:
+        raise ValueError(f"noise_multiplier must be 0 (no noise) or in [1e-150, 1e150] (the "
+                         f"accountant's RDP grows like 1/noise_multiplier^2), got {sigma!r}")
+    if sigma > 0 and np.isinf(c):
+        raise ValueError("clip must be finite when noise_multiplier > 0 (the noise is σ·C)")
+    if sigma * c > 1e300:
+        raise ValueError(f"noise_multiplier * clip must be <= 1e300 (the noise's standard "
+                         f"deviation), got noise_multiplier={sigma!r}, clip={c!r}")
+    eta = check_real("learning_rate", learning_rate, low=0.0, low_open=True, high=1e6)
+    delta = check_delta(delta, required=True)
+    if accountant is not None and not (callable(getattr(accountant, "compose_gaussian", None))
+                                       and callable(getattr(accountant, "epsilon", None))):
+        raise TypeError(f"accountant must be an RDPAccountant (with compose_gaussian and "
+                        f"epsilon methods) or None, got {type(accountant).__name__}")
+    if q * _MAX_STEPS < 1:   # round(1/q) steps per epoch: a tiny q would run for ever
+        raise ValueError(f"batch_rate must be >= {1 / _MAX_STEPS:g} (round(1/batch_rate) "
+                         f"steps per epoch, at most {_MAX_STEPS:,} steps), got {q:g}")
+    steps_per_epoch = max(1, int(round(1.0 / q)))
+    if epochs * steps_per_epoch > _MAX_STEPS:
+        raise ValueError(f"epochs * round(1/batch_rate) must be <= {_MAX_STEPS:,} steps, got "
+                         f"{epochs} epochs of {steps_per_epoch:,} (batch_rate = {q:g})")
+    return epochs, q, c, sigma, eta, delta
 
 
 def _epsilon_per_epoch(sigma, batch_rate, epochs, delta):
@@ -342,6 +352,11 @@ def membership_game(X, y, *, rng=None, **training):
     that of a group of two.) Notebook 18.
     """
     X, y = _data(X, y)
+    args = inspect.signature(dp_sgd).bind(X, y, **training)
+    args.apply_defaults()
+    a = args.arguments
+    _check_training(a["epochs"], a["batch_rate"], a["clip"], a["noise_multiplier"],
+                    a["learning_rate"], a["delta"], a["accountant"])
     rng = check_rng(rng)
     joined = rng.random(X.shape[0]) < 0.5
     if joined.sum() < 2 or (~joined).sum() < 1:

@@ -262,10 +262,7 @@ def unary_encoding_output_probabilities(k, epsilon, *, optimized=True) -> np.nda
 
 def olh_hash_size(epsilon) -> int:
     """g = round(e^epsilon + 1), the hash range that minimises OLH's variance [WBLJ17, Sec. 4.4]."""
-    epsilon = check_epsilon(epsilon)
-    if epsilon > 30:
-        raise ValueError(f"epsilon must be <= 30 for local hashing (g = e^epsilon + 1 buckets), "
-                         f"got {epsilon:g}")
+    epsilon = check_real("epsilon", epsilon, low=1e-100, high=30.0)  # g = e^epsilon + 1 buckets
     return max(2, int(round(math.exp(epsilon) + 1.0)))
 
 
@@ -327,9 +324,9 @@ def olh_variance(n, epsilon, *, g=None):
     n q (1 - q) / (p - q)^2 with q = 1/g. ``g`` defaults to :func:`olh_hash_size`; any
     real g >= 2 is accepted so that the formula can be read at g = e^epsilon + 1 exactly,
     where it equals n * 4 e^epsilon / (e^epsilon - 1)^2."""
-    n = check_positive_int(n, "n")
-    epsilon = check_epsilon(epsilon)
-    g = olh_hash_size(epsilon) if g is None else check_real("g", g, low=2.0)
+    n = check_positive_int(n, "n", maximum=10**15)
+    epsilon = check_real("epsilon", epsilon, low=1e-100, high=30.0)
+    g = olh_hash_size(epsilon) if g is None else check_real("g", g, low=2.0, high=1e12)
     p = math.exp(epsilon) / (math.exp(epsilon) + g - 1)
     q = 1.0 / g
     return n * q * (1 - q) / (p - q) ** 2

@@ -68,9 +68,16 @@ def group_privacy_chain(epsilon, delta, k):
     k = check_positive_int(k, "k", maximum=10**9)
     if d == 0.0:
         return float(k * e), 0.0
+    # ln((e^(k eps) - 1) / (e^eps - 1)) in log space: finite, or inf, never inf/inf = NaN
+    log_ratio = _log_expm1(k * e) - _log_expm1(e)
     with np.errstate(over="ignore"):
-        total = float(d * np.expm1(k * e) / np.expm1(e))
+        total = float(d * np.exp(log_ratio))
     return float(k * e), total
+
+
+def _log_expm1(x):
+    """ln(e^x - 1) for x > 0, without overflow (x + ln(1 - e^-x) for large x)."""
+    return float(np.log(np.expm1(x))) if x < 30 else float(x + np.log1p(-np.exp(-x)))
 
 
 def gaussian_group_delta(epsilon, delta, k):

@@ -27,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
-from ._checks import check_epsilon, check_positive_int, check_real, check_rng, check_values
+from ._checks import (check_epsilon, check_nonnegative_int, check_positive_int, check_real, check_rng,
+                      check_values)
 
 __all__ = [
     "mwem",
@@ -42,12 +43,12 @@ __all__ = [
 ]
 
 
-def _histogram(histogram):
-    h = check_values("histogram", histogram)
+def _histogram(histogram, name="histogram"):
+    h = check_values(name, histogram)
     if np.any(h < 0):
-        raise ValueError("histogram must hold non-negative counts")
+        raise ValueError(f"{name} must hold non-negative counts")
     if h.sum() <= 0:
-        raise ValueError("histogram must hold at least one record (its total is positive)")
+        raise ValueError(f"{name} must hold at least one record (its total is positive)")
     return h
 
 
@@ -166,7 +167,7 @@ def example_table(*, seed=20):
     """An invented table of 10,000 patients: counts over 8 age groups x 4 conditions, with
     age and condition strongly related (the young mostly have condition 0, the old mostly
     condition 3). Notebook 20."""
-    g = np.random.default_rng(seed)
+    g = np.random.default_rng(check_nonnegative_int(seed, "seed"))
     ages = np.clip(np.round(g.normal(3.5, 1.8, size=10_000)), 0, 7).astype(int)
     p_cond = np.stack([np.array([0.80, 0.14, 0.05, 0.01]) * (1 - a / 7) +
                        np.array([0.01, 0.05, 0.24, 0.70]) * (a / 7) for a in range(8)])
@@ -180,8 +181,9 @@ def example_table(*, seed=20):
 def table_workload(n_rows, n_cols):
     """Queries over an n_rows x n_cols table, flattened row by row: every row range [a, b]
     within one column, and every row range over all columns (a 0/1 matrix, one row each)."""
-    r = range_queries(n_rows)                       # (ranges, n_rows)
+    n_rows = check_positive_int(n_rows, "n_rows", maximum=2000)
     n_cols = check_positive_int(n_cols, "n_cols", maximum=100)
+    r = range_queries(n_rows)                       # (ranges, n_rows)
     per_col = [np.kron(r, np.eye(n_cols)[c]) for c in range(n_cols)]
     any_col = np.kron(r, np.ones(n_cols))
     return np.vstack(per_col + [any_col])
@@ -192,7 +194,7 @@ def independent_marginals(table, epsilon, *, rng=None):
     with Lap(2/epsilon) per cell (epsilon/2 each, sensitivity 1 under add/remove), negatives
     set to 0, and the synthetic table is their outer product scaled to the table's total.
     It keeps each marginal, and loses every relation between the two attributes."""
-    t = _histogram(table)
+    t = _histogram(table, "table")
     if t.ndim != 2:
         raise ValueError(f"table must be two-dimensional, got shape {t.shape}")
     epsilon = check_epsilon(epsilon)

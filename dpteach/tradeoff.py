@@ -102,7 +102,7 @@ def gdp_delta(epsilon, mu):
     exactly this whole curve of guarantees). It is the Gaussian mechanism's delta with
     sigma = 1/mu [Balle & Wang 2018, Theorem 8; Dong, Roth & Su 2022, Section 2].
     Computed by :func:`privacy_loss_distribution`; ``mu`` > 0. Notebook 13."""
-    mu = check_real("mu", mu, low=0.0, low_open=True)
+    mu = check_real("mu", mu, low=1e-100)   # mu -> 0 is sigma -> inf: refused, like tiny sigma
     return privacy_loss_distribution("gaussian", sigma=1.0 / mu).delta(epsilon)
 
 

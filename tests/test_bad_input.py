@@ -612,6 +612,9 @@ SPECS += [
 ]
 
 EXEMPT_PARAMS = {
+    # grading runs hand-ins in sandboxes: its jobs/repeats are checked by tests/test_grading.py
+    "dpteach.grading.grade": {"jobs", "repeats"},
+    "dpteach.grading.grade_notebook": {"repeats"},
     "dpteach.anonymity.skewness_attack": {"value"},   # a sensitive value: a category label
     "dpteach.coursework.blank_source": {"keep"},      # a set of variable names
     "dpteach.exercises.mechanism_request": {"rng"},   # required Generator, refused by type
@@ -703,6 +706,80 @@ SPECS += [
 
 EXTRA_ROWS += [
     pytest.param(curator_count, dict(epsilon=0.5), "where", "age > 3", id="Curator.count-where-str"),
+]
+
+# notebooks 19 and 20, the full sparse vector technique, local hashing, and the additions
+# of notebooks 12-18's new sections
+from dpteach import beyond_global as _bg, pld as _pld, sparse_vector as _sv, synthetic as _syn  # noqa: E402
+
+_V5 = [1.0, 2.0, 3.0, 4.0, 5.0]
+BAD_LOWER_UPPER = BAD_REAL
+BAD_DATA = [v for v in BAD_VALUES]
+SPECS += [
+    Spec(_bg.local_sensitivity_median, dict(values=_V5, lower=0, upper=10),
+         dict(values=BAD_DATA + [[1.0, 2.0]], lower=BAD_LOWER_UPPER + [20], upper=BAD_LOWER_UPPER + [-5],
+              distance=[-1, 2.5, True, "1", NAN, None])),
+    Spec(_bg.smooth_sensitivity_median, dict(values=_V5, lower=0, upper=10, beta=0.1),
+         dict(values=BAD_DATA, lower=BAD_LOWER_UPPER, upper=BAD_LOWER_UPPER, beta=BAD_EPSILON)),
+    Spec(_bg.distance_to_instability, dict(values=_V5, lower=0, upper=10, bound=1.0),
+         dict(values=BAD_DATA, lower=BAD_LOWER_UPPER, upper=BAD_LOWER_UPPER,
+              bound=BAD_REAL + [-1.0])),
+    Spec(_bg.ptr_median, dict(values=_V5, lower=0, upper=10, epsilon=1.0, delta=1e-3, proposed_bound=1.0),
+         dict(values=BAD_DATA, lower=BAD_LOWER_UPPER, upper=BAD_LOWER_UPPER, epsilon=BAD_EPSILON,
+              delta=BAD_DELTA_REQUIRED, proposed_bound=BAD_SCALE, rng=BAD_RNG)),
+    Spec(_bg.ptr_answer_probability, dict(values=_V5, lower=0, upper=10, epsilon=1.0, delta=1e-3,
+                                          proposed_bound=1.0),
+         dict(values=BAD_DATA, lower=BAD_LOWER_UPPER, upper=BAD_LOWER_UPPER, epsilon=BAD_EPSILON,
+              delta=BAD_DELTA_REQUIRED, proposed_bound=BAD_SCALE)),
+    Spec(_bg.smooth_beta, dict(epsilon=1.0, delta=1e-6),
+         dict(epsilon=BAD_EPSILON, delta=BAD_DELTA_REQUIRED)),
+    Spec(_bg.smooth_median, dict(values=_V5, lower=0, upper=10, epsilon=1.0, delta=1e-6),
+         dict(values=BAD_DATA, lower=BAD_LOWER_UPPER, upper=BAD_LOWER_UPPER, epsilon=BAD_EPSILON,
+              delta=BAD_DELTA_REQUIRED, size=[0, -1, 2.5, True, "5", NAN, 10 ** 12], rng=BAD_RNG)),
+    Spec(_bg.sample_and_aggregate, dict(values=_V5, statistic=np.mean, lower=0, upper=10, epsilon=1.0,
+                                        blocks=2),
+         dict(values=BAD_DATA, statistic=["mean", None, 3], lower=BAD_LOWER_UPPER, upper=BAD_LOWER_UPPER,
+              epsilon=BAD_EPSILON, blocks=BAD_COUNT + [6], rng=BAD_RNG)),
+    Spec(_syn.mwem, dict(histogram=[3.0, 1.0, 2.0], queries=np.eye(3), epsilon=1.0, iterations=2),
+         dict(histogram=BAD_DATA + [[-1.0, 1.0, 1.0], [0.0, 0.0, 0.0]], queries=[np.eye(2), 0.5 * np.eye(3), "q"],
+              epsilon=BAD_EPSILON, iterations=BAD_COUNT, passes=BAD_COUNT, rng=BAD_RNG)),
+    Spec(_syn.mwem_rounds, dict(histogram=[3.0, 1.0, 2.0], queries=np.eye(3), epsilon=1.0, iterations=2),
+         dict(epsilon=BAD_EPSILON, iterations=BAD_COUNT, passes=BAD_COUNT, rng=BAD_RNG)),
+    Spec(_syn.mwem_selection_probabilities, dict(histogram=[3.0, 1.0, 2.0], synthetic=[2.0, 2.0, 2.0],
+                                                 queries=np.eye(3), epsilon_round=0.5),
+         dict(epsilon_round=BAD_EPSILON, synthetic=BAD_DATA)),
+    Spec(_syn.multiplicative_weights_update, dict(synthetic=[2.0, 2.0, 2.0], query=[1, 0, 0], measurement=3.0),
+         dict(synthetic=BAD_DATA + [[-1.0, 2.0, 2.0]], measurement=BAD_REAL,
+              total=[v for v in BAD_EPSILON if v is not None])),
+    Spec(_syn.range_queries, dict(domain_size=4), dict(domain_size=BAD_COUNT + [10 ** 6])),
+    Spec(_syn.table_workload, dict(n_rows=3, n_cols=2), dict(n_rows=BAD_COUNT, n_cols=BAD_COUNT)),
+    Spec(_syn.independent_marginals, dict(table=[[3.0, 1.0], [2.0, 2.0]], epsilon=1.0),
+         dict(table=BAD_DATA + [[1.0, 2.0]], epsilon=BAD_EPSILON, rng=BAD_RNG)),
+    Spec(_syn.example_table, dict(seed=20), dict(seed=[-1, 1.5, "x", True, None])),
+    Spec(_sv.sparse, dict(query_answers=[1.0, 5.0, 9.0], threshold=4.0, epsilon=1.0, c=2),
+         dict(query_answers=BAD_SCORES, threshold=BAD_REAL, epsilon=BAD_EPSILON, c=BAD_COUNT + [4],
+              sensitivity=BAD_SENSITIVITY_POSITIVE, rng=BAD_RNG)),
+    Spec(_sv.numeric_sparse, dict(query_answers=[1.0, 5.0, 9.0], threshold=4.0, epsilon=1.0, c=2),
+         dict(query_answers=BAD_SCORES, threshold=BAD_REAL, epsilon=BAD_EPSILON, c=BAD_COUNT + [4],
+              sensitivity=BAD_SENSITIVITY_POSITIVE, rng=BAD_RNG)),
+    Spec(_local.olh_estimate, dict(values=[0, 1, 2], k=4, epsilon=1.0),
+         dict(values=[[0, 5], [0.5], "0", None, [True]], k=BAD_COUNT + [1], epsilon=BAD_EPSILON + [100.0],
+              rng=BAD_RNG)),
+    Spec(_local.olh_reports, dict(values=[0, 1, 2], k=4, epsilon=1.0),
+         dict(values=[[0, 5], [0.5], "0", None], k=BAD_COUNT + [1], epsilon=BAD_EPSILON + [100.0],
+              rng=BAD_RNG)),
+    Spec(_local.olh_hash_size, dict(epsilon=1.0), dict(epsilon=BAD_EPSILON + [100.0])),
+    Spec(_local.olh_variance, dict(n=100, epsilon=1.0),
+         dict(n=BAD_COUNT, epsilon=BAD_EPSILON, g=[v for v in BAD_REAL if v is not None] + [1.0])),
+    Spec(_local.central_histogram_estimate, dict(counts=[3, 4], epsilon=1.0),
+         dict(sensitivity=BAD_SENSITIVITY_POSITIVE)),
+    Spec(properties.group_privacy_chain, dict(epsilon=0.5, delta=1e-6, k=3),
+         dict(epsilon=BAD_EPSILON, delta=BAD_DELTA, k=BAD_COUNT)),
+    Spec(tradeoff.gdp_delta, dict(epsilon=1.0, mu=1.0),
+         dict(epsilon=[v for v in BAD_REAL if not isinstance(v, list)] + [-1.0], mu=BAD_REAL + [-1.0])),
+    Spec(tradeoff.gdp_clt_mu, dict(loss_mean=0.01, loss_variance=0.02, k=100),
+         dict(k=BAD_COUNT)),
+    Spec(_pld.PLDAccountant, dict(interval=1e-3), dict(interval=BAD_SCALE)),
 ]
 
 SPECS = [spec for spec in SPECS if spec.func is not None]
@@ -1210,6 +1287,28 @@ EDGE_SPECS = [
              infinite_ok=("member_losses", "nonmember_losses")),   # thresholds -inf, +inf (docstring)
     EdgeSpec(_dp_sgd.make_overfit_data, dict(n_train=5, n_test=5, d=6, rng=0),
              ("signal", "noise_scale"), ("n_train", "n_test", "d", "informative")),
+    EdgeSpec(_dp_sgd.membership_game, dict(X=_X2, y=_Y2, epochs=1, batch_rate=0.5, clip=1.0,
+                                           noise_multiplier=1.0, learning_rate=0.1, rng=0),
+             ("batch_rate", "clip", "noise_multiplier", "learning_rate"), ("epochs",), arrays=("X",)),
+    EdgeSpec(properties.group_privacy_chain, dict(epsilon=0.5, delta=1e-6, k=3), ("epsilon", "delta"), ("k",),
+             infinite_ok=("epsilon", "k")),
+    EdgeSpec(tradeoff.gdp_delta, dict(epsilon=1.0, mu=1.0), ("epsilon", "mu")),
+    EdgeSpec(tradeoff.gdp_compose, dict(mus=[0.5, 1.0]), arrays=("mus",), infinite_ok=("mus",)),
+    EdgeSpec(tradeoff.gdp_clt_mu, dict(loss_mean=0.01, loss_variance=0.02, k=100),
+             ("loss_mean", "loss_variance"), ("k",), infinite_ok=("loss_mean", "loss_variance", "k")),
+    EdgeSpec(_clipping.centred_clipped_mean, dict(values=[1.0, 2.0, 3.0], lower=0.0, upper=4.0, epsilon=1.0,
+                                                  rng=0),
+             ("lower", "upper", "epsilon"), ("size",), arrays=("values",)),
+    EdgeSpec(_clipping.known_n_mean, dict(values=[1.0, 2.0, 3.0], lower=0.0, upper=4.0, epsilon=1.0, rng=0),
+             ("lower", "upper", "epsilon"), ("size",), arrays=("values",)),
+    EdgeSpec(_sv.sparse, dict(query_answers=_ANS, threshold=40.0, epsilon=1.0, c=2, rng=0),
+             ("threshold", "epsilon", "sensitivity"), ("c",), arrays=("query_answers",)),
+    EdgeSpec(_sv.numeric_sparse, dict(query_answers=_ANS, threshold=40.0, epsilon=1.0, c=2, rng=0),
+             ("threshold", "epsilon", "sensitivity"), ("c",), arrays=("query_answers",)),
+    EdgeSpec(_local.olh_hash_size, dict(epsilon=1.0), ("epsilon",)),
+    EdgeSpec(_local.olh_reports, dict(values=[0, 1, 3], k=4, epsilon=1.0, rng=0), ("epsilon",), ("k",)),
+    EdgeSpec(_local.olh_estimate, dict(values=[0, 1, 3], k=4, epsilon=1.0, rng=0), ("epsilon",), ("k",)),
+    EdgeSpec(_local.olh_variance, dict(n=100, epsilon=1.0), ("epsilon", "g"), ("n",)),
 ]
 _EDGE_ROWS = [row for spec in EDGE_SPECS for row in spec.rows()]
 
