@@ -412,13 +412,13 @@ def test_make_grade_passes_its_variables_on():
     out = subprocess.run(["make", "-n", "grade", "FILES=a.ipynb b.ipynb", "REPORT=r.csv",
                           "TIMEOUT=30", "ASSIGNMENT=A3", "JOBS=3"], cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout
-    line = next(x for x in out.splitlines() if "dpteach.grading" in x)
+    line = next(x for x in out.splitlines() if "dpteach grade" in x)
     assert "a.ipynb b.ipynb" in line and "--report r.csv" in line
     assert "--timeout 30" in line and "--assignment A3" in line and "--jobs 3" in line
     assert "--no-sandbox" not in line
     out = subprocess.run(["make", "-n", "grade", "FILES=a.ipynb", "SANDBOX=0"], cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout
-    assert "--no-sandbox" in next(x for x in out.splitlines() if "dpteach.grading" in x)
+    assert "--no-sandbox" in next(x for x in out.splitlines() if "dpteach grade" in x)
 
 
 def test_the_assignment_is_read_from_option_metadata_then_file_name(monkeypatch):
