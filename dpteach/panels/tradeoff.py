@@ -142,7 +142,8 @@ def tradeoff_curves(epsilon=1.0, delta=1e-5, mu=1.0):
     controls = {"epsilon": log_slider("ε", epsilon, -1, 0.5),
                 "delta": log_slider("δ", delta, -8, -1, 0.25, readout_format=".0e"),
                 "mu": float_slider("Gaussian μ = Δ/σ", mu, 0.1, 3.0, 0.05)}
-    fig, ax = new_figure(1, 1, figsize=(5.8, 4.6))
+    # wide and short like the other panels: the square plot on the left, the legend beside it
+    fig, ax = new_figure(1, 1, figsize=(9.0, 4.4))
     a = np.linspace(0, 1, 401)
     zero = 0 * a
     forbidden = band(ax, a, zero, zero, color=PALETTE["grey"], alpha=0.3,
@@ -159,7 +160,7 @@ def tradeoff_curves(epsilon=1.0, delta=1e-5, mu=1.0):
     ax.set_ylim(-0.02, 1.02)
     ax.set_aspect("equal")
     label_axes(ax, "α: type I error", "β: type II error", "Trade-off curves")
-    ax.legend(loc="upper right", fontsize=8)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.04, 1.0), fontsize=9)
     txt = note(ax, "", loc="upper right")
     txt.set_y(0.62)
 
