@@ -77,6 +77,16 @@ def hideable(folders) -> list:
     return sorted(f for f in out if not any(o != f and _under(f, o) for o in out))
 
 
+def _kit_folders_in_tmp() -> list:
+    """The kit's package folder and Python's prefixes when they lie under /tmp (a clone
+    made there, as CI does): the sandbox's fresh /tmp would hide them otherwise."""
+    folders = {os.path.realpath(p) for p in (Path(__file__).parent, sys.prefix, sys.base_prefix,
+                                              os.path.dirname(os.path.realpath(sys.executable)))}
+    folders |= {os.path.realpath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    inside = {f for f in folders if _under(f, "/tmp") and f != "/tmp" and os.path.isdir(f)}
+    return sorted(f for f in inside if not any(o != f and _under(f, o) for o in inside))
+
+
 def _under(path, folder) -> bool:
     """``path`` is ``folder`` or inside it."""
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
@@ -90,6 +100,8 @@ def command(scratch, argv, *, overlays, masks=(), hidden=()) -> list:
     scratch = str(Path(scratch).resolve())
     cmd = ["bwrap", "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev",
            "--proc", "/proc"]
+    for folder in _kit_folders_in_tmp():   # a kit or venv under /tmp stays visible, read-only
+        cmd += ["--ro-bind", folder, folder]
     for folder in hidden:
         cmd += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     cmd += ["--bind", scratch, scratch,
