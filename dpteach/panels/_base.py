@@ -212,11 +212,14 @@ class Panel:
     title : str, a short heading shown above the controls.
     """
 
-    def __init__(self, controls, figure, update, *, title="", name=""):
+    def __init__(self, controls, figure, update, *, title="", name="", full_draw_on_move=False):
         self.controls = dict(controls)
         self.figure = figure
         self.name = name
         self._update = update
+        # panels whose axes follow the data draw in full when a limit moves (the cached
+        # backgrounds of several moving axes can disagree with a full draw)
+        self._full_on_move = bool(full_draw_on_move)
         self.image = widgets.Image(format="png", layout=widgets.Layout(width="auto", max_width="100%"))
         self.status = widgets.HTML()
         self.timings: list[float] = []
@@ -271,7 +274,7 @@ class Panel:
         if text is not None:
             self.status.value = text
         moved = [ax for ax, old, new in zip(self.figure.axes, limits, self._limits()) if old != new]
-        self._png = self._render(moved=moved, old_limits=limits)
+        self._png = self._render(moved=moved, old_limits=limits, full=self._full_on_move and bool(moved))
         self.image.value = self._png
         dt = time.perf_counter() - t0
         self.timings.append(dt)

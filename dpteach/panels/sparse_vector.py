@@ -115,4 +115,4 @@ def sparse_vector_queries(threshold=70.0, epsilon=0.5, k=40, seed=0):
                 f"8(ln k + ln(2/β))/ε at β = 0.05 is {bound:.1f}.")
 
     return Panel(controls, fig, update, title="The sparse vector technique: report the first query above",
-                 name="sparse_vector_queries")
+                 name="sparse_vector_queries", full_draw_on_move=True)

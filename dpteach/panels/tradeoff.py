@@ -130,7 +130,7 @@ def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
                 f"(ε′, {delta:.0e})-DP from ε′ = {e_delta:.4g}")
 
     return Panel(controls, fig, update, title="The privacy loss is a random variable",
-                 name="loss_distribution")
+                 name="loss_distribution", full_draw_on_move=True)
 
 
 # ------------------------------------------------------------------ trade-off curves
