@@ -42,7 +42,7 @@ import math
 
 import numpy as np
 
-from ._checks import (check_delta, check_epsilon, check_nonnegative_int, check_positive_int,
+from ._checks import (check_delta, check_nonnegative_int, check_positive_int,
                       check_range, check_real, check_rng, check_values)
 
 __all__ = [
@@ -55,6 +55,11 @@ __all__ = [
     "smooth_beta",
     "sample_and_aggregate",
 ]
+
+
+def _epsilon(epsilon):
+    """epsilon > 0 and at least 1e-100: below that every noise scale here overflows."""
+    return check_real("epsilon", epsilon, low=1e-100)
 
 
 def _sorted_clamped(values, lower, upper):
@@ -129,7 +134,9 @@ def smooth_sensitivity_median(values, lower, upper, beta):
     a = _all_local_sensitivities(x.tobytes(), lo, hi)
     k_max = a.size - 1
     if a[0] > 0:  # beyond this k, e^(-k beta) (upper - lower) < A(0): no larger term
-        k_max = min(k_max, int(math.ceil(math.log((hi - lo) / a[0]) / beta)))
+        reach = math.log((hi - lo) / a[0]) / beta
+        if reach < k_max:
+            k_max = int(math.ceil(reach))
     return float(np.max(np.exp(-beta * np.arange(k_max + 1)) * a[:k_max + 1]))
 
 
@@ -184,9 +191,9 @@ def ptr_median(values, lower, upper, epsilon, delta, *, proposed_bound, rng=None
     for the bound; it is itself a private answer.
     """
     lo, hi, x = _sorted_clamped(values, lower, upper)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _epsilon(epsilon)
     delta = check_delta(delta, required=True)
-    bound = check_real("proposed_bound", proposed_bound, low=0.0, low_open=True)
+    bound = check_real("proposed_bound", proposed_bound, low=0.0, low_open=True, high=1e300)
     rng = check_rng(rng)
     d = distance_to_instability(x, lo, hi, bound)
     if d + rng.laplace(0.0, 2.0 / epsilon) <= _ptr_threshold(epsilon, delta):
@@ -203,9 +210,9 @@ def ptr_answer_probability(values, lower, upper, epsilon, delta, *, proposed_bou
     from scipy.stats import laplace
 
     lo, hi, x = _sorted_clamped(values, lower, upper)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _epsilon(epsilon)
     delta = check_delta(delta, required=True)
-    bound = check_real("proposed_bound", proposed_bound, low=0.0, low_open=True)
+    bound = check_real("proposed_bound", proposed_bound, low=0.0, low_open=True, high=1e300)
     d = distance_to_instability(x, lo, hi, bound)
     if math.isinf(d):
         return 1.0
@@ -214,7 +221,7 @@ def ptr_answer_probability(values, lower, upper, epsilon, delta, *, proposed_bou
 
 def smooth_beta(epsilon, delta):
     """beta = epsilon / (2 ln(2/delta)): the smoothing that Laplace noise admits [NRS07, Ex. 2]."""
-    epsilon = check_epsilon(epsilon)
+    epsilon = _epsilon(epsilon)
     delta = check_delta(delta, required=True)
     return epsilon / (2.0 * math.log(2.0 / delta))
 
@@ -250,7 +257,7 @@ def sample_and_aggregate(values, statistic, lower, upper, epsilon, *, blocks, rn
     if not callable(statistic):
         raise TypeError(f"statistic must be callable, got {type(statistic).__name__}")
     lo, hi = check_range(lower, upper)
-    epsilon = check_epsilon(epsilon)
+    epsilon = _epsilon(epsilon)
     blocks = check_positive_int(blocks, "blocks", maximum=max(1, len(x)))
     rng = check_rng(rng)
     order = rng.permutation(len(x))
