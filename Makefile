@@ -64,7 +64,7 @@ bubblewrap:
 	fi
 
 test: $(STAMP) $(NBG_STAMP) chromium bubblewrap
-	$(PY) -m pytest tests -q -ra
+	$(PY) -m pytest tests -q -ra --durations=40
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		-q -p no:cacheprovider notebooks/*.ipynb
 

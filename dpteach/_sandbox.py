@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import importlib
 import inspect
 import os
@@ -181,6 +182,7 @@ def _stub_sources_cached(targets: tuple, folder: str) -> tuple:
             continue                                 # not a module-level function
         by_file.setdefault(os.path.realpath(path), {})[real.__name__] = label
     overlays, masks = {}, set()
+    tag = hashlib.sha256(repr(targets).encode()).hexdigest()[:12]
     for i, (path, names) in enumerate(sorted(by_file.items())):
         tree = ast.parse(Path(path).read_text(encoding="utf-8"))
         for node in tree.body:
@@ -189,7 +191,8 @@ def _stub_sources_cached(targets: tuple, folder: str) -> tuple:
                 node.body = ([ast.Expr(ast.Constant(doc))] if doc else []) + \
                     _raising_body(names[node.name])
                 node.decorator_list = []
-        out = Path(folder) / f"{i}_{Path(path).name}"
+        # named by the stubbed set too: one batch folder serves every assignment
+        out = Path(folder) / f"{tag}_{i}_{Path(path).name}"
         out.write_text(ast.unparse(tree) + "\n", encoding="utf-8")
         overlays[path] = str(out)
         cache = Path(path).parent / "__pycache__"

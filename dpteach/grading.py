@@ -359,14 +359,52 @@ def _launch(folder, sandbox, targets, stub_dir, limit, hidden=()) -> tuple:
     return code, tail
 
 
+def _groups(tasks) -> list:
+    """The tasks split by what their honest solutions need (``extra["needs"]``), in
+    order of first appearance, each with the forbidden functions its kernel stubs: those
+    of every task of the assignment, less what the group needs."""
+    every = forbidden_targets(tasks)
+    groups = {}
+    for task in tasks:
+        needs = frozenset(task.extra.get("needs", ()))
+        groups.setdefault(needs, []).append(task)
+    return [(members, [t for t in every if t not in needs]) for needs, members in groups.items()]
+
+
 def _run_and_judge(nb, name, key, tasks, *, timeout, task_timeout, notes, sandbox, seed,
                    repeats, stub_dir, hidden=()) -> list:
     seed = secrets.randbits(128) if seed is None else seed
-    draws = _draws(tasks, seed, max(1, repeats))
-    targets = forbidden_targets(tasks)
-    folder = Path(tempfile.mkdtemp(prefix="grade_"))
+    draws = _draws(tasks, seed, max(1, repeats))     # one stream, however the runs split
     own_stub_dir = stub_dir is None
     stub_dir = Path(tempfile.mkdtemp(prefix="grade_stubs_")) if own_stub_dir else stub_dir
+    verdicts = {}
+    try:
+        for members, targets in _groups(tasks):
+            keys = {t.key for t in members}
+            part = [d for d in draws if d[0].key in keys]
+            _run_part(nb, name, key, part, targets, verdicts, timeout=timeout,
+                      task_timeout=task_timeout, notes=notes, sandbox=sandbox,
+                      stub_dir=stub_dir, hidden=hidden)
+    finally:
+        if own_stub_dir:
+            shutil.rmtree(stub_dir, ignore_errors=True)
+    rows = []
+    for task in tasks:
+        got = verdicts[task.key]
+        bad = [v for v in got if not v[0]]
+        passed, message = (False, bad[0][1]) if bad else got[0]
+        if len(got) > 1:
+            message += f" [{len(got) - len(bad)} of {len(got)} draws passed]"
+        rows.append(Row(name, task.key, passed, message, task.points if passed else 0,
+                        task.points, key))
+    return rows
+
+
+def _run_part(nb, name, key, draws, targets, verdicts, *, timeout, task_timeout, notes,
+              sandbox, stub_dir, hidden) -> None:
+    """Run the notebook once in a fresh sandbox whose kernel has ``targets`` stubbed, and
+    judge ``draws`` there: each verdict is appended to ``verdicts[task key]``."""
+    folder = Path(tempfile.mkdtemp(prefix="grade_"))
     try:
         job = {"cells": _code_cells(nb), "assignment": key, "timeout": timeout,
                "task_timeout": task_timeout, "stubs": targets, "tasks": []}
@@ -394,7 +432,6 @@ def _run_and_judge(nb, name, key, tasks, *, timeout, task_timeout, notes, sandbo
                 notes.append(f"the sandbox ended before grading was done (exit code {code})"
                              + (f": {stderr.strip().splitlines()[-1][:200]}"
                                 if stderr.strip() else ""))
-        verdicts = {}
         for i, (task, request, truth) in enumerate(draws):
             state = states.get(str(i))
             if state == "timeout":
@@ -412,20 +449,8 @@ def _run_and_judge(nb, name, key, tasks, *, timeout, task_timeout, notes, sandbo
                     verdict = (False, verdict[1] + " (the sandbox ended before this task "
                                                    "was collected)")
             verdicts.setdefault(task.key, []).append(verdict)
-        rows = []
-        for task in tasks:
-            got = verdicts[task.key]
-            bad = [v for v in got if not v[0]]
-            passed, message = (False, bad[0][1]) if bad else got[0]
-            if len(got) > 1:
-                message += f" [{len(got) - len(bad)} of {len(got)} draws passed]"
-            rows.append(Row(name, task.key, passed, message, task.points if passed else 0,
-                            task.points, key))
-        return rows
     finally:
         _remove(folder)
-        if own_stub_dir:
-            shutil.rmtree(stub_dir, ignore_errors=True)
 
 
 # ------------------------------------------------------------------ a batch

@@ -49,7 +49,10 @@ ASSIGNMENTS = {
 @dataclass(frozen=True)
 class Task:
     """One auto-graded task: ``key`` as the notebook names it ("Task 3a"), its
-    ``points``, the student ``names`` it reads, and its request / collect / judge."""
+    ``points``, the student ``names`` it reads, and its request / collect / judge.
+    ``extra["forbidden"]``: kit functions (``"module:name"``) it forbids;
+    ``extra["needs"]``: kit functions its honest solution calls although another task of
+    the assignment forbids them (the grader then runs it in a kernel of its own)."""
 
     key: str
     points: int

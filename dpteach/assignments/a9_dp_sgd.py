@@ -403,9 +403,11 @@ def _t3_judge(data, req, truth):
 
 TASKS = [
     Task("Task 1a", 2, ("calibrate_sigma",), _t1a_request, _t1_collect, _t1_judge_as("Task 1a"),
-         title="calibrate σ for a target (ε, δ): full-batch accountants"),
+         title="calibrate σ for a target (ε, δ): full-batch accountants",
+         extra={"needs": _T3_LIBRARY}),
     Task("Task 1b", 2, ("calibrate_sigma",), _t1b_request, _t1_collect, _t1_judge_as("Task 1b"),
-         title="calibrate σ for a target (ε, δ): Poisson-subsampled steps"),
+         title="calibrate σ for a target (ε, δ): Poisson-subsampled steps",
+         extra={"needs": _T3_LIBRARY}),
     Task("Task 2", 3, ("clip_and_noise",), _t2_request, _t2_collect, _t2_judge,
          title="clip each gradient, then add noise to the sum"),
     Task("Task 3", 2, ("subsampled_rdp",), _t3_request, _t3_collect, _t3_judge,
