@@ -178,9 +178,12 @@ _LIBRARY = ("dpteach:noisy_gradient_sum", "dpteach.dp_sgd:noisy_gradient_sum",
 def _t2_request(rng):
     d = int(rng.integers(12, 30))
     clip = float(rng.choice(_CLIPS))
+    # noise on every example has spread √n·σC, forgotten C has σ: keep √n·C far from 1 so
+    # that the two slips are told apart (their spreads differ by a factor 1.35 or more)
+    rows = [n for n in range(6, 24) if not 1 / 1.35 < clip * math.sqrt(n) < 1.35]
     return {"seed": int(rng.integers(2**62)), "d": d, "clip": clip,
             "sigma": float(np.round(rng.uniform(0.5, 2.0), 3)),
-            "noise_rows": int(rng.integers(6, 12)), "noise_seed": int(rng.integers(2**62))}, {}
+            "noise_rows": int(rng.choice(rows)), "noise_seed": int(rng.integers(2**62))}, {}
 
 
 def _t2_batches(req):
