@@ -149,6 +149,7 @@ _EXPORTS = {
     "EXAMPLE": "dp_sgd",
     # beyond global sensitivity (notebook 19)
     "local_sensitivity_median": "beyond_global",
+    "median_sensitivity_window": "beyond_global",
     "smooth_sensitivity_median": "beyond_global",
     "distance_to_instability": "beyond_global",
     "ptr_median": "beyond_global",

@@ -47,6 +47,7 @@ from ._checks import (check_delta, check_nonnegative_int, check_positive_int,
 
 __all__ = [
     "local_sensitivity_median",
+    "median_sensitivity_window",
     "smooth_sensitivity_median",
     "distance_to_instability",
     "ptr_median",
@@ -120,6 +121,22 @@ def local_sensitivity_median(values, lower, upper, distance=0):
     a = _a_upto(padded, offset, m, int(min(ks.max(initial=0), cap)))
     out = a[np.minimum(ks, cap)]
     return float(out) if ks.ndim == 0 else out
+
+
+def median_sensitivity_window(values, lower, upper, distance=0):
+    """The two clamped values whose gap is A(k): ``(x_{m+t-k-1}, x_{m+t})`` for the t in
+    0..k+1 that maximises it [NRS07, Prop. 3.4], with x_i = lower for i < 1 and upper for
+    i > n (the window a panel shades). ``upper - lower`` apart once k > n."""
+    lo, hi, x = _sorted_clamped(values, lower, upper)
+    k = check_nonnegative_int(distance, "distance")
+    k = min(k, x.size + 1)
+    padded, offset = _padded(x, lo, hi)
+    m = (x.size + 1) // 2
+    t = np.arange(k + 2)
+    top = padded[offset + m + t - 1]
+    bottom = padded[offset + m + t - k - 2]
+    best = int(np.argmax(top - bottom))
+    return float(bottom[best]), float(top[best])
 
 
 def smooth_sensitivity_median(values, lower, upper, beta):

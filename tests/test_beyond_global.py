@@ -210,3 +210,26 @@ def test_sample_and_aggregate_noise_and_clamp():
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises((ValueError, TypeError), match=name):
         call()
+
+
+# ------------------------------------------------------------------ the shaded window
+@pytest.mark.parametrize("seed", range(6))
+def test_the_window_spans_exactly_a_of_k_between_two_padded_values(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([3, 5, 7, 9, 11]))
+    x = rng.integers(0, 30, n).astype(float)
+    for k in range(n + 4):
+        low, high = ls.median_sensitivity_window(x, 0.0, 30.0, k)
+        assert high - low == pytest.approx(ls.local_sensitivity_median(x, 0.0, 30.0, k))
+        padded = np.concatenate([[0.0], np.sort(x), [30.0]])
+        assert low in padded and high in padded and low <= high
+
+
+def test_the_window_of_a_wrong_twin_is_told_apart():
+    """A twin that looks one value too far (t up to k + 2) widens the window."""
+    x = np.array([1.0, 2.0, 3.0, 50.0, 51.0])
+    low, high = ls.median_sensitivity_window(x, 0.0, 100.0, 1)
+    assert (low, high) == (2.0, 50.0)                    # A(1) = max(x3 - x1, x4 - x2, x5 - x3)
+    assert high - low != 51.0 - 2.0                      # the twin's x5 - x2
+    import dpteach as dp
+    assert dp.median_sensitivity_window is ls.median_sensitivity_window

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from matplotlib.patches import Rectangle
 
 from .. import beyond_global as bg
 from ..plots import PALETTE, label_axes, new_figure, note, vline
@@ -40,7 +41,10 @@ def median_local_sensitivity(n=21, spread=10.0, k=2, beta=0.2, seed=0):
     fig, (ax1, ax2) = new_figure(2, 1, figsize=(9.0, 5.6), height_ratios=[1.0, 1.3])
     (points,) = ax1.plot([], [], "o", color=PALETTE["grey"], markersize=5, label="sorted values")
     (median,) = ax1.plot([], [], "o", color=PALETTE["orange"], markersize=9, label="median")
-    window = ax1.axvspan(0, 1, color=PALETTE["sky"], alpha=0.35, label="values A(k) looks at")
+    # a Rectangle in (data x, axes y): axvspan returns a Polygon before matplotlib 3.9
+    window = Rectangle((0.0, 0.0), 1.0, 1.0, transform=ax1.get_xaxis_transform(),
+                       color=PALETTE["sky"], alpha=0.35, label="values A(k) looks at")
+    ax1.add_patch(window)
     ax1.set_xlim(-2, 102)
     ax1.set_ylim(-0.5, 0.5)
     ax1.set_yticks([])
@@ -65,14 +69,9 @@ def median_local_sensitivity(n=21, spread=10.0, k=2, beta=0.2, seed=0):
         a = bg.local_sensitivity_median(x, LOWER, UPPER, distance=ks)
         points.set_data(x, np.zeros(n))
         median.set_data([x[m - 1]], [0.0])
-        # the widest window: t maximising x_{m+t} - x_{m+t-k-1} (clamped ends are 0 and 100)
-        padded = np.concatenate([np.full(k + 2, LOWER), x, np.full(k + 2, UPPER)])
-        t = np.arange(k + 2)
-        top = padded[k + 2 + m + t - 1]
-        bottom = padded[k + 2 + m + t - k - 2]
-        best = int(np.argmax(top - bottom))
-        window.set_x(bottom[best])
-        window.set_width(top[best] - bottom[best])
+        bottom, top = bg.median_sensitivity_window(x, LOWER, UPPER, k)
+        window.set_x(bottom)
+        window.set_width(top - bottom)
         a_line.set_data(ks, a)
         weighted = np.exp(-ks * beta) * a
         disc.set_data(ks, weighted)
