@@ -41,11 +41,6 @@ __all__ = [
     "olh_reports",
     "olh_estimate",
     "olh_variance",
-    "PROTOCOLS",
-    "protocol_variances",
-    "krr_crossover_k",
-    "krr_crossover_epsilon",
-    "report_bits",
     "MECHANISMS",
     "k_randomized_response_keep_probability",
     "k_randomized_response_probabilities",
@@ -334,80 +329,6 @@ def olh_variance(n, epsilon, *, g=None):
     p = math.exp(epsilon) / (math.exp(epsilon) + g - 1)
     q = 1.0 / g
     return n * q * (1 - q) / (p - q) ** 2
-
-
-#: the frequency oracles compared in notebook 17's last section (MECHANISMS and OLH)
-PROTOCOLS = ("krr", "sue", "oue", "olh")
-
-
-def _var_star(k, epsilon, protocol):
-    """n Var* of one frequency (a category nobody holds) for one protocol, scalars."""
-    if protocol == "olh":
-        return olh_variance(1, epsilon)          # a count's variance for n = 1 = n Var*
-    return local_variance(1, k, epsilon, mechanism=protocol)
-
-
-def protocol_variances(k, epsilon, protocols=PROTOCOLS) -> dict:
-    """protocol -> n Var* (one frequency's variance times n) of k-RR, SUE, OUE and OLH at
-    every (k, epsilon) (arrays broadcast), from :func:`local_variance` and
-    :func:`olh_variance` at n = 1. Only k-RR's depends on k [WBLJ17, Sec. 4-5]. Notebook 17."""
-    kk, ee = np.broadcast_arrays(np.asarray(k), np.asarray(epsilon, dtype=float))
-    eps, where = np.unique(ee.ravel(), return_inverse=True)      # all but k-RR ignore k
-    out = {p: np.array([_var_star(2, float(b), p) for b in eps])[where].reshape(kk.shape)
-           for p in protocols if p != "krr"}
-    if "krr" in protocols:
-        out["krr"] = np.array([_var_star(int(a), float(b), "krr")
-                               for a, b in zip(kk.ravel(), ee.ravel())]).reshape(kk.shape)
-    return out
-
-
-def _check_against(against):
-    if against not in PROTOCOLS[1:]:
-        raise ValueError(f"against must be one of {PROTOCOLS[1:]}, got {against!r}")
-    return against
-
-
-def krr_crossover_k(epsilon, *, against="oue") -> float:
-    """The domain size k at which k-RR's Var* equals ``against``'s; k-RR is better below it.
-    k-RR's n Var* = (e^eps + k - 2) / (e^eps - 1)^2 grows linearly in k [WBLJ17, Sec. 4.1];
-    the others' V do not depend on k, so k = V (e^eps - 1)^2 - e^eps + 2. Against OUE
-    (V = 4 e^eps / (e^eps - 1)^2) it is 3 e^eps + 2, :func:`krr_is_better`'s rule
-    [WBLJ17, Sec. 4.5]; against OLH the rounding of g moves it slightly. Notebook 17.
-    """
-    epsilon = check_real("epsilon", epsilon, low=1e-3, high=30.0)
-    v = _var_star(2, epsilon, _check_against(against))
-    return float(v * np.expm1(epsilon) ** 2 - np.exp(epsilon) + 2.0)
-
-
-def krr_crossover_epsilon(k, *, against="oue", low=1e-3, high=20.0):
-    """The epsilon at which k-RR's Var* equals ``against``'s at domain size k (k-RR is
-    better above it), or None when one is better on all of [low, high]. Against OUE it is
-    ln((k - 2) / 3); in general the root of the variances' difference (brentq). Notebook 17.
-    """
-    from scipy.optimize import brentq
-
-    k = _check_k(k)
-    against = _check_against(against)
-
-    def gap(e):
-        return _var_star(k, e, "krr") - _var_star(k, e, against)
-
-    if gap(low) * gap(high) > 0:
-        return None
-    return float(brentq(gap, low, high, xtol=1e-12))
-
-
-def report_bits(k, epsilon, protocol, *, seed_bits=64) -> int:
-    """Bits one person sends: k-RR ceil(log2 k), SUE and OUE k, OLH ceil(log2 g) plus the
-    hash seed's ``seed_bits`` (OUE's variance at a cost free of k, WBLJ17 Sec. 4.4). Notebook 17."""
-    k = _check_k(k)
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
-    if protocol == "krr":
-        return math.ceil(math.log2(k))
-    if protocol == "olh":
-        return math.ceil(math.log2(olh_hash_size(epsilon))) + check_positive_int(seed_bits, "seed_bits")
-    return k
 
 
 def local_epsilon(probabilities) -> float:

@@ -172,15 +172,17 @@ def sparse_scales(epsilon, c, *, sensitivity=1.0, numeric=False):
 class SparseRuns(NamedTuple):
     """Runs of Sparse or NumericSparse (:func:`sparse_draws`), arrays of shape (runs, k).
 
-    answered: query i reported above in that run. noisy_answers: a_i + nu_i for every
-    query the run examined (NaN after its c-th answer). noisy_thresholds: T + rho in force
-    when query i was examined (NaN after the stop). values: NumericSparse's released value
-    a_i + Lap(b_value) for each answered query (NaN elsewhere, and everywhere for Sparse).
+    answered: query i reported above in that run. examined: the run reached query i (it
+    had fewer than c answers before it). noisy_answers: a_i + nu_i (drawn for every query;
+    used only where examined). noisy_thresholds: T + rho in force at query i (after the
+    stop, the last one). values: NumericSparse's a_i + Lap(b_value), released only where
+    answered (None for Sparse).
     """
     answered: np.ndarray
+    examined: np.ndarray
     noisy_answers: np.ndarray
     noisy_thresholds: np.ndarray
-    values: np.ndarray
+    values: np.ndarray | None
 
 
 def sparse_draws(query_answers, threshold, epsilon, c, *, size, sensitivity=1.0, numeric=False,
@@ -190,9 +192,8 @@ def sparse_draws(query_answers, threshold, epsilon, c, *, size, sensitivity=1.0,
 
     Same distribution as calling the function ``size`` times: each run draws c threshold
     noises Lap(b_threshold) (the j-th is in force after the j-th answer), one Lap(b_query)
-    per query, and, for NumericSparse, one Lap(b_value) per answered query
-    (:func:`sparse_scales`); noise drawn for queries after the stop is never used.
-    Notebook 15's panel and tables.
+    per query, and, for NumericSparse, one Lap(b_value) per query, released only for the
+    answered ones (:func:`sparse_scales`). Notebook 15's panel and tables.
     """
     a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
     k = a.size
@@ -200,25 +201,20 @@ def sparse_draws(query_answers, threshold, epsilon, c, *, size, sensitivity=1.0,
     size = check_count(size, "size", per_item=max(k, 1) * 3)
     rng = check_rng(rng)
     b_threshold, b_query, b_value = sparse_scales(epsilon, c, sensitivity=d, numeric=numeric)
-    # the j-th noisy threshold of each run, then +inf once the run has its c answers
-    thr = np.full((size, c + 1), np.inf)
-    thr[:, :c] = t + rng.laplace(0.0, b_threshold, size=(size, c))
-    thr = thr.ravel()
-    noisy = (a + rng.laplace(0.0, b_query, size=(size, k))).T      # query by query
+    rho = t + rng.laplace(0.0, b_threshold, size=(size, c))
+    noisy = a + rng.laplace(0.0, b_query, size=(size, k))
     answered = np.empty((k, size), dtype=bool)
+    examined = np.empty((k, size), dtype=bool)
     thresholds = np.empty((k, size))
-    at = np.arange(size) * (c + 1)                     # run r's current threshold: thr[at[r]]
+    count = np.zeros(size, dtype=np.int64)             # answers so far, per run
+    rows = np.arange(size)
     for i in range(k):
-        current = thr[at]
-        np.greater_equal(noisy[i], current, out=answered[i])
-        thresholds[i] = current
-        at += answered[i]
-    thresholds[np.isinf(thresholds)] = np.nan
-    noisy[np.isnan(thresholds)] = np.nan
-    values = np.full((size, k), np.nan)
-    if numeric:
-        values = np.where(answered.T, a + rng.laplace(0.0, b_value, size=(size, k)), np.nan)
-    return SparseRuns(answered.T, noisy.T, thresholds.T, values)
+        examined[i] = count < c
+        thresholds[i] = rho[rows, np.minimum(count, c - 1)]
+        answered[i] = examined[i] & (noisy[:, i] >= thresholds[i])
+        count += answered[i]
+    values = a + rng.laplace(0.0, b_value, size=(size, k)) if numeric else None
+    return SparseRuns(answered.T, examined.T, noisy, thresholds.T, values)
 
 
 def sparse_run_error(query_answers, threshold, answered, c):
@@ -254,7 +250,14 @@ def sparse_accuracy_bound(k, epsilon, beta, c, *, sensitivity=1.0):
     c = check_positive_int(c, "c", maximum=10**9)
     epsilon = check_epsilon(epsilon)
     beta = check_real("beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
-    return accuracy_bound(k, epsilon / c, beta / c, sensitivity=sensitivity)
+    try:
+        return accuracy_bound(k, epsilon / c, beta / c, sensitivity=sensitivity)
+    except ValueError as exc:
+        if "outside the usable range" not in str(exc):
+            raise
+        raise ValueError(f"epsilon, c and sensitivity are outside the usable range: alpha = "
+                         f"8 c sensitivity (ln k + ln(2c/beta)) / epsilon overflows, got epsilon="
+                         f"{epsilon!r}, c={c!r}, sensitivity={sensitivity!r}") from None
 
 
 def noisy_top_c(query_answers, epsilon, c, *, sensitivity=1.0, rng=None):

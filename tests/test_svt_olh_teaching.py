@@ -11,7 +11,7 @@ from scipy import stats
 
 from conftest import ALPHA, chisq_pvalue
 import dpteach as dp
-from dpteach import local, panels
+from dpteach import local, local_protocols as lp, panels
 from dpteach import sparse_vector as sv
 
 ANSWERS = np.array([3.0, 9.0, 4.0, 11.0, 2.0, 10.0, 12.0, 1.0])
@@ -62,16 +62,15 @@ def test_sparse_draws_with_c_one_is_above_threshold():
 
 def test_sparse_draws_traces_are_consistent():
     runs = sv.sparse_draws(ANSWERS, 8.0, 1.0, 3, size=2_000, rng=np.random.default_rng(5))
-    assert (runs.answered.sum(axis=1) <= 3).all()
-    seen = ~np.isnan(runs.noisy_thresholds)
-    assert (np.isnan(runs.noisy_answers) == ~seen).all()
-    np.testing.assert_array_equal(runs.answered, seen & (runs.noisy_answers >= runs.noisy_thresholds))
-    assert np.isnan(runs.values).all()                      # Sparse releases no value
+    assert (runs.answered.sum(axis=1) <= 3).all() and runs.values is None   # Sparse: no value
+    before = np.cumsum(runs.answered, axis=1) - runs.answered
+    np.testing.assert_array_equal(runs.examined, before < 3)
+    np.testing.assert_array_equal(runs.answered,
+                                  runs.examined & (runs.noisy_answers >= runs.noisy_thresholds))
     # the threshold changes only right after an answer
-    for row_t, row_a in zip(runs.noisy_thresholds[:200], runs.answered[:200]):
-        for i in range(1, ANSWERS.size):
-            if not np.isnan(row_t[i]) and not row_a[i - 1]:
-                assert row_t[i] == row_t[i - 1]
+    moved = runs.noisy_thresholds[:, 1:] != runs.noisy_thresholds[:, :-1]
+    assert not (moved & ~runs.answered[:, :-1]).any()
+    assert (moved == (runs.answered[:, :-1] & runs.examined[:, 1:])).all()
 
 
 def test_numeric_sparse_draws_release_laplace_values_with_the_right_scale():
@@ -150,7 +149,7 @@ def test_noisy_top_c_with_c_one_is_report_noisy_max():
 @pytest.mark.parametrize("eps", [0.3, 1.0, 2.5])
 def test_protocol_variances_are_the_lesson_formulas(eps):
     ks = np.array([2, 5, 64, 1000])
-    v = local.protocol_variances(ks, eps)
+    v = lp.protocol_variances(ks, eps)
     for m in ("krr", "sue", "oue"):
         np.testing.assert_allclose(v[m], [dp.local_variance(1, int(k), eps, mechanism=m) for k in ks])
     np.testing.assert_allclose(v["olh"], dp.olh_variance(1, eps))
@@ -164,15 +163,15 @@ def test_protocol_variances_are_the_lesson_formulas(eps):
 
 @pytest.mark.parametrize("eps", [0.5, 1.0, 3.0])
 def test_krr_crossover_k_is_where_the_variances_meet(eps):
-    k_oue = local.krr_crossover_k(eps, against="oue")
+    k_oue = lp.krr_crossover_k(eps, against="oue")
     assert k_oue == pytest.approx(3 * math.exp(eps) + 2)
     assert k_oue != pytest.approx(3 * math.exp(eps))                      # twin: k - 2 dropped
     for against in ("oue", "sue", "olh"):
-        k = local.krr_crossover_k(eps, against=against)
+        k = lp.krr_crossover_k(eps, against=against)
         lo, hi = math.floor(k), math.ceil(k)
         if lo < 2:
             continue
-        v = local.protocol_variances(np.array([lo, hi]), eps)
+        v = lp.protocol_variances(np.array([lo, hi]), eps)
         assert v["krr"][0] <= v[against][0] <= v["krr"][1]
         # k-RR's variance is linear in k: interpolating at k meets the other exactly
         assert np.interp(k, [lo, hi], v["krr"]) == pytest.approx(v[against][0]) if hi > lo else True
@@ -182,22 +181,22 @@ def test_krr_crossover_k_is_where_the_variances_meet(eps):
 
 @pytest.mark.parametrize("k", [6, 16, 64, 1000])
 def test_krr_crossover_epsilon_is_where_the_variances_meet(k):
-    e = local.krr_crossover_epsilon(k, against="oue")
+    e = lp.krr_crossover_epsilon(k, against="oue")
     assert e == pytest.approx(math.log((k - 2) / 3), abs=1e-9)
     for against in ("oue", "olh"):
-        e = local.krr_crossover_epsilon(k, against=against)
-        gap = [local.protocol_variances(k, x)["krr"] - local.protocol_variances(k, x)[against]
+        e = lp.krr_crossover_epsilon(k, against=against)
+        gap = [lp.protocol_variances(k, x)["krr"] - lp.protocol_variances(k, x)[against]
                for x in (e - 1e-6, e + 1e-6)]
         assert gap[0] > 0 > gap[1] or abs(gap[0] - gap[1]) > 0       # k-RR worse below, better above
-    assert local.krr_crossover_epsilon(4) is None                     # k <= 5: k-RR always better
+    assert lp.krr_crossover_epsilon(4) is None                     # k <= 5: k-RR always better
 
 
 def test_report_bits():
-    assert local.report_bits(1024, 1.0, "krr") == 10
-    assert local.report_bits(1024, 1.0, "oue") == 1024
-    assert local.report_bits(1024, 1.0, "olh") == 2 + 64            # g = 4 buckets
+    assert lp.report_bits(1024, 1.0, "krr") == 10
+    assert lp.report_bits(1024, 1.0, "oue") == 1024
+    assert lp.report_bits(1024, 1.0, "olh") == 2 + 64            # g = 4 buckets
     with pytest.raises(ValueError, match="protocol"):
-        local.report_bits(8, 1.0, "rappor")
+        lp.report_bits(8, 1.0, "rappor")
 
 
 # ------------------------------------------------------------------ the two panels
@@ -205,7 +204,7 @@ def test_local_protocols_panel_marks_the_crossings_the_lesson_computes():
     panel = panels.local_protocols_variance(epsilon=1.0, k=64)
     ax1, ax2 = panel.figure.axes[:2]
     cross_k = [ln for ln in ax1.get_lines() if "3e" in (ln.get_label() or "")][0]
-    assert cross_k.get_xdata()[0] == pytest.approx(local.krr_crossover_k(1.0))
+    assert cross_k.get_xdata()[0] == pytest.approx(lp.krr_crossover_k(1.0))
     cross_e = [ln for ln in ax2.get_lines() if ln.get_label() == "k-RR = OUE"][0]
     assert cross_e.get_xdata()[0] == pytest.approx(math.log(62 / 3))
     assert "best: OUE" in panel.status.value

@@ -125,7 +125,7 @@ _ALGORITHMS = [("Sparse (indices only)", "sparse"), ("NumericSparse (+ values)",
 
 
 @register("sparse_answers")
-def sparse_answers(epsilon=1.0, c=3, threshold=60.0, algorithm="sparse", seed=0):
+def sparse_answers(epsilon=1.0, c=2, threshold=60.0, algorithm="sparse", seed=0):
     """Sparse and NumericSparse (Dwork & Roth 2014, Algorithms 2 and 3) on 60 queries.
 
     Top: the true answers (bars), the threshold T (dashed), one run's noisy thresholds
@@ -200,12 +200,12 @@ def sparse_answers(epsilon=1.0, c=3, threshold=60.0, algorithm="sparse", seed=0)
         run = sparse_vector.sparse_draws(answers, threshold, epsilon, c, size=1, numeric=numeric,
                                          rng=np.random.default_rng([seed, 15]))
         answered = run.answered[0]
-        seen = ~np.isnan(run.noisy_thresholds[0])
+        seen = run.examined[0]
         t_line.set_ydata([threshold, threshold])
         noisy_t.set_data(x[seen], run.noisy_thresholds[0][seen])
         dots.set_data(x[seen], run.noisy_answers[0][seen])
         hits.set_data(x[answered], answers[answered])
-        values.set_data(x[answered], run.values[0][answered])
+        values.set_data(x[answered] if numeric else [], run.values[0][answered] if numeric else [])
         last = int(x[seen][-1])
         stop.set_data([last + 0.5] * 2 if last < _SPARSE_K - 1 else [], [-60, 200] if last < _SPARSE_K - 1 else [])
         b_t, b_q, b_v = sparse_vector.sparse_scales(epsilon, c, numeric=numeric)
