@@ -125,6 +125,12 @@ _EXPORTS = {
     "accuracy_bound": "sparse_vector",
     "run_error": "sparse_vector",
     "example_answers": "sparse_vector",
+    "sparse_scales": "sparse_vector",
+    "sparse_draws": "sparse_vector",
+    "SparseRuns": "sparse_vector",
+    "sparse_run_error": "sparse_vector",
+    "sparse_accuracy_bound": "sparse_vector",
+    "noisy_top_c": "sparse_vector",
     "rdp_to_dp_order": "rdp",
     "DEFAULT_ORDERS": "rdp",
     "composition_epsilons": "rdp",
@@ -140,6 +146,11 @@ _EXPORTS = {
     "example_frequencies": "local",
     "true_counts": "local",
     "krr_is_better": "local",
+    "PROTOCOLS": "local_protocols",
+    "protocol_variances": "local_protocols",
+    "krr_crossover_k": "local_protocols",
+    "krr_crossover_epsilon": "local_protocols",
+    "report_bits": "local_protocols",
     "per_example_gradients": "dp_sgd",
     "logistic_loss": "dp_sgd",
     "predict": "dp_sgd",
@@ -186,7 +197,7 @@ _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "
                "attacks", "audit", "audit_zoo", "datasets", "plots", "panels", "exercises", "style",
                "discrete", "notebook", "comparison", "definition", "exponential",
                "properties", "tradeoff",
-               "assignments", "clipping", "sparse_vector", "rdp", "pld", "local",
+               "assignments", "clipping", "sparse_vector", "rdp", "pld", "local", "local_protocols",
                "dp_sgd", "beyond_global", "synthetic"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -259,7 +259,6 @@ def unary_encoding_output_probabilities(k, epsilon, *, optimized=True) -> np.nda
     return out
 
 
-
 def olh_hash_size(epsilon) -> int:
     """g = round(e^epsilon + 1), the hash range that minimises OLH's variance [WBLJ17, Sec. 4.4]."""
     epsilon = check_real("epsilon", epsilon, low=1e-100, high=30.0)  # g = e^epsilon + 1 buckets

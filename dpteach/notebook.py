@@ -39,11 +39,13 @@ COURSE = [
     ("14", "14_clipping_and_means.ipynb", "Clipping and unknown sensitivity",
      "clamped sums, the noisy mean, the clipping bound's bias-variance trade-off, private quantiles"),
     ("15", "15_sparse_vector.ipynb", "The sparse vector technique",
-     "AboveThreshold, why below-threshold answers are free, broken variants audited"),
+     "AboveThreshold, why below-threshold answers are free, broken variants audited, Sparse and "
+     "NumericSparse, report noisy max when the queries are known"),
     ("16", "16_modern_accounting.ipynb", "Modern accounting",
      "Renyi DP, zCDP, the exact Gaussian, five accountants compared, subsampling, the Census's rho"),
     ("17", "17_local_model.ipynb", "The local model",
-     "k-ary randomized response, unary encoding (RAPPOR), frequency estimation, local against central"),
+     "k-ary randomized response, unary encoding (RAPPOR), frequency estimation, local against central, "
+     "optimal local hashing"),
     ("18", "18_dp_sgd.ipynb", "DP-SGD on a small model",
      "per-example clipping, noise on the sum, Poisson subsampling, epsilon as training runs, a membership attack"),
     ("19", "19_beyond_global_sensitivity.ipynb", "Beyond global sensitivity",

@@ -21,17 +21,25 @@ noise per query (a slip of our own that breaks the proof's coupling). Taught in 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy import integrate, stats
 
 from ._checks import (check_count, check_epsilon, check_noise_scale, check_positive_int, check_real,
                       check_rng, check_sensitivity, check_values)
-from .mechanisms import laplace_mechanism
+from .mechanisms import laplace_mechanism, report_noisy_max
 
 __all__ = [
     "above_threshold",
     "sparse",
     "numeric_sparse",
+    "sparse_scales",
+    "sparse_draws",
+    "SparseRuns",
+    "sparse_run_error",
+    "sparse_accuracy_bound",
+    "noisy_top_c",
     "above_threshold_draws",
     "above_threshold_probabilities",
     "above_threshold_scales",
@@ -113,7 +121,7 @@ def sparse(query_answers, threshold, epsilon, c, *, sensitivity=1.0, rng=None):
     a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
     c = check_positive_int(c, "c", maximum=max(1, a.size))
     rng = check_rng(rng)
-    sigma = 2.0 * c * d / epsilon
+    sigma = sparse_scales(epsilon, c, sensitivity=d)[0]
     found = []
     noisy_threshold = t + rng.laplace(0.0, sigma)
     for i, answer in enumerate(a):
@@ -137,9 +145,142 @@ def numeric_sparse(query_answers, threshold, epsilon, c, *, sensitivity=1.0, rng
     a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
     c = check_positive_int(c, "c", maximum=max(1, a.size))
     rng = check_rng(rng)
-    eps1, eps2 = 8.0 * epsilon / 9.0, 2.0 * epsilon / 9.0
-    chosen = sparse(a, t, eps1, c, sensitivity=d, rng=rng)
-    return [(i, float(a[i] + rng.laplace(0.0, 2.0 * c * d / eps2))) for i in chosen]
+    b_value = sparse_scales(epsilon, c, sensitivity=d, numeric=True)[2]
+    chosen = sparse(a, t, 8.0 * epsilon / 9.0, c, sensitivity=d, rng=rng)
+    return [(i, float(a[i] + rng.laplace(0.0, b_value))) for i in chosen]
+
+
+def sparse_scales(epsilon, c, *, sensitivity=1.0, numeric=False):
+    """(b_threshold, b_query, b_value): the Laplace scales of :func:`sparse` or
+    :func:`numeric_sparse` [DR14 Algorithms 2 and 3, delta = 0], in the queries' units.
+
+    Sparse: sigma = 2 c Delta / epsilon on every threshold and 2 sigma on every query
+    (AboveThreshold's 2 Delta / eps' and 4 Delta / eps' at eps' = epsilon / c), no value:
+    b_value is None. NumericSparse runs Sparse at epsilon_1 = 8 epsilon / 9 and releases
+    each value with Lap(2 c Delta / epsilon_2), epsilon_2 = 2 epsilon / 9: the scales are
+    9 c Delta / (4 epsilon), 9 c Delta / (2 epsilon) and 9 c Delta / epsilon. Every scale
+    grows like c: the price of answering c queries with one budget. Notebook 15.
+    """
+    epsilon, d = _check_budget(epsilon, sensitivity)
+    c = check_positive_int(c, "c", maximum=10**9)
+    if numeric:
+        eps1, eps2 = 8.0 * epsilon / 9.0, 2.0 * epsilon / 9.0
+        return 2.0 * c * d / eps1, 4.0 * c * d / eps1, 2.0 * c * d / eps2
+    return 2.0 * c * d / epsilon, 4.0 * c * d / epsilon, None
+
+
+class SparseRuns(NamedTuple):
+    """Runs of Sparse or NumericSparse (:func:`sparse_draws`), arrays of shape (runs, k).
+
+    answered: query i reported above in that run. examined: the run reached query i (it
+    had fewer than c answers before it). noisy_answers: a_i + nu_i (drawn for every query;
+    used only where examined). noisy_thresholds: T + rho in force at query i (after the
+    stop, the last one). values: NumericSparse's a_i + Lap(b_value), released only where
+    answered (None for Sparse).
+    """
+    answered: np.ndarray
+    examined: np.ndarray
+    noisy_answers: np.ndarray
+    noisy_thresholds: np.ndarray
+    values: np.ndarray | None
+
+
+def sparse_draws(query_answers, threshold, epsilon, c, *, size, sensitivity=1.0, numeric=False,
+                 rng=None) -> SparseRuns:
+    """``size`` independent runs of :func:`sparse` (``numeric=True``: :func:`numeric_sparse`),
+    vectorised, with the noise each run drew (a :class:`SparseRuns`).
+
+    Same distribution as calling the function ``size`` times: each run draws c threshold
+    noises Lap(b_threshold) (the j-th is in force after the j-th answer), one Lap(b_query)
+    per query, and, for NumericSparse, one Lap(b_value) per query, released only for the
+    answered ones (:func:`sparse_scales`). Notebook 15's panel and tables.
+    """
+    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
+    k = a.size
+    c = check_positive_int(c, "c", maximum=max(1, k))
+    size = check_count(size, "size", per_item=max(k, 1) * 3)
+    rng = check_rng(rng)
+    b_threshold, b_query, b_value = sparse_scales(epsilon, c, sensitivity=d, numeric=numeric)
+    rho = t + rng.laplace(0.0, b_threshold, size=(size, c))
+    noisy = a + rng.laplace(0.0, b_query, size=(size, k))
+    answered = np.empty((k, size), dtype=bool)
+    examined = np.empty((k, size), dtype=bool)
+    thresholds = np.empty((k, size))
+    count = np.zeros(size, dtype=np.int64)             # answers so far, per run
+    rows = np.arange(size)
+    for i in range(k):
+        examined[i] = count < c
+        thresholds[i] = rho[rows, np.minimum(count, c - 1)]
+        answered[i] = examined[i] & (noisy[:, i] >= thresholds[i])
+        count += answered[i]
+    values = a + rng.laplace(0.0, b_value, size=(size, k)) if numeric else None
+    return SparseRuns(answered.T, examined.T, noisy, thresholds.T, values)
+
+
+def sparse_run_error(query_answers, threshold, answered, c):
+    """The error alpha of runs of Sparse [DR14 Def. 3.9, for c answers]: the smallest alpha
+    such that every answered query has a_i >= T - alpha and every query examined and
+    passed over (before the c-th answer) has a_i <= T + alpha. ``answered``: booleans,
+    one row per run (shape (k,) or (runs, k)); returns one alpha per run, in the queries'
+    units. With c = 1 it is :func:`run_error`. Notebook 15.
+    """
+    a = _check_answers(query_answers)
+    t = check_real("threshold", threshold)
+    ans = np.asarray(answered)
+    if ans.dtype.kind != "b" or ans.shape[-1:] != a.shape or ans.ndim > 2:
+        raise ValueError(f"answered must be booleans of shape (k,) or (runs, k) with k = {a.size}, "
+                         f"got {ans.dtype} of shape {ans.shape}")
+    c = check_positive_int(c, "c", maximum=max(1, a.size))
+    before = np.cumsum(ans, axis=-1) - ans             # answers before query i
+    passed = (before < c) & ~ans
+    too_low = np.where(ans, t - a, 0.0).max(axis=-1)
+    too_high = np.where(passed, a - t, 0.0).max(axis=-1)
+    return np.maximum(np.maximum(too_low, too_high), 0.0)
+
+
+def sparse_accuracy_bound(k, epsilon, beta, c, *, sensitivity=1.0):
+    """alpha = 8 c Delta (ln k + ln(2 c / beta)) / epsilon, in the queries' units.
+
+    Sparse is c runs of AboveThreshold at epsilon / c; each is (alpha, beta / c)-accurate
+    by :func:`accuracy_bound` [DR14 Theorem 3.24] at epsilon / c, and a union bound over
+    the c runs gives (alpha, beta) for the whole, when at most c queries have answer
+    >= T - alpha [DR14 Sec. 3.6, Sparse's accuracy for delta = 0]. It grows like c ln c
+    at a fixed epsilon. Notebook 15.
+    """
+    c = check_positive_int(c, "c", maximum=10**9)
+    epsilon = check_epsilon(epsilon)
+    beta = check_real("beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
+    try:
+        return accuracy_bound(k, epsilon / c, beta / c, sensitivity=sensitivity)
+    except ValueError as exc:
+        if "outside the usable range" not in str(exc):
+            raise
+        raise ValueError(f"epsilon, c and sensitivity are outside the usable range: alpha = "
+                         f"8 c sensitivity (ln k + ln(2c/beta)) / epsilon overflows, got epsilon="
+                         f"{epsilon!r}, c={c!r}, sensitivity={sensitivity!r}") from None
+
+
+def noisy_top_c(query_answers, epsilon, c, *, sensitivity=1.0, rng=None):
+    """The indices of c queries chosen by report noisy max, c times, at epsilon / c each.
+
+    Round j adds fresh Lap(2 c Delta / epsilon) noise to every query not yet chosen and
+    takes the largest (:func:`dpteach.report_noisy_max`, DR14 Sec. 3.3); by basic
+    composition the c rounds are epsilon-DP. When every query is known in advance this
+    selects the large answers better than Sparse at the same epsilon, with no threshold
+    to choose (Lyu, Su & Li 2017: in the non-interactive setting SVT can be replaced by
+    the exponential mechanism, with better accuracy). Notebook 15.
+    """
+    a = _check_answers(query_answers)
+    epsilon, d = _check_budget(epsilon, sensitivity)
+    c = check_positive_int(c, "c", maximum=max(1, a.size))
+    rng = check_rng(rng)
+    left = np.arange(a.size)
+    chosen = []
+    for _ in range(c):
+        j = report_noisy_max(a[left], d, epsilon / c, rng=rng)
+        chosen.append(int(left[j]))
+        left = np.delete(left, j)
+    return chosen
 
 
 def above_threshold_draws(query_answers, threshold, epsilon, *, size, sensitivity=1.0, rng=None):

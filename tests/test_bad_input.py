@@ -622,7 +622,7 @@ EXEMPT_PARAMS = {
 
 
 # notebooks 16 and 17 (dpteach.rdp, dpteach.local)
-from dpteach import local as _local, rdp as _rdp  # noqa: E402
+from dpteach import local as _local, local_protocols as _lp, rdp as _rdp  # noqa: E402
 
 BAD_DELTA_OPEN = BAD_DELTA_REQUIRED
 BAD_K2 = BAD_COUNT + [1]            # at least two categories
@@ -773,6 +773,33 @@ SPECS += [
          dict(n=BAD_COUNT, epsilon=BAD_EPSILON, g=[v for v in BAD_REAL if v is not None] + [1.0])),
     Spec(_local.central_histogram_estimate, dict(counts=[3, 4], epsilon=1.0),
          dict(sensitivity=BAD_SENSITIVITY_POSITIVE)),
+    Spec(_sv.sparse_scales, dict(epsilon=1.0, c=2),
+         dict(epsilon=BAD_EPSILON, c=BAD_COUNT, sensitivity=BAD_SENSITIVITY_POSITIVE)),
+    Spec(_sv.sparse_draws, dict(query_answers=[1.0, 5.0, 9.0], threshold=4.0, epsilon=1.0, c=2, size=3),
+         dict(query_answers=BAD_SCORES, threshold=BAD_REAL, epsilon=BAD_EPSILON, c=BAD_COUNT + [4],
+              size=BAD_COUNT, sensitivity=BAD_SENSITIVITY_POSITIVE, rng=BAD_RNG)),
+    Spec(_sv.sparse_run_error, dict(query_answers=[1.0, 5.0, 9.0], threshold=4.0,
+                                    answered=[False, True, True], c=2),
+         dict(query_answers=BAD_SCORES, threshold=BAD_REAL, answered=[[1, 0, 1], [True], None, "x"],
+              c=BAD_COUNT + [4])),
+    Spec(_sv.sparse_accuracy_bound, dict(k=10, epsilon=1.0, beta=0.05, c=2),
+         dict(k=BAD_COUNT, epsilon=BAD_EPSILON, beta=BAD_REAL + [0.0, 1.0, -0.5], c=BAD_COUNT,
+              sensitivity=BAD_SENSITIVITY_POSITIVE)),
+    Spec(_sv.noisy_top_c, dict(query_answers=[1.0, 5.0, 9.0], epsilon=1.0, c=2),
+         dict(query_answers=BAD_SCORES, epsilon=BAD_EPSILON, c=BAD_COUNT + [4],
+              sensitivity=BAD_SENSITIVITY_POSITIVE, rng=BAD_RNG)),
+    Spec(_lp.protocol_variances, dict(k=[2, 64], epsilon=1.0),
+         dict(k=[[2, 2.5], [1], [NAN], "8", None, [True]],
+              epsilon=[v for v in BAD_EPSILON if not isinstance(v, list)],
+              protocols=[["nope"], [None], 3])),
+    Spec(_lp.krr_crossover_k, dict(epsilon=1.0),
+         dict(epsilon=BAD_EPSILON + [100.0], against=["krr", "nope", None])),
+    Spec(_lp.krr_crossover_epsilon, dict(k=64),
+         dict(k=BAD_COUNT, against=["krr", "nope", None], low=BAD_EPSILON + [100.0],
+              high=BAD_EPSILON + [100.0, 1e-3])),
+    Spec(_lp.report_bits, dict(k=64, epsilon=1.0, protocol="olh"),
+         dict(k=BAD_K2, epsilon=BAD_EPSILON + [100.0], protocol=["nope", None, 3],
+              seed_bits=BAD_COUNT)),
     Spec(properties.group_privacy_chain, dict(epsilon=0.5, delta=1e-6, k=3),
          dict(epsilon=BAD_EPSILON, delta=BAD_DELTA, k=BAD_COUNT)),
     Spec(tradeoff.gdp_delta, dict(epsilon=1.0, mu=1.0),
@@ -1309,6 +1336,19 @@ EDGE_SPECS = [
     EdgeSpec(_local.olh_reports, dict(values=[0, 1, 3], k=4, epsilon=1.0, rng=0), ("epsilon",), ("k",)),
     EdgeSpec(_local.olh_estimate, dict(values=[0, 1, 3], k=4, epsilon=1.0, rng=0), ("epsilon",), ("k",)),
     EdgeSpec(_local.olh_variance, dict(n=100, epsilon=1.0), ("epsilon", "g"), ("n",)),
+    EdgeSpec(_sv.sparse_scales, dict(epsilon=1.0, c=2), ("epsilon", "sensitivity"), ("c",)),
+    EdgeSpec(_sv.sparse_draws, dict(query_answers=_ANS, threshold=40.0, epsilon=1.0, c=2, size=3, rng=0),
+             ("threshold", "epsilon", "sensitivity"), ("c", "size"), arrays=("query_answers",)),
+    EdgeSpec(_sv.sparse_run_error, dict(query_answers=_ANS, threshold=40.0, answered=[False, True, True],
+                                        c=2), ("threshold",), ("c",), arrays=("query_answers",)),
+    EdgeSpec(_sv.sparse_accuracy_bound, dict(k=10, epsilon=1.0, beta=0.05, c=2),
+             ("epsilon", "beta", "sensitivity"), ("k", "c")),
+    EdgeSpec(_sv.noisy_top_c, dict(query_answers=_ANS, epsilon=1.0, c=2, rng=0),
+             ("epsilon", "sensitivity"), ("c",), arrays=("query_answers",)),
+    EdgeSpec(_lp.protocol_variances, dict(k=[2, 64], epsilon=1.0), ("epsilon",), arrays=("k",)),
+    EdgeSpec(_lp.krr_crossover_k, dict(epsilon=1.0), ("epsilon",)),
+    EdgeSpec(_lp.krr_crossover_epsilon, dict(k=64), ("low", "high"), ("k",)),
+    EdgeSpec(_lp.report_bits, dict(k=64, epsilon=1.0, protocol="olh"), ("epsilon",), ("k", "seed_bits")),
 ]
 _EDGE_ROWS = [row for spec in EDGE_SPECS for row in spec.rows()]
 
@@ -1373,6 +1413,7 @@ def test_every_public_callable_of_the_newer_modules_has_edge_rows():
 
 # records built by the package from checked values (no numeric parameter of their own to refuse)
 _EDGE_EXEMPT = {
+    "SparseRuns": "record returned by sparse_draws",
     "OutputLaw": "record returned by postprocess_laplace",
     "LossDistribution": "record returned by privacy_loss_distribution (its methods have rows)",
     "ClippedMeanError": "record returned by clipped_mean_error",

@@ -277,7 +277,8 @@ def test_decimal_numbers_in_prose_are_printed_or_typed(key):
 
 # ------------------------------------------------------------------ panels a student can read
 _MINE = ["postprocessing", "group_privacy_loss", "parallel_histogram", "loss_distribution",
-         "tradeoff_curves", "tradeoff_attack", "clipping_tradeoff", "sparse_vector_queries"]
+         "tradeoff_curves", "tradeoff_attack", "clipping_tradeoff", "sparse_vector_queries",
+         "sparse_answers", "local_protocols_variance"]
 
 
 @pytest.mark.parametrize("name", _MINE)

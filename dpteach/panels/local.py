@@ -1,10 +1,11 @@
-"""Panel for notebook 17: the error of the local model against the central one, measured."""
+"""Panels for notebook 17: the error of the local model against the central one, measured;
+the variance of the local protocols (k-RR, SUE, OUE, OLH) as the domain grows."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import local
+from .. import local, local_protocols
 from ..bounds import laplace_std
 from ..plots import PALETTE, label_axes, new_figure, note
 from ._base import Panel, dropdown, int_slider, log_slider, register
@@ -129,3 +130,86 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
 
     return Panel(controls, fig, update, title="Local against central: the error of a frequency",
                  name="local_vs_central")
+
+
+_K_GRID = np.unique(np.round(np.logspace(np.log10(2), 6, 60)).astype(np.int64))   # 2 .. 10^6
+_EPS_GRID = np.logspace(-1, 1, 60)                                                  # 0.1 .. 10
+_PROTOCOLS = [("k-RR", "krr", "orange"), ("SUE", "sue", "sky"), ("OUE", "oue", "blue"),
+              ("OLH", "olh", "vermillion")]
+
+
+@register("local_protocols_variance")
+def local_protocols_variance(epsilon=1.0, k=64):
+    """Which frequency oracle is most accurate: k-RR, SUE, OUE and OLH (Wang et al. 2017).
+
+    Left: n Var* (the variance of an estimated frequency, times n) against the domain
+    size k at the chosen epsilon, log-log; only k-RR's grows with k. Right: the same
+    against epsilon at the chosen k. The dotted lines mark where k-RR stops being the
+    best: k = 3e^eps + 2 against OUE, and the epsilon where the curves cross.
+    """
+    controls = {"epsilon": log_slider("privacy ε", epsilon, -1, 1),
+                "k": log_slider("domain size k", k, float(np.log10(2)), 6, 0.05, readout_format=".0f")}
+    fig, (ax1, ax2) = new_figure(1, 2, figsize=(10.0, 4.4))
+    lines1, lines2, dots1, dots2 = {}, {}, {}, {}
+    for label, key, colour in _PROTOCOLS:
+        style = "--" if key == "olh" else "-"
+        (lines1[key],) = ax1.plot(_K_GRID, np.ones(_K_GRID.size), style, color=PALETTE[colour], label=label)
+        (lines2[key],) = ax2.plot(_EPS_GRID, np.ones(_EPS_GRID.size), style, color=PALETTE[colour], label=label)
+        (dots1[key],) = ax1.plot([], [], "o", color=PALETTE[colour], markersize=6)
+        (dots2[key],) = ax2.plot([], [], "o", color=PALETTE[colour], markersize=6)
+    (cross_k,) = ax1.plot([], [], ":", color=PALETTE["black"], linewidth=1.3,
+                          label=r"k-RR = OUE: $k = 3e^{\varepsilon} + 2$")
+    (cross_e,) = ax2.plot([], [], ":", color=PALETTE["black"], linewidth=1.3, label="k-RR = OUE")
+    for ax in (ax1, ax2):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_ylim(1e-4, 1e8)
+    ax1.set_xlim(1.5, 1.5e6)
+    ax2.set_xlim(0.09, 11)
+    label_axes(ax1, "domain size $k$", r"$n \cdot \mathrm{Var}^*$ of a frequency",
+               r"Against $k$ at the chosen $\varepsilon$")
+    label_axes(ax2, r"privacy $\varepsilon$", r"$n \cdot \mathrm{Var}^*$ of a frequency",
+               r"Against $\varepsilon$ at the chosen $k$")
+    ax1.legend(loc="upper left", fontsize=8, ncol=2)
+    ax2.legend(loc="upper right", fontsize=8, ncol=2)
+    txt1 = note(ax1, "", loc="lower right")
+    txt2 = note(ax2, "", loc="lower left")
+    by_eps, by_k = {}, {}
+    flat = local_protocols.protocol_variances(2, _EPS_GRID, protocols=("sue", "oue", "olh"))   # free of k
+
+    def update(epsilon, k):
+        k = int(round(k))
+        if epsilon not in by_eps:
+            if len(by_eps) > 64:
+                by_eps.clear()
+            by_eps[epsilon] = ({**local_protocols.protocol_variances(_K_GRID[:1], epsilon, protocols=("sue", "oue", "olh")),
+                                **local_protocols.protocol_variances(_K_GRID, epsilon, protocols=("krr",))},
+                               local_protocols.krr_crossover_k(epsilon, against="oue"),
+                               local_protocols.krr_crossover_k(epsilon, against="olh"))
+        if k not in by_k:
+            if len(by_k) > 64:
+                by_k.clear()
+            by_k[k] = ({**flat, **local_protocols.protocol_variances(k, _EPS_GRID, protocols=("krr",))},
+                       local_protocols.krr_crossover_epsilon(k, against="oue", low=0.1, high=10.0))
+        over_k, k_oue, k_olh = by_eps[epsilon]
+        over_e, e_oue = by_k[k]
+        here = local_protocols.protocol_variances(k, epsilon)
+        for _, key, _ in _PROTOCOLS:
+            lines1[key].set_ydata(np.broadcast_to(over_k[key], _K_GRID.shape))
+            lines2[key].set_ydata(over_e[key])
+            dots1[key].set_data([k], [here[key]])
+            dots2[key].set_data([epsilon], [here[key]])
+        cross_k.set_data([k_oue, k_oue], [1e-4, 1e8])
+        cross_e.set_data([e_oue, e_oue] if e_oue else [], [1e-4, 1e8] if e_oue else [])
+        best = min(local_protocols.PROTOCOLS, key=lambda p: here[p])
+        bits = {p: local_protocols.report_bits(k, epsilon, p) for p in local_protocols.PROTOCOLS}
+        txt1.set_text(f"k-RR best below k = {k_oue:.1f} (OUE), {k_olh:.1f} (OLH)")
+        txt2.set_text(f"k = {k:,}: k-RR best for ε > {e_oue:.2f}" if e_oue else
+                      f"k = {k:,}: {'k-RR best' if k <= 5 else 'k-RR never best'} on 0.1–10")
+        values = ", ".join(f"{label} {here[key]:.3g}" for label, key, _ in _PROTOCOLS)
+        return (f"ε = {epsilon:.3g}, k = {k:,}: n·Var* {values}; best: {best.upper()}. Bits per "
+                f"report: k-RR {bits['krr']}, SUE/OUE {bits['oue']:,}, OLH {bits['olh']} "
+                f"(g = {local.olh_hash_size(epsilon)} buckets plus a 64-bit hash seed).")
+
+    return Panel(controls, fig, update, title="Local protocols: whose variance is smallest, as k grows",
+                 name="local_protocols_variance")

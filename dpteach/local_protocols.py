@@ -1,0 +1,118 @@
+"""Choosing a frequency oracle: k-RR, unary encoding (SUE, OUE) or optimal local hashing.
+
+Wang, Blocki, Li & Jha, "Locally differentially private protocols for frequency
+estimation" (USENIX Security 2017) [WBLJ17] compare the protocols of :mod:`dpteach.local`
+by the variance of one estimated frequency for a value nobody holds, Var* (section 3 and
+4). Times n it is
+
+    k-RR: (e^eps + k - 2) / (e^eps - 1)^2        (grows with the domain size k)
+    SUE:  e^(eps/2) / (e^(eps/2) - 1)^2
+    OUE:  4 e^eps / (e^eps - 1)^2
+    OLH:  q (1 - q) / (p - q)^2, q = 1/g, g = round(e^eps + 1)   (OUE's at g = e^eps + 1)
+
+so k-RR is best for small k, OUE and OLH for large k, and OLH sends a few bits where OUE
+sends k. Every value below comes from :func:`dpteach.local.local_variance` and
+:func:`dpteach.local.olh_variance`; nothing is retyped. Notebook 17, section 6.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ._checks import check_positive_int, check_real, check_values
+from .local import local_variance, olh_hash_size, olh_variance
+
+__all__ = ["PROTOCOLS", "protocol_variances", "krr_crossover_k", "krr_crossover_epsilon", "report_bits"]
+
+#: the frequency oracles compared: k-RR, symmetric and optimized unary encoding, OLH
+PROTOCOLS = ("krr", "sue", "oue", "olh")
+
+
+def _var_star(k, epsilon, protocol):
+    """n Var* of one frequency for one protocol, scalars (checked by the lesson functions)."""
+    if protocol == "olh":
+        return olh_variance(1, epsilon)          # a count's variance for n = 1 = n Var*
+    return local_variance(1, k, epsilon, mechanism=protocol)
+
+
+def _check_protocol(protocol, name="protocol", allowed=PROTOCOLS):
+    if not isinstance(protocol, str) or protocol not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {protocol!r}")
+    return protocol
+
+
+def protocol_variances(k, epsilon, protocols=PROTOCOLS) -> dict:
+    """protocol -> n Var* (the variance of one estimated frequency, times n) at every
+    (k, epsilon) (arrays broadcast), for the ``protocols`` asked (default all four).
+
+    From :func:`dpteach.local.local_variance` (n = 1) and :func:`dpteach.local.olh_variance`
+    (n = 1, g = round(e^eps + 1)). Only k-RR's depends on k [WBLJ17, Sec. 4-5]. Notebook 17.
+    """
+    kk, ee = np.broadcast_arrays(check_values("k", k), check_values("epsilon", epsilon))
+    if isinstance(protocols, str):
+        protocols = (protocols,)
+    if not isinstance(protocols, (tuple, list)):
+        raise TypeError(f"protocols must be a tuple of names from {PROTOCOLS}, got {protocols!r}")
+    protocols = [_check_protocol(p, "protocols") for p in protocols]
+    eps, where = np.unique(ee.ravel(), return_inverse=True)      # all but k-RR ignore k
+    out = {p: np.array([_var_star(2, float(b), p) for b in eps])[where].reshape(kk.shape)
+           for p in protocols if p != "krr"}
+    if "krr" in protocols:
+        out["krr"] = np.array([_var_star(a.item(), float(b), "krr")
+                               for a, b in zip(kk.ravel(), ee.ravel())]).reshape(kk.shape)
+    return out
+
+
+def krr_crossover_k(epsilon, *, against="oue") -> float:
+    """The domain size k at which k-RR's Var* equals ``against``'s; k-RR is better below it.
+
+    k-RR's n Var* = (e^eps + k - 2) / (e^eps - 1)^2 grows linearly in k [WBLJ17, Sec. 4.1];
+    the others' V do not depend on k, so k = V (e^eps - 1)^2 - e^eps + 2. Against OUE
+    (V = 4 e^eps / (e^eps - 1)^2) it is 3 e^eps + 2, :func:`dpteach.local.krr_is_better`'s
+    rule [WBLJ17, Sec. 4.5]; against OLH the rounding of g moves it slightly. Notebook 17.
+    """
+    epsilon = check_real("epsilon", epsilon, low=1e-3, high=30.0)
+    v = _var_star(2, epsilon, _check_protocol(against, "against", PROTOCOLS[1:]))
+    return float(v * np.expm1(epsilon) ** 2 - np.exp(epsilon) + 2.0)
+
+
+def krr_crossover_epsilon(k, *, against="oue", low=1e-3, high=20.0):
+    """The epsilon at which k-RR's Var* equals ``against``'s at domain size k (k-RR is
+    better above it), or None when one of them is better on all of [low, high].
+
+    Against OUE it is ln((k - 2) / 3); in general the root of the difference of the two
+    variances (:func:`protocol_variances`), by scipy.optimize.brentq. Notebook 17.
+    """
+    k = check_positive_int(k, "k", maximum=10**6)
+    against = _check_protocol(against, "against", PROTOCOLS[1:])
+    low = check_real("low", low, low=1e-3, high=30.0)
+    high = check_real("high", high, low=1e-3, high=30.0)
+    if not low < high:
+        raise ValueError(f"low must be below high, got low={low!r}, high={high!r}")
+
+    def gap(e):
+        return _var_star(k, e, "krr") - _var_star(k, e, against)
+
+    if k < 2 or gap(low) * gap(high) > 0:
+        return None
+    return float(brentq(gap, low, high, xtol=1e-12))
+
+
+def report_bits(k, epsilon, protocol, *, seed_bits=64) -> int:
+    """Bits one person sends: k-RR ceil(log2 k) (one category), SUE and OUE k (one bit per
+    category), OLH ceil(log2 g) plus the hash function's seed (``seed_bits``). OLH keeps
+    OUE's variance at a cost free of k [WBLJ17, Sec. 4.4]. Notebook 17."""
+    k = check_positive_int(k, "k", maximum=10**6)
+    g = olh_hash_size(epsilon)
+    seed_bits = check_positive_int(seed_bits, "seed_bits", maximum=4096)
+    protocol = _check_protocol(protocol)
+    if k < 2:
+        raise ValueError(f"k must be an integer >= 2 (the number of categories), got {k}")
+    if protocol == "krr":
+        return math.ceil(math.log2(k))
+    if protocol == "olh":
+        return math.ceil(math.log2(g)) + seed_bits
+    return k
