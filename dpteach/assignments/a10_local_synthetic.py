@@ -29,8 +29,9 @@ x_i = upper for i > n.
   test of the scale: the sum of |z| is Gamma(N, 1)), each of the five tests at alpha/5
   (alpha = 1e-6). The moderately stable dataset is drawn so that testing without noise,
   the threshold ln(1/delta)/epsilon or ln(1/delta), test noise Lap(1/epsilon), a distance
-  off by one and a reversed test all change its answer rate by at least 0.12; a release noise of b/epsilon (or any scale but 2b/epsilon) fails the scale
-  test. dp.distance_to_instability may be used; dp.ptr_median may not.
+  off by one and a reversed test all change its answer rate by at least 0.12; a release
+  noise of b/epsilon (or any scale but 2b/epsilon) fails the scale test.
+  dp.distance_to_instability may be used; dp.ptr_median may not.
 * Task 3 (2 points) ``mw_update(synthetic, query, measurement)``: one multiplicative
   weights step of MWEM [HLM12, Algorithm 1]: A'(v) proportional to
   A(v) exp(q(v) (m - q(A)) / (2n)), scaled to the total n of A. Five hidden (A, q, m) with
@@ -161,9 +162,11 @@ def _t1a_request(rng):
                 cases.append({**data, "k": int(k)})
         truth = [local_sensitivity_median(c["values"], c["lower"], c["upper"], c["k"])
                  for c in cases]
-        if all(any(_told_apart(window_maxima(c["values"], c["lower"], c["upper"], c["k"],
-                                             **kw)[-1], t, c["upper"]) for c, t in zip(cases, truth))
-               for kw in _T1A_SLIPS.values()):
+        def missed_somewhere(kw):
+            return any(_told_apart(window_maxima(c["values"], c["lower"], c["upper"], c["k"],
+                                                 **kw)[-1], t, c["upper"])
+                       for c, t in zip(cases, truth))
+        if all(missed_somewhere(kw) for kw in _T1A_SLIPS.values()):
             return {"cases": cases}, {"values": truth}
     raise RuntimeError("no hidden draw tells every slip apart")     # pragma: no cover
 
@@ -271,7 +274,8 @@ def ptr_slip_rates(d, epsilon, delta):
         "the distance is tested without noise: add Lap(2/ε) to it": float(d > t),
         "the threshold is ln(1/δ)/(ε/2) (the test has ε/2), not ln(1/δ)/ε":
             float(sf(t / 2 - d, scale=s)),
-        "the threshold is ln(1/δ)/(ε/2), not ln(1/δ)": float(sf(math.log(1 / delta) - d, scale=s)),
+        "the threshold is ln(1/δ)/(ε/2), not ln(1/δ)":
+            float(sf(math.log(1 / delta) - d, scale=s)),
         "the test's noise is Lap(2/ε) (it has ε/2), not Lap(1/ε)": float(sf(t - d, scale=s / 2)),
         "the test has ε/2 of the budget: threshold ln(1/δ)/(ε/2) and noise Lap(2/ε)":
             float(sf(t / 2 - d, scale=s / 2)),
@@ -400,9 +404,10 @@ def _t2_judge(data, req, truth):
                  f"{g(c['proposed_bound'])} (ε = {g(c['epsilon'])}, δ = {g(c['delta'])})")
         if pval < ALPHA / tests:
             return fail(key, f"{shown}, your function answered (did not return None) in "
-                             f"{answered.size} of {calls} calls ({g(100 * answered.size / calls, 3)}%"
-                             f"); PTR answers with probability {g(100 * p, 3)}% (binomial p = "
-                             f"{g(pval, 3)}, rejected at α = {g(ALPHA / tests, 3)})"
+                             f"{answered.size} of {calls} calls "
+                             f"({g(100 * answered.size / calls, 3)}%); PTR answers with "
+                             f"probability {g(100 * p, 3)}% (binomial p = {g(pval, 3)}, "
+                             f"rejected at α = {g(ALPHA / tests, 3)})"
                              f"{_t2_rate_hint(answered.size / calls, fact['d'], c)}", "rate")
         z.append((answered - fact["median"]) / (2 * c["proposed_bound"] / c["epsilon"]))
         rows.append(f"d = {fact['d']}: answered {answered.size}/{calls} (expected "
@@ -544,9 +549,9 @@ def _t3_judge(data, req, truth):
             return fail(key, f"{shown}: cell {i} came back as {g(arr[i], 6)}, the update gives "
                              f"{g(want[i], 6)} (your total {g(arr.sum(), 6)}, expected "
                              f"{g(n, 6)}): {hint}.", "wrong")
-    return ok(key, f"exact on {len(cases)} hidden updates (m - q(A) from "
-                   f"{g(min(c['measurement'] - np.dot(c['query'], c['synthetic']) for c in cases), 4)}"
-                   f" to {g(max(c['measurement'] - np.dot(c['query'], c['synthetic']) for c in cases), 4)}).")
+    gaps = [c["measurement"] - float(np.dot(c["query"], c["synthetic"])) for c in cases]
+    return ok(key, f"exact on {len(cases)} hidden updates (m - q(A) from {g(min(gaps), 4)} to "
+                   f"{g(max(gaps), 4)}).")
 
 
 TASKS = [
