@@ -184,6 +184,12 @@ def test_the_kits_sensitivities_are_refused():
     assert "yourself" in run("Task 1a", 0, local_sensitivity=via_kit).message
     assert "yourself" in run("Task 1b", 0, smooth_sensitivity=via_module).message
     assert "yourself" in run("Task 1a", 0, local_sensitivity=via_distance).message
+
+    def via_private(values, lower, upper, beta):
+        x = np.sort(np.clip(values, lower, upper))
+        a = dp.beyond_global._all_local_sensitivities(x.tobytes(), lower, upper)
+        return float(np.max(np.exp(-beta * np.arange(a.size)) * a))
+    assert "yourself" in run("Task 1b", 0, smooth_sensitivity=via_private).message
     assert dp.local_sensitivity_median is dp.beyond_global.local_sensitivity_median
 
 

@@ -62,7 +62,8 @@ _T1_LIBRARY = ("dpteach:local_sensitivity_median",
                "dpteach:smooth_median", "dpteach.beyond_global:smooth_median",
                "dpteach:distance_to_instability",
                "dpteach.beyond_global:distance_to_instability",
-               "dpteach.beyond_global:_a_of_k", "dpteach.beyond_global:_a_upto")
+               "dpteach.beyond_global:_a_of_k", "dpteach.beyond_global:_a_upto",
+               "dpteach.beyond_global:_all_local_sensitivities")
 #: what Task 2's honest solution may call although Task 1 forbids it
 _T2_NEEDS = ("dpteach:distance_to_instability", "dpteach.beyond_global:distance_to_instability",
              "dpteach.beyond_global:_a_of_k", "dpteach.beyond_global:_a_upto")
