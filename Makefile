@@ -110,7 +110,7 @@ grade: $(STAMP) bubblewrap
 	@test -n "$(FILES)" || { echo 'usage: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv [JOBS=2]'; exit 2; }
 	$(VENV)/bin/dpteach grade $(FILES) --report $(REPORT) --timeout $(TIMEOUT) --jobs $(JOBS) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(filter 0,$(SANDBOX)),--no-sandbox)
 
-# The coursework as an nbgrader course (source/A1 ... A9 and nbgrader_config.py), written
+# The coursework as an nbgrader course (source/A1 ... A10 and nbgrader_config.py), written
 # from notebooks/solutions like `make exercises`: make nbgrader NBGRADER_DIR=course
 NBGRADER_DIR ?= nbgrader-course
 nbgrader: $(STAMP)

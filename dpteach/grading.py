@@ -6,7 +6,7 @@ dpteach.grading``, ``dpteach grade``) grades each notebook in five steps:
 1. **read** every submission into memory first (so no notebook can rewrite another's file
    before it is graded) and decide its assignment: ``--assignment``, else the notebook's
    ``metadata["dpteach"]["assignment"]`` (written by ``make exercises``) and the file
-   name's ``A1`` ... ``A9`` prefix, which must agree when both are there;
+   name's ``A1`` ... ``A10`` prefix, which must agree when both are there;
 2. **draw**, here, every task's held-out request and truth from a fresh ``secrets`` seed
    (one stream per notebook, so ``--jobs`` does not change them), and write the
    notebook's cells and the requests (never the truths) into an empty scratch folder;

@@ -220,7 +220,7 @@ def test_exercises_name_their_assignment_in_the_metadata():
     for path in EXERCISE_FILES:
         nb = nbformat.read(path, as_version=4)
         assert nb.metadata["dpteach"]["assignment"] == coursework.assignment_of(path.name)
-        assert nb.metadata["dpteach"]["assignment"] == path.name[:2]
+        assert nb.metadata["dpteach"]["assignment"] == path.name.split("_")[0]
 
 
 # ------------------------------------------------------------------ make grade on A1-A6

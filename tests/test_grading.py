@@ -517,5 +517,5 @@ def test_forbidden_functions_are_found_for_every_assignment():
     assert "dpteach.anonymity:l_diversity" in a1
     a2 = grading.forbidden_targets(assignments.tasks("A2"))
     assert "dpteach.attacks:reconstruct_lp" in a2
-    for key in ("A3", "A4", "A5", "A7", "A8", "A9"):
+    for key in ("A3", "A4", "A5", "A7", "A8", "A9", "A10"):
         assert grading.forbidden_targets(assignments.tasks(key)), key

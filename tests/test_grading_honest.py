@@ -252,6 +252,75 @@ def clip_and_noise(per_example_grads, clip, noise_multiplier, rng):
             total[j] += g[j] * factor
     return np.array(total) + rng.normal(0.0, noise_multiplier * clip, size=d)""",
     }),
+    "A10_lists_and_scipy": ("A10", {
+        "Task 1a": """\
+def local_sensitivity(values, lower, upper, k):
+    x = sorted(min(max(float(v), lower), upper) for v in values)
+    m = (len(x) + 1) // 2
+    padded = [lower] * (k + 2) + x + [upper] * (k + 2)     # x_i is padded[i + k + 1]
+    gaps = []
+    for t in range(k + 2):
+        gaps.append(padded[m + t + k + 1] - padded[m + t])
+    return max(gaps)""",
+        "Task 1b": """\
+def smooth_sensitivity(values, lower, upper, beta):
+    best, k = 0.0, 0
+    while k <= len(values) + 1:
+        best = max(best, math.exp(-beta * k) * local_sensitivity(values, lower, upper, k))
+        if math.exp(-beta * k) * (upper - lower) <= best:      # no later term can win
+            break
+        k += 1
+    return best""",
+        "Task 2": """\
+def my_ptr_median(values, lower, upper, epsilon, delta, proposed_bound, rng):
+    if proposed_bound >= upper - lower:
+        d = math.inf
+    else:
+        d = 0
+        while local_sensitivity(values, lower, upper, d) <= proposed_bound:
+            d += 1
+    test = d + stats.laplace.rvs(scale=2 / epsilon, random_state=rng)
+    if test <= 2 * math.log(1 / delta) / epsilon:
+        return None
+    median = statistics.median(min(max(v, lower), upper) for v in values)
+    return median + stats.laplace.rvs(scale=2 * proposed_bound / epsilon, random_state=rng)""",
+        "Task 3": """\
+def mw_update(synthetic, query, measurement):
+    a, q = [float(v) for v in synthetic], [float(v) for v in query]
+    n = math.fsum(a)
+    qa = math.fsum(x * y for x, y in zip(a, q))
+    w = [x * math.exp(y * (measurement - qa) / (2 * n)) for x, y in zip(a, q)]
+    total = math.fsum(w)
+    return np.array([n * x / total for x in w])""",
+    }),
+    "A10_numpy_and_logs": ("A10", {
+        "Task 1a": """\
+def local_sensitivity(values, lower, upper, k):
+    x = np.sort(np.clip(values, lower, upper))
+    p = np.pad(x, k + 1, constant_values=(lower, upper))
+    mid = len(x) // 2 + k + 1                                # the median's index in p
+    return float(np.max(p[mid:mid + k + 2] - p[mid - k - 1:mid + 1]))""",
+        "Task 1b": """\
+def smooth_sensitivity(values, lower, upper, beta):
+    ks = np.arange(len(values) + 2)
+    a = np.array([local_sensitivity(values, lower, upper, int(k)) for k in ks])
+    return float(np.max(np.exp(-beta * ks) * a))""",
+        "Task 2": """\
+def my_ptr_median(values, lower, upper, epsilon, delta, proposed_bound, rng):
+    d = dp.distance_to_instability(values, lower, upper, proposed_bound)
+    test = d + rng.exponential(2 / epsilon) - rng.exponential(2 / epsilon)
+    if test <= 2 * math.log(1 / delta) / epsilon:
+        return None
+    u = rng.uniform(-0.5, 0.5)                                 # Laplace by its inverse CDF
+    noise = -2 * proposed_bound / epsilon * np.sign(u) * np.log1p(-2 * abs(u))
+    return float(np.median(np.clip(values, lower, upper)) + noise)""",
+        "Task 3": """\
+def mw_update(synthetic, query, measurement):
+    a, q = np.asarray(synthetic, float), np.asarray(query, float)
+    n = a.sum()
+    log_w = np.log(a) + q * (measurement - q @ a) / (2 * n)
+    return n * np.exp(log_w - special.logsumexp(log_w))""",
+    }),
 }
 
 
@@ -263,17 +332,24 @@ def _notebook(assignment, sources):
     return nb
 
 
-def test_there_are_at_least_20_alternatives_across_a1_to_a9():
+def test_there_are_at_least_20_alternatives_across_a1_to_a10():
     count = sum(len(tasks) for _, tasks in ALTERNATIVES.values())
     assert count >= 20
-    assert {a for a, _ in ALTERNATIVES.values()} == {f"A{i}" for i in range(1, 10)}
+    assert {a for a, _ in ALTERNATIVES.values()} == {f"A{i}" for i in range(1, 11)}
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, request):
+    """The graded rows of the notebooks whose tests were selected (``-k A10`` grades only
+    A10's alternatives), or of every notebook."""
+    wanted = {item.callspec.params["name"] for item in request.session.items
+              if item.module is request.module and hasattr(item, "callspec")
+              and "name" in item.callspec.params}
     folder = tmp_path_factory.mktemp("alternatives")
     paths = []
     for name, (assignment, sources) in ALTERNATIVES.items():
+        if wanted and name not in wanted:
+            continue
         path = folder / f"{name}.ipynb"
         nbformat.write(_notebook(assignment, sources), path)
         paths.append(path)

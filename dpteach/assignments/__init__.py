@@ -1,4 +1,4 @@
-"""Graded tasks of the coursework (A1-A9), with the truth kept by the checker.
+"""Graded tasks of the coursework (A1-A10), with the truth kept by the checker.
 
 Every auto-graded task of an assignment is a :class:`Task` in three parts, so that the
 same check serves a student working in the notebook and ``make grade`` grading a
@@ -17,7 +17,7 @@ handed-in notebook without trusting it:
 
 In a notebook, ``dp.assignments.check("A3", "Task 4", laplace_release=laplace_release)``
 runs all three in-process with fresh randomness. Each assignment's tasks live in
-``a1_anonymity.py`` ... ``a9_dp_sgd.py`` as a list ``TASKS``.
+``a1_anonymity.py`` ... ``a10_local_synthetic.py`` as a list ``TASKS``.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ ASSIGNMENTS = {
     "A7": "a7_properties",
     "A8": "a8_clipping_svt",
     "A9": "a9_dp_sgd",
+    "A10": "a10_local_synthetic",
 }
 
 
@@ -69,7 +70,7 @@ _HIDDEN = {"A0": "_demo"}
 
 
 def tasks(assignment: str) -> list:
-    """The auto-graded tasks of ``assignment`` ("A1" ... "A9"), in notebook order."""
+    """The auto-graded tasks of ``assignment`` ("A1" ... "A10"), in notebook order."""
     key = str(assignment).strip().upper()
     module = ASSIGNMENTS.get(key) or _HIDDEN.get(key)
     if module is None:

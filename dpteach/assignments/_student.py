@@ -1,6 +1,6 @@
 """Running student code inside ``collect``, and reading what came back in ``judge``.
 
-Shared by every assignment module (A1-A6, A9):
+Shared by every assignment module (A1-A10):
 
 * :func:`call` runs a student's function and turns an exception into data
   (``{"error": "ZeroDivisionError: ..."}``), a missing answer or a ``None``/``...``
