@@ -7,7 +7,7 @@ role. The panels of :mod:`dpteach.panels.dp_definition` draw these.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from . import mechanisms
 from ._checks import (check_bits, check_epsilon, check_probability, check_real, check_rng,
@@ -90,6 +90,7 @@ def blip_distributions(epsilon, delta, *, gap=1.0, edges=None):
     is exactly ``delta`` -- and, once delta > 0, not (epsilon', 0)-DP for any epsilon'.
     Notebook 04.
     """
+    from scipy import stats
     e = check_epsilon(epsilon)
     d = check_probability(delta, "delta", open_high=True)
     gap = check_real("gap", gap)

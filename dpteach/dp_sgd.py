@@ -131,7 +131,8 @@ def _clip_rows(g, c):
     # overflow (a row [1e200, 1e200] has norm 1.41e200, not inf)
     big = np.abs(g).max(axis=1, initial=0.0)
     safe = np.where(big > 0, big, 1.0)
-    norms = big * np.sqrt(np.einsum("ij,ij->i", g / safe[:, None], g / safe[:, None]))
+    unit = g / safe[:, None]
+    norms = big * np.sqrt(np.einsum("ij,ij->i", unit, unit))
     with np.errstate(over="ignore"):      # c / tiny norm = inf: the row is kept as is
         scale = np.minimum(1.0, c / np.maximum(norms, np.finfo(float).tiny))
     return g * scale[:, None]

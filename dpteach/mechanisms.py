@@ -8,7 +8,7 @@ Dwork & Roth, *The Algorithmic Foundations of Differential Privacy* (2014), cite
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
 from ._checks import (check_bits, check_delta, check_epsilon, check_flag, check_real, check_rng,
                       check_scores, check_sensitivity, check_size, check_values,
@@ -175,6 +175,7 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
     sigma * (1 - 1e-9) already misses it. Valid for every epsilon > 0 and never larger
     than the classic sigma. Taught in notebook 08.
     """
+    from scipy import optimize
     d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, required=True)
@@ -343,6 +344,7 @@ def output_distribution(value, scale, *, noise="laplace"):
     ``noise="laplace"``: Lap(scale) (scale = b); ``noise="gaussian"``: N(0, scale^2)
     (scale = sigma).
     """
+    from scipy import stats
     value = check_real("value", value)
     scale = check_real("scale", scale, low=0.0, low_open=True)
     noise = _check_noise(noise)

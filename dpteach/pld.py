@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, signal, special
+from scipy import special
 
 from ._checks import check_delta, check_positive_int, check_real
 
@@ -98,6 +98,7 @@ def _one_step(q, sigma, h, direction):
 
 def _compose(a, b):
     """Convolve two (first index, probabilities, mass at +∞) losses, then trim the tails."""
+    from scipy import signal
     k = a[0] + b[0]
     p = np.maximum(signal.fftconvolve(a[1], b[1]), 0.0)
     inf = 1 - (1 - a[2]) * (1 - b[2])
@@ -168,6 +169,7 @@ class PLDAccountant:
 
     def epsilon(self, delta):
         """The smallest ε whose δ is at most ``delta`` (0 if δ(0) already is)."""
+        from scipy import optimize
         delta = check_delta(delta, required=True)
         if self.delta(0.0) <= delta:
             return 0.0

@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ._checks import (SCALE_RANGE, check_delta, check_epsilon, check_finite_result,
                       check_positive_int, check_real, check_sensitivity, check_values)
@@ -170,6 +169,7 @@ def _check_cells(f, lo, hi, scale, step):
 
 
 def _law(value, scale, f, step, lower, upper, threshold, grid):
+    from scipy import stats
     dist = stats.laplace(loc=value, scale=scale)
     empty = np.zeros(0)
     if f == "identity":
@@ -243,6 +243,7 @@ def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, u
     the cells (about 1e-14 relative; 1e-10 for a step of a thousandth of the scale).
     Notebook 12.
     """
+    from scipy import stats
     v1 = check_real("value1", value1)
     v2 = check_real("value2", value2)
     b = check_real("scale", scale, low=SCALE_RANGE[0], high=SCALE_RANGE[1])
@@ -275,6 +276,7 @@ def _log_cell(ks, step, v, b):
 
 
 def _log_cell_both(a, c, v, b):
+    from scipy import stats
     # below v use the CDF, above it the survival function (both computed in log space)
     left = stats.laplace.logcdf(c, v, b) + np.log1p(-np.exp(np.minimum(
         stats.laplace.logcdf(a, v, b) - stats.laplace.logcdf(c, v, b), -1e-300)))

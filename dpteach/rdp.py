@@ -26,7 +26,7 @@ import functools
 import math
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
                       check_sensitivity, check_values)
@@ -172,6 +172,7 @@ def zcdp_to_dp(rho, delta, *, method="improved"):
     the classic conversion. The improved ε is never above the classic one. ρ >= 0;
     ρ = 0 gives ε = 0. Notebook 16.
     """
+    from scipy import optimize
     rho = check_real("rho", rho, low=0.0, high=1e300)
     delta = _delta_open(delta)
     method = _method(method)
@@ -221,6 +222,7 @@ def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
 
 
 def _epsilon_of_mu(mu, delta):
+    from scipy import optimize
     def gap(eps):
         return _gaussian_delta(1.0, mu, eps) - delta
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import integrate, stats
 
 from ._checks import (check_count, check_epsilon, check_noise_scale, check_positive_int, check_real,
                       check_rng, check_sensitivity, check_values)
@@ -339,6 +338,7 @@ def _over_threshold_noise(integrand, a, t, b_threshold, *, epsabs):
     with breakpoints at the density's peak r = 0, at +-1, 4 and 16 scales and at every
     kink r = a_j - T inside, so that the peak is never missed however far the answers
     lie from the threshold (adaptive quadrature, scipy.integrate.quad_vec)."""
+    from scipy import integrate
     window = 60 * b_threshold
     steps = np.array([0.0, 1.0, 4.0, 16.0]) * b_threshold
     kinks = a - t
@@ -348,6 +348,7 @@ def _over_threshold_noise(integrand, a, t, b_threshold, *, epsabs):
 
 
 def _probabilities(a, t, b_threshold, b_query, *, fresh=False):
+    from scipy import stats
     k = a.size
     rho = stats.laplace(scale=b_threshold)
 
@@ -443,6 +444,7 @@ def variant_probabilities(name, query_answers, threshold, epsilon, *, sensitivit
     """Exact distribution of a stopping variant's reported index (length k+1, "none" last):
     ``above_threshold`` and ``fresh_threshold_noise`` by quadrature, ``no_query_noise``
     from the threshold noise's CDF. Notebook 15 compares their exact privacy loss."""
+    from scipy import stats
     if name not in VARIANTS or name == "no_stop":
         raise ValueError(f"name must be a stopping variant, one of "
                          f"{sorted(set(VARIANTS) - {'no_stop'})}, got {name!r}")
@@ -466,6 +468,7 @@ def no_stop_pattern_probability(query_answers, pattern, threshold, epsilon, *, s
     ``pattern``: booleans, True = above. Notebook 15 uses it to show that the no-stop
     variant's loss grows with the number of answers above.
     """
+    from scipy import stats
     a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
     pat = np.asarray(pattern)
     if pat.shape != a.shape or pat.dtype.kind != "b":

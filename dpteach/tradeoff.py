@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from ._checks import (check_delta, check_epsilon, check_noise_scale, check_nonnegative_int,
                       check_positive_int, check_real, check_rng, check_sensitivity, check_values)
@@ -91,6 +91,7 @@ def gaussian_tradeoff(alpha, mu):
     Su 2019, "Gaussian differential privacy"]. Phi^-1(1 - alpha) is computed as norm.isf(alpha), exact in
     the far tail. ``mu`` >= 0; vectorised over ``alpha``. Notebook 13.
     """
+    from scipy import stats
     a = _alpha(alpha)
     mu = check_real("mu", mu, low=0.0)
     return _out(stats.norm.cdf(stats.norm.isf(a) - mu))
@@ -140,6 +141,7 @@ def laplace_tradeoff(alpha, epsilon):
     alpha >= 1/2, strictly above in between (randomized response fills that gap).
     ``epsilon`` >= 0 (0: infinite noise, beta = 1 - alpha). Notebook 13.
     """
+    from scipy import stats
     a = _alpha(alpha)
     e = check_epsilon(epsilon, allow_zero=True)
     return _out(stats.laplace.cdf(stats.laplace.isf(a) - e))
@@ -175,6 +177,7 @@ class LossDistribution:
 
     def tail(self, epsilon):
         """Pr[L > eps] (vectorised over eps >= 0)."""
+        from scipy import stats
         e = _eps_array(epsilon)
         m, p = self.mechanism, self.params
         if m == "gaussian":
@@ -215,6 +218,7 @@ class LossDistribution:
         and randomized response (delta is 0 there), and for the Gaussian
         mu^2/2 + mu z with Pr[N(0, 1) > z] = delta (delta(eps) <= Pr[L > eps]). A Gaussian
         loss is unbounded, so there ``delta`` must be > 0."""
+        from scipy import stats
         from scipy.optimize import brentq
 
         d = check_delta(delta)
@@ -262,6 +266,7 @@ def privacy_loss_distribution(mechanism, *, epsilon=None, sigma=None, sensitivit
     :class:`LossDistribution`; students plot ``.atoms``/``.atom_probs`` as stems and
     ``.grid``/``.density`` as a curve. Notebook 13.
     """
+    from scipy import stats
     if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
     delta_f = check_sensitivity(sensitivity, positive=True)

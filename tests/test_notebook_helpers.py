@@ -43,3 +43,23 @@ def test_panels_are_loaded_in_their_own_cell_before_first_use(path):
     first_use = min((i for i, c in enumerate(cells)
                      if any(h in c.source for h in heavy)), default=len(cells))
     assert load <= first_use, f"{path.name}: cell {first_use} needs the panels before they load"
+
+
+def test_import_and_first_panels_leave_the_heavy_libraries_unloaded():
+    """``import dpteach`` loads neither pandas nor scipy; loading the panels and building
+    panels whose numbers need only numpy (and scipy.special) loads no scipy.stats,
+    scipy.optimize, scipy.integrate or scipy.signal: those cost seconds on a fresh kernel
+    and load when a function that needs them first runs (benchmarks/bench_first_panel.py)."""
+    import os
+    import subprocess
+
+    heavy = ["pandas", "scipy", "scipy.stats", "scipy.optimize", "scipy.integrate", "scipy.signal"]
+    code = ("import sys, dpteach as dp; print([m for m in %r if m in sys.modules]); "
+            "dp.notebook.load_panels(); "
+            "[getattr(dp.panels, n)() for n in ('first_taste_count', 'attacks_differencing', "
+            "'sensitivity_local_global', 'composition_two_queries', 'sparse_vector_queries', "
+            "'dp_randomized_response', 'clipping_tradeoff', 'local_vs_central')]; "
+            "print([m for m in %r if m in sys.modules])") % (heavy, heavy[2:])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "MPLBACKEND": "Agg"}).stdout.split("\n")
+    assert out[:2] == ["[]", "[]"], out

@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, sparse
 
 from .._checks import (check_bits, check_positive_int, check_real,
                        check_rng, check_values)
@@ -161,6 +160,7 @@ def lp_decode(queries, answers, *, solver="highs", tol=1e-10, max_iter=100) -> L
     stops at a relative gap ``tol`` or after ``max_iter`` iterations; it is for n = 1000
     and more (benchmarks/bench_reconstruction.py).
     """
+    from scipy import optimize
     q = _check_queries(queries)
     m, n = q.shape
     a = _check_answers(answers, m)
@@ -216,6 +216,7 @@ def textbook_lp(queries, answers):
     u, v >= 0``. A second formulation, used by the tests and notebook 03 to cross-check
     :func:`lp_decode`.
     """
+    from scipy import optimize, sparse
     q = _check_queries(queries)
     m, n = q.shape
     a = _check_answers(answers, m)

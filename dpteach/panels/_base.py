@@ -231,23 +231,29 @@ class Panel:
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
         _style._track(self)
-        self.redraw()
-        self._warm_up()
-        self.timings.clear()
+        self._first_draw()
 
-    def _warm_up(self):
-        """Run the update once more so the artists it touches are known to be dynamic
-        before the first slider move (each later discovery costs a full draw).
+    def _first_draw(self):
+        """Compute, learn which artists the update changes, and draw the figure once.
 
-        An unchanged ``set_text`` does not mark a text stale, so every text in the axes
-        is first blanked: the texts the update writes come back stale (dynamic), the
-        others get their words back and stay in the cached background.
+        The update runs twice and the figure is drawn once (a full draw costs a few
+        tenths of a second the first time: fonts, layout). The first run sets every
+        artist up; their stale marks are then cleared as a draw would clear them
+        (visible artists only: what a draw skips stays stale). The second run marks
+        exactly the artists the update changes; the renderer treats them as dynamic,
+        so the first slider move already blits. An unchanged ``set_text`` does not
+        mark a text stale, so every text in the axes is blanked before the second run:
+        the texts the update writes come back stale (dynamic), the others get their
+        words back and stay in the cached background.
         """
+        text = self._update(**self.values())
+        if text is not None:
+            self.status.value = text
+        _settle(self.figure)
         blank = "\u2063"
         texts = [(t, t.get_text()) for ax in self.figure.axes for t in ax.texts]
         for t, _ in texts:
             t.set_text(blank)
-        limits = self._limits()
         text = self._update(**self.values())
         if text is not None:
             self.status.value = text
@@ -255,8 +261,7 @@ class Panel:
             if t.get_text() == blank:
                 t.set_text(words)
                 t.stale = False
-        moved = [ax for ax, old, new in zip(self.figure.axes, limits, self._limits()) if old != new]
-        self._png = self._render(moved=moved, old_limits=limits)
+        self._png = self._renderer.render(learn=True)
         self.image.value = self._png
 
     # -- wiring ---------------------------------------------------------------
@@ -329,6 +334,18 @@ class Panel:
 
     def __repr__(self):
         return f"<Panel {self.name!r} controls={list(self.controls)}>"
+
+
+def _settle(figure):
+    """Clear the stale marks a draw would clear, where the renderer looks for changes:
+    the figure's texts, each axes, its axis objects and its direct children (visible
+    ones only: a draw skips the others, an empty text included, so they stay stale).
+    A change below them (a tick label, a legend's text) still marks them stale."""
+    for artist in [*figure.texts, *figure.axes,
+                   *(child for ax in figure.axes for child in ax.get_children())]:
+        if artist.get_visible() and not (hasattr(artist, "get_text") and artist.get_text() == ""):
+            artist.stale = False
+    figure.stale = False
 
 
 # -- control factories: consistent look, sensible widths -----------------------------

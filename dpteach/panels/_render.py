@@ -35,7 +35,7 @@ class Renderer:
     def limits(self):
         return [(ax.get_xlim(), ax.get_ylim()) for ax in self.figure.axes]
 
-    def render(self, *, moved=(), old_limits=(), full: bool = False) -> bytes:
+    def render(self, *, moved=(), old_limits=(), full: bool = False, learn: bool = False) -> bytes:
         """Draw the figure and encode it as PNG.
 
         The first draw lays the figure out (constrained layout) and then freezes the
@@ -45,7 +45,9 @@ class Renderer:
         are redrawn alone (their region is cleared first), and the background that
         results is kept for those limits: the static artists never change, so coming
         back to the same limits costs nothing. A changed axis or an artist not seen
-        changing before forces one full draw.
+        changing before forces one full draw. ``learn``: the caller cleared the stale
+        marks before an update, so even the first draw takes the stale artists as the
+        dynamic ones (a panel's first picture is drawn once, not twice).
         """
         fig = self.figure
         canvas = fig.canvas
@@ -60,7 +62,7 @@ class Renderer:
             changed.extend(a for a in ax.get_children()
                            if a.stale and a not in (ax.xaxis, ax.yaxis) and not isinstance(a, Spine))
         changed.extend(t for t in fig.texts if t.stale)
-        new = [] if first else [a for a in changed if a not in self._dynamic]
+        new = [] if first and not learn else [a for a in changed if a not in self._dynamic]
         if new:
             full = True
             self._dynamic.extend(new)

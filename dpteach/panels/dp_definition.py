@@ -6,7 +6,7 @@ The computations they draw live in :mod:`dpteach.definition`.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .. import accounting, mechanisms
 from ..definition import blip_distributions, posterior_bounds, rr_standard_error
@@ -72,6 +72,7 @@ def dp_delta_blip(epsilon=1.0, delta=0.05):
     """Seed 003's "blip": a mechanism that with probability δ publishes Alice's record.
     Its two output distributions agree within e^ε except for an event that only happens
     with Alice in the data: the additive δ covers it, a ratio never can."""
+    from scipy import stats
     controls = {"epsilon": log_slider("ε of the noisy count", epsilon, -0.7, 0.7),
                 "delta": float_slider("δ: chance of publishing the record", delta, 0.0, 0.3, 0.01,
                                       readout_format=".2f")}

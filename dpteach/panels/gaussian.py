@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.ticker import FuncFormatter, NullLocator
-from scipy import stats
 
 from .. import mechanisms
 from ..comparison import queries_noise  # noqa: F401 - computed in the core, re-exported here
@@ -162,6 +161,7 @@ def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
     Outputs are drawn in units of σ and the loss in units of ε, so the axes (and their
     tick labels) stay fixed while the sliders move the curves.
     """
+    from scipy import stats
     controls = {"epsilon": log_slider("ε", epsilon, -1.3, 0.7),
                 "delta": log_slider("δ", delta, -8, -1, 0.25, readout_format=".0e"),
                 "l2_sensitivity": float_slider("Δ₂f = f(D') − f(D)", l2_sensitivity, 0.2, 3, 0.1)}

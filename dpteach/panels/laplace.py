@@ -4,7 +4,6 @@ histogram release."""
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from .. import bounds, mechanisms
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
@@ -16,6 +15,7 @@ _X = np.linspace(-12, 12, 481)
 @register("laplace_density")
 def laplace_density(epsilon=1.0, sensitivity=1.0):
     """Lap(b) with b = Δf/ε against fixed references: small b is pointy, large b flat."""
+    from scipy import stats
     controls = {"epsilon": log_slider("privacy ε", epsilon, -1, 1),
                 "sensitivity": float_slider("sensitivity Δf", sensitivity, 0.1, 5.0, 0.1)}
     fig, ax = new_figure(1, 1, figsize=(7.2, 3.4))
@@ -49,6 +49,7 @@ def laplace_privacy_loss(epsilon=1.0, sensitivity=1.0, gap=1.0):
     ``gap`` = |f(D1) - f(D2)|. While gap <= Δf the loss stays inside [-ε, ε] for every
     output r (seed 000, eq. 3); a gap above Δf (sensitivity understated) breaks it.
     """
+    from scipy import stats
     controls = {"epsilon": log_slider("privacy ε", epsilon, -1, 0.4),
                 "sensitivity": float_slider("noise calibrated to Δf", sensitivity, 0.1, 4.0, 0.1),
                 "gap": float_slider("|f(D1) − f(D2)|", gap, 0.0, 4.0, 0.1)}
