@@ -471,7 +471,7 @@ def test_generalizer_panel_reproduces_the_seed_table():
 
 def test_skewness_and_emd_panels():
     from dpteach import panels
-    from dpteach.panels.anonymity import skewed_table
+    from dpteach.datasets import skewed_table
 
     table, x = skewed_table(50, 0.5)
     assert x == 25 and (table["test"] == "positive").sum() == 100 and len(table) == 10_000
