@@ -601,8 +601,6 @@ SPECS += [
               value=[v for v in BAD_REAL if v is not None], n=[0, 2.5, NAN, True, "3"],
               alpha=BAD_PROB_OPEN, seconds=BAD_SCALE, max_seconds=BAD_SCALE,
               rng=BAD_RNG + [-1])),
-    Spec(_opt(coursework, "grade"), dict(path="/nonexistent.ipynb"),
-         dict(timeout=BAD_SCALE), name="coursework.grade"),
     Spec(_opt(grading, "grade"), dict(paths=[]),
          dict(timeout=BAD_SCALE, task_timeout=BAD_SCALE), name="grading.grade"),
     Spec(_opt(grading, "grade_notebook"), dict(path="/nonexistent.ipynb"),
@@ -613,7 +611,7 @@ EXEMPT_PARAMS = {
     # grading runs hand-ins in sandboxes: its jobs/repeats are checked by tests/test_grading.py
     "dpteach.grading.grade": {"jobs", "repeats"},
     "dpteach.grading.grade_notebook": {"repeats"},
-    "dpteach.anonymity.skewness_attack": {"value"},   # a sensitive value: a category label
+    "dpteach.attacks.skewness_attack": {"value"},   # a sensitive value: a category label
     "dpteach.coursework.blank_source": {"keep"},      # a set of variable names
     "dpteach.exercises.mechanism_request": {"rng"},   # required Generator, refused by type
 }

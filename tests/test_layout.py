@@ -177,3 +177,103 @@ def test_laplace_std_is_the_one_home_of_sqrt2_b():
         with pytest.raises((TypeError, ValueError), match="scale"):
             dp.laplace_std(bad)
     assert dp.attacks.averaging.averaging_error(2.0, 4) == pytest.approx(dp.laplace_std(2.0) / 2)
+
+
+# -- one home per name: no import circles, no module __getattr__ ---------------------------
+#: modules allowed a module-level __getattr__: the package's lazy ``dp.NAME`` loader and the
+#: panels' lazy loader of REGISTRY builders (both load a module on first use; neither
+#: serves a former name)
+LAZY_LOADERS = {"dpteach", "dpteach.panels"}
+
+
+def _module_name(path):
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported_modules(path, modules):
+    """The dpteach modules that the module at ``path`` imports: every ``import dpteach.x``,
+    ``from dpteach.x import y``, ``from . import x`` and ``from .x import y``, at module
+    level and inside functions and classes alike (an import inside a function still ties
+    the two modules into one: the circle is only hidden until the call)."""
+    name = _module_name(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name in modules)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - (node.level - 1)]
+                target = ".".join(base + (node.module.split(".") if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:               # ``from . import x`` imports module x
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in modules else target)
+    return (found & set(modules)) - {name}
+
+
+def _import_graph():
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    return {name: _imported_modules(path, paths) for name, path in paths.items()}
+
+
+def _circles(graph):
+    """The import circles among the non-``__init__`` modules: the strongly connected
+    components of more than one module, and modules that import themselves."""
+    nodes = [m for m in graph if not (PACKAGE.parent / (m.replace(".", "/") + "/__init__.py")).exists()]
+    edges = {m: [t for t in graph[m] if t in nodes] for m in nodes}
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in nodes:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circles():
+    graph = _import_graph()
+    assert "dpteach.audit" in graph["dpteach.audit_zoo"]          # the graph sees imports
+    assert "dpteach.grading" in graph["dpteach._grade_runner"]     # ... inside functions too
+    assert not _circles(graph), f"import circles: {_circles(graph)}"
+
+
+def test_the_circle_check_would_see_a_circle():
+    graph = {"dpteach.a": {"dpteach.b"}, "dpteach.b": {"dpteach.c"}, "dpteach.c": {"dpteach.a"},
+             "dpteach.d": {"dpteach.a"}}
+    assert _circles(graph) == [["dpteach.a", "dpteach.b", "dpteach.c"]]
+    source = "def f():\n    from . import b\n"
+    tree = ast.parse(source)
+    assert any(isinstance(n, ast.ImportFrom) for n in ast.walk(tree))
+
+
+def test_no_module_getattr_but_the_lazy_loaders():
+    hooks = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if any(isinstance(n, ast.FunctionDef) and n.name in ("__getattr__", "__dir__")
+               for n in tree.body):
+            hooks.append(_module_name(path))
+    assert set(hooks) <= LAZY_LOADERS, f"module __getattr__/__dir__ hooks: {sorted(set(hooks) - LAZY_LOADERS)}"
