@@ -13,8 +13,6 @@ import numpy as np
 
 from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
                       check_sensitivity, check_values)
-from .definition import (hockey_stick_divergence, max_probability_ratio,  # noqa: F401
-                         smallest_delta)
 
 __all__ = ["basic_composition", "advanced_composition", "PrivacyAccountant",
            "BudgetExceededError"]
@@ -174,7 +172,7 @@ class PrivacyAccountant:
 # Notebooks 04 and 07: the crossover of advanced and basic composition, splitting a
 # budget. (The divergences that define (epsilon, delta)-DP on two output distributions,
 # hockey_stick_divergence, smallest_delta and max_probability_ratio, are in
-# dpteach.definition; they are imported here so older code keeps working.)
+# dpteach.definition; Rényi DP, zCDP and the exact Gaussian are in dpteach.rdp.)
 
 __all__ += ["advanced_composition_crossover", "advanced_composition_epsilon", "split_budget"]
 
@@ -342,17 +340,3 @@ def joint_privacy_loss(r1, r2, gap1, gap2, scale1, scale2):
     s2 = check_sensitivity(scale2, "scale2", positive=True)
     out = (np.abs(a) - np.abs(a - g1)) / s1 + (np.abs(b) - np.abs(b - g2)) / s2
     return out.item() if np.ndim(out) == 0 else out
-
-
-# Rényi DP, zCDP and the exact Gaussian (notebook 16) live in dpteach.rdp; they are
-# reachable here too, as the design names them "accounting" functions. Loaded on first
-# use, so importing the accountant does not import scipy.optimize.
-_RDP_NAMES = ("gaussian_rdp", "subsampled_gaussian_rdp", "rdp_to_dp", "zcdp_to_dp",
-              "gaussian_epsilon", "RDPAccountant")
-
-
-def __getattr__(name):
-    if name in _RDP_NAMES:
-        from . import rdp
-        return getattr(rdp, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,7 +1,6 @@
 """Syntactic privacy: k-anonymity, l-diversity, t-closeness and generalisation. The
-attacks that defeat them live in :mod:`dpteach.attacks.anonymity_attacks` and are
-reachable here too (``dp.anonymity.linkage_attack``). Taught in notebook 01 (seed 004's
-opening slides).
+attacks that defeat them live in :mod:`dpteach.attacks.anonymity_attacks`
+(``dp.attacks.linkage_attack``). Taught in notebook 01 (seed 004's opening slides).
 
 Vocabulary
 ----------
@@ -68,8 +67,6 @@ __all__ = [
     "t_closeness", "emd", "class_report",
     "mask_zip", "bucket_ages", "suppress_column", "suppress_rows", "suppress_small_classes",
     "generalize", "four_anonymous_rules",
-    "linkage_attack", "homogeneity_attack", "background_knowledge_attack",
-    "skewness_attack", "similarity_attack",
 ]
 
 
@@ -543,19 +540,3 @@ def four_anonymous_rules() -> dict:
     return {"Zip Code": _seed_zip,
             "Age": ("bucket", [-math.inf, 30, 40, math.inf], ["< 30", "3*", "≥ 40"]),
             "Nationality": "suppress"}
-
-
-# -- the attacks (dpteach/attacks/anonymity_attacks.py), reachable from here too ------------
-_ATTACKS = ("linkage_attack", "homogeneity_attack", "background_knowledge_attack",
-            "skewness_attack", "similarity_attack")
-
-
-def __getattr__(name):
-    if name in _ATTACKS:
-        from .attacks import anonymity_attacks
-        return getattr(anonymity_attacks, name)
-    raise AttributeError(f"module 'dpteach.anonymity' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_ATTACKS))

@@ -20,7 +20,7 @@ Public names: :func:`epsilon_lower_bound`, :func:`epsilon_point_estimate`,
 :func:`epsilon_interval`, :func:`audit` (returns an :class:`AuditResult` whose
 ``.event`` is an :class:`Event`) and :func:`per_call_mechanism`. The zoo of correct
 and broken mechanisms to audit (:data:`ZOO`, :class:`ZooEntry`, :func:`audit_zoo`) is in
-:mod:`dpteach.audit_zoo`; ``dpteach.audit.ZOO`` and friends still reach it.
+:mod:`dpteach.audit_zoo`.
 """
 
 from __future__ import annotations
@@ -46,13 +46,7 @@ __all__ = [
     "audit",
     "Event",
     "AuditResult",
-    "per_call_mechanism",
-    # the zoo of correct and broken mechanisms lives in dpteach.audit_zoo (re-exported)
-    "ZooEntry",
-    "ZOO",
-    "audit_zoo", "audit_convergence_counts"]
-
-_ZOO_NAMES = ("ZooEntry", "ZOO", "ZOO_ALPHA", "audit_zoo", "audit_convergence_counts")
+    "per_call_mechanism"]
 
 #: share of the n runs on each input used to choose the event (the rest are counted)
 SELECT_FRACTION = 0.1
@@ -558,11 +552,3 @@ def per_call_mechanism(release: Callable, *args, **kwargs):
 
     mechanism.__name__ = f"per_call({getattr(release, '__name__', 'release')})"
     return mechanism
-
-
-def __getattr__(name):
-    """The zoo's names, from :mod:`dpteach.audit_zoo` (loaded on first use)."""
-    if name in _ZOO_NAMES:
-        from . import audit_zoo
-        return getattr(audit_zoo, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

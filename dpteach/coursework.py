@@ -16,11 +16,10 @@ holds (part of) an answer carries the cell tag ``solution``, once. This module w
 Run ``dpteach exercises`` (``make exercises``) in a clone of the repository after editing
 a solution; ``dpteach exercises --check`` exits with status 1 when the committed
 exercises differ from what would be generated (tests/test_coursework.py checks the
-same). ``dpteach grade A3_mine.ipynb ... --report grades.csv`` grades handed-in
-notebooks with :mod:`dpteach.grading` (``make grade``). ``python -m dpteach.coursework``
-[``--check``] [``--grade ...``] still does the same; its default folders, like the
-command's, are ``notebooks/solutions`` and ``notebooks/exercises`` under the current
-folder.
+same). ``python -m dpteach.coursework`` [``--check``] does the same; its default
+folders, like the command's, are ``notebooks/solutions`` and ``notebooks/exercises``
+under the current folder. Handed-in notebooks are graded by :mod:`dpteach.grading`
+(``dpteach grade``, ``make grade``).
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ from pathlib import Path
 import nbformat
 
 __all__ = ["SOLUTION_TAG", "assignment_of", "blank_source", "make_exercise", "generate", "stale",
-           "grade", "main"]
+           "main"]
 
 #: the cell tag that marks an answer cell in a solution notebook
 SOLUTION_TAG = "solution"
@@ -256,18 +255,6 @@ def stale(solutions_dir=None, exercises_dir=None) -> list:
     return sorted(bad)
 
 
-def grade(path, *, assignment=None, timeout=120.0):
-    """Grade one handed-in notebook with :mod:`dpteach.grading` (a fresh kernel in its
-    own folder; every task of its assignment collected there and judged here): a dict
-    task -> :class:`dpteach.grading.Row`, or ``{"(notebook)": row}`` when it cannot be
-    graded. ``timeout``: seconds for the notebook's cells, and again for its grading
-    (a positive finite number)."""
-    from . import grading
-
-    return {row.task: row for row in grading.grade_notebook(path, assignment=assignment,
-                                                            timeout=timeout)}
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dpteach.coursework",
                                      description="Generate notebooks/exercises/ from "
@@ -279,17 +266,7 @@ def main(argv=None) -> int:
                                             "(default: notebooks/exercises)")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if the exercises are out of date")
-    parser.add_argument("--grade", nargs="+", metavar="NOTEBOOK",
-                        help="grade these handed-in notebooks (see python -m dpteach.grading "
-                             "--help; --report, --timeout, --task-timeout and --assignment "
-                             "are passed on)")
-    args, rest = parser.parse_known_args(argv)
-    if args.grade:
-        from . import grading
-
-        return grading.main(args.grade + rest)
-    if rest:
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    args = parser.parse_args(argv)
     if args.check:
         bad = stale(args.solutions, args.exercises)
         for name in bad:

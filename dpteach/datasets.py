@@ -129,7 +129,7 @@ def phd_students() -> pd.DataFrame:
 
 
 # -- the apple-pricing example (notebook 09) ---------------------------------------------
-__all__ += ["apple_buyers", "posted_price_revenue"]   # the revenue: dpteach.exponential
+__all__ += ["apple_buyers"]   # the revenue they pay: dpteach.exponential.posted_price_revenue
 
 
 def apple_buyers() -> pd.DataFrame:
@@ -137,7 +137,7 @@ def apple_buyers() -> pd.DataFrame:
     2014, 3.4): three value an apple at $1.00 and one at $4.01, each buying one apple if
     the price is at most their value. Then the revenue is $4.00 at $1.00, $4.01 at $4.01
     (the best price), $0 at $4.02 and $1.01 at $1.01, the four numbers the slide prints
-    (see :func:`posted_price_revenue`). Notebook 09."""
+    (see :func:`dpteach.exponential.posted_price_revenue`). Notebook 09."""
     return pd.DataFrame({"Buyer": ["A", "B", "C", "D"],
                          "Valuation ($)": [1.00, 1.00, 1.00, 4.01]})
 
@@ -304,12 +304,3 @@ def eye_colour_counts() -> pd.Series:
     (|R| = 5); an invented room of 30 in which nobody has red or purple eyes. Notebook 09."""
     return pd.Series({"Red": 0, "Blue": 9, "Green": 4, "Brown": 17, "Purple": 0},
                      name="people", dtype="int64")
-
-
-def __getattr__(name):
-    """``posted_price_revenue`` is a computation and lives in :mod:`dpteach.exponential`;
-    it is still reachable here (loaded on first use)."""
-    if name == "posted_price_revenue":
-        from .exponential import posted_price_revenue
-        return posted_price_revenue
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

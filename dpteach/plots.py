@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from .style import PALETTE, current_style
 
 __all__ = ["PALETTE", "new_figure", "apply_style", "label_axes", "density_line", "band",
-           "bars", "vline", "hline", "note", "figure_png", "set_band", "fit_ylim"]
+           "bars", "vline", "hline", "note", "figure_png", "set_band"]
 
 COLORS = list(PALETTE.values())
 
@@ -119,26 +119,6 @@ def note(ax, text, *, loc="upper left"):
     return ax.text(x, y, text, transform=ax.transAxes, ha=ha, va=va,
                    fontsize=current_style()["font"] * 0.95,
                    bbox=dict(boxstyle="round", facecolor="white", alpha=0.85, edgecolor="#cccccc"))
-
-
-def fit_ylim(ax, low, high, *, margin=0.05, slack=3.0, headroom=1.5):
-    """Make [low, high] visible, changing the y-limits only when needed.
-
-    The limits move only when the data leave them or use less than 1/``slack`` of the
-    range; when they move, they leave ``headroom`` (a factor of the data's span) on
-    each side that has data away from zero, so the next slider steps fit. Most moves
-    therefore keep the axes -- and a panel's cached background -- unchanged.
-    Returns True when the limits changed.
-    """
-    lo0, hi0 = ax.get_ylim()
-    span = max(high - low, 1e-12)
-    if lo0 <= low and high <= hi0 and (hi0 - lo0) <= slack * span:
-        return False
-    extra = (headroom - 1.0) * span
-    new_lo = low - margin * span - (extra if low < 0 else 0.0)
-    new_hi = high + margin * span + (extra if high > 0 else 0.0)
-    ax.set_ylim(new_lo, new_hi)
-    return True
 
 
 def figure_png(fig) -> bytes:

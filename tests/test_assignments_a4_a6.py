@@ -310,7 +310,7 @@ def fraction_at_or_below(scores, sensitivity, epsilon, t, n, rng):
 
 
 def p_best_price(valuations, prices, epsilon):
-    revenue = dp.datasets.posted_price_revenue(valuations, prices)
+    revenue = dp.exponential.posted_price_revenue(valuations, prices)
     return float(exp_probabilities(revenue, np.max(prices), epsilon)[np.argmax(revenue)])
 
 
@@ -353,7 +353,7 @@ def test_without_half_formula_matches_brute_force_and_the_zoo():
                 assert math.isclose(a5.without_half_loss(k, d, eps), loss_without_half(k, d, eps),
                                     rel_tol=1e-9)
     assert math.isclose(a5.without_half_loss(100, 1, 1.0),
-                        dp.audit.ZOO["exponential_without_half"].actual_epsilon, rel_tol=1e-12)
+                        dp.audit_zoo.ZOO["exponential_without_half"].actual_epsilon, rel_tol=1e-12)
     assert a5.without_half_loss(2, 1, 1.0) == pytest.approx(1.0)      # k = 2: exactly eps
     assert a5.without_half_loss(10**6, 1, 1.0) < 2.0                  # below 2 eps
 
@@ -436,7 +436,7 @@ def test_library_calls_are_noticed_however_imported(assignment, key, answers):
 
 
 def test_a5_task2_cheats_and_slips_fail():
-    zoo = dp.audit.ZOO["exponential_without_half"].actual_epsilon
+    zoo = dp.audit_zoo.ZOO["exponential_without_half"].actual_epsilon
     for name, fn in {"the zoo's number": lambda k, d, e: zoo,
                      "with the half": lambda k, d, e: a5.without_half_loss(k, d, e / 2) ,
                      "numerator only": lambda k, d, e: e,
@@ -500,11 +500,11 @@ def test_a5_task3b_test_is_two_sided_and_exact():
 
 def test_a5_task4_cheats_and_slips_fail():
     def unit(valuations, prices, epsilon):
-        revenue = dp.datasets.posted_price_revenue(valuations, prices)
+        revenue = dp.exponential.posted_price_revenue(valuations, prices)
         return float(exp_probabilities(revenue, 1.0, epsilon)[np.argmax(revenue)])
 
     def second_best(valuations, prices, epsilon):
-        revenue = dp.datasets.posted_price_revenue(valuations, prices)
+        revenue = dp.exponential.posted_price_revenue(valuations, prices)
         p = exp_probabilities(revenue, np.max(prices), epsilon)
         return float(np.sort(p)[-2])
 
@@ -607,8 +607,8 @@ def test_a6_pool_truth_is_right():
                 assert upper <= claim * (1 + 1e-12) and ref <= claim, kind
             else:
                 assert upper > claim and ref > a6.REFUTABLE * claim, (kind, ref, claim)
-    assert math.isclose(a6._exp_loss(100, 1.0), dp.audit.ZOO["exponential_without_half"].actual_epsilon)
-    assert math.isclose(a6._exp_loss(100, 0.5), dp.audit.ZOO["exponential"].actual_epsilon)
+    assert math.isclose(a6._exp_loss(100, 1.0), dp.audit_zoo.ZOO["exponential_without_half"].actual_epsilon)
+    assert math.isclose(a6._exp_loss(100, 0.5), dp.audit_zoo.ZOO["exponential"].actual_epsilon)
 
 
 def _plug_in(samples_x, samples_y, alpha):

@@ -9,6 +9,7 @@ import pytest
 
 from conftest import ALPHA, chisq_pvalue
 from dpteach import accounting as acc
+from dpteach import definition
 
 
 # ------------------------------------------------------------------- crossover
@@ -96,10 +97,10 @@ def test_naive_split_can_be_refused_but_split_budget_is_not():
 # ------------------------------------------------------ the definition, discretely
 def test_randomized_response_is_exactly_ln3_dp():
     p, q = [0.75, 0.25], [0.25, 0.75]                # seed 004's coin-flip survey
-    assert math.isclose(acc.max_probability_ratio(p, q), 3.0)
-    assert acc.smallest_delta(p, q, math.log(3)) == pytest.approx(0.0, abs=1e-15)
-    assert acc.smallest_delta(p, q, math.log(2)) == pytest.approx(0.75 - 2 * 0.25)
-    assert acc.hockey_stick_divergence(p, q, 0) == pytest.approx(0.5)   # total variation
+    assert math.isclose(definition.max_probability_ratio(p, q), 3.0)
+    assert definition.smallest_delta(p, q, math.log(3)) == pytest.approx(0.0, abs=1e-15)
+    assert definition.smallest_delta(p, q, math.log(2)) == pytest.approx(0.75 - 2 * 0.25)
+    assert definition.hockey_stick_divergence(p, q, 0) == pytest.approx(0.5)   # total variation
 
 
 def test_blip_is_additive_but_not_ratio_dp():
@@ -107,8 +108,8 @@ def test_blip_is_additive_but_not_ratio_dp():
     d = 1e-3
     x = [0.5, 0.5, 0.0]
     y = [0.5 * (1 - d), 0.5 * (1 - d), d]
-    assert acc.smallest_delta(x, y, 0.0) == pytest.approx(d)
-    assert acc.max_probability_ratio(x, y) == math.inf
+    assert definition.smallest_delta(x, y, 0.0) == pytest.approx(d)
+    assert definition.max_probability_ratio(x, y) == math.inf
 
 
 def test_ratio_form_implies_additive_form():
@@ -117,12 +118,12 @@ def test_ratio_form_implies_additive_form():
         p = rng.dirichlet(np.ones(4))
         q = rng.dirichlet(np.ones(4))
         eps, delta = rng.uniform(0, 2), rng.uniform(0, 0.5)
-        if acc.max_probability_ratio(p, q) <= math.exp(eps) + delta:
-            assert acc.smallest_delta(p, q, eps) <= delta + 1e-12
+        if definition.max_probability_ratio(p, q) <= math.exp(eps) + delta:
+            assert definition.smallest_delta(p, q, eps) <= delta + 1e-12
 
 
 def test_deterministic_mechanism_needs_delta_one():
-    assert acc.smallest_delta([1, 0], [0, 1], 50.0) == 1.0
+    assert definition.smallest_delta([1, 0], [0, 1], 50.0) == 1.0
 
 
 def test_hockey_stick_matches_simulated_events():
@@ -133,7 +134,7 @@ def test_hockey_stick_matches_simulated_events():
     p = np.array([0.5, 0.3, 0.15, 0.05])
     q = np.array([0.1, 0.3, 0.3, 0.3])
     eps = 0.5
-    hs = acc.hockey_stick_divergence(p, q, eps)
+    hs = definition.hockey_stick_divergence(p, q, eps)
     S = p > np.exp(eps) * q
     n = 200_000
     hits_p = (rng.choice(4, size=n, p=p)[:, None] == np.flatnonzero(S)).any(axis=1).sum()
@@ -166,16 +167,16 @@ def test_hockey_stick_matches_simulated_events():
     (acc.split_budget, (1, [1, float("nan")]), ValueError, "weights"),
     (acc.split_budget, (1, True), TypeError, "weights"),
     (acc.split_budget, (1, "ab"), TypeError, "weights"),
-    (acc.hockey_stick_divergence, ([0.5, 0.5], [1.0], 1), ValueError, "same length"),
-    (acc.hockey_stick_divergence, ([0.5, 0.6], [0.5, 0.5], 1), ValueError, "sum to 1"),
-    (acc.hockey_stick_divergence, ([1.5, -0.5], [0.5, 0.5], 1), ValueError, "negative"),
-    (acc.hockey_stick_divergence, ([0.5, 0.5], [0.5, 0.5], -1), ValueError, "epsilon"),
-    (acc.hockey_stick_divergence, ([0.5, 0.5], [0.5, 0.5], float("nan")), ValueError, "epsilon"),
-    (acc.hockey_stick_divergence, ([[1.0]], [[1.0]], 1), ValueError, "1-D"),
-    (acc.smallest_delta, ([0.5, float("nan")], [0.5, 0.5], 1), ValueError, "NaN"),
-    (acc.smallest_delta, ("ab", [0.5, 0.5], 1), TypeError, "numeric"),
-    (acc.max_probability_ratio, ([0.5, 0.5], [0.2, 0.2]), ValueError, "sum to 1"),
-    (acc.max_probability_ratio, ([], []), ValueError, "empty"),
+    (definition.hockey_stick_divergence, ([0.5, 0.5], [1.0], 1), ValueError, "same length"),
+    (definition.hockey_stick_divergence, ([0.5, 0.6], [0.5, 0.5], 1), ValueError, "sum to 1"),
+    (definition.hockey_stick_divergence, ([1.5, -0.5], [0.5, 0.5], 1), ValueError, "negative"),
+    (definition.hockey_stick_divergence, ([0.5, 0.5], [0.5, 0.5], -1), ValueError, "epsilon"),
+    (definition.hockey_stick_divergence, ([0.5, 0.5], [0.5, 0.5], float("nan")), ValueError, "epsilon"),
+    (definition.hockey_stick_divergence, ([[1.0]], [[1.0]], 1), ValueError, "1-D"),
+    (definition.smallest_delta, ([0.5, float("nan")], [0.5, 0.5], 1), ValueError, "NaN"),
+    (definition.smallest_delta, ("ab", [0.5, 0.5], 1), TypeError, "numeric"),
+    (definition.max_probability_ratio, ([0.5, 0.5], [0.2, 0.2]), ValueError, "sum to 1"),
+    (definition.max_probability_ratio, ([], []), ValueError, "empty"),
 ])
 def test_bad_input(fn, args, exc, match):
     with pytest.raises(exc, match=match):

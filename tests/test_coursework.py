@@ -274,8 +274,8 @@ def test_make_grade_gives_the_solution_full_marks_and_the_exercise_zero(key, sol
     assert {r.assignment for r in rows} == {key}
 
 
-def test_grade_is_the_grader():
-    from dpteach import grading
-
-    rows = coursework.grade(EXERCISES / "missing" / "A1_gone.ipynb")
-    assert list(rows) == [grading.NOTEBOOK_ROW] and "no such file" in rows["(notebook)"].message
+def test_coursework_does_not_grade():
+    # grading has one home, dpteach.grading (``dpteach grade``)
+    assert not hasattr(coursework, "grade")
+    with pytest.raises(SystemExit):
+        coursework.main(["--grade", "A1_mine.ipynb"])

@@ -10,7 +10,6 @@ from scipy import stats
 
 import dpteach as dp
 from conftest import ALPHA, chisq_pvalue, ks_pvalue
-from dpteach import accounting
 from dpteach import accounting as comp
 from dpteach import definition as dd
 from dpteach.panels import sensitivity as sp
@@ -31,7 +30,7 @@ def test_coin_flip_survey_is_randomized_response_at_ln3(rng):
 
 
 def test_coin_flip_survey_ratio_is_three():
-    assert math.isclose(accounting.max_probability_ratio([0.75, 0.25], [0.25, 0.75]), 3.0)
+    assert math.isclose(dd.max_probability_ratio([0.75, 0.25], [0.25, 0.75]), 3.0)
     assert dd.coin_flip_survey(1, rng=np.random.default_rng(0)) in (0, 1)
 
 
@@ -93,13 +92,13 @@ def test_posterior_bounds_arrays_and_edges():
 def test_blip_needs_exactly_delta(eps, delta):
     _, px, py = dd.blip_distributions(eps, delta)
     assert math.isclose(px.sum(), 1) and math.isclose(py.sum(), 1)
-    assert math.isclose(accounting.smallest_delta(px, py, eps), delta, rel_tol=1e-9)
-    assert accounting.smallest_delta(px, py, eps) > 0.99 * delta
-    assert accounting.max_probability_ratio(px, py) == math.inf
+    assert math.isclose(dd.smallest_delta(px, py, eps), delta, rel_tol=1e-9)
+    assert dd.smallest_delta(px, py, eps) > 0.99 * delta
+    assert dd.max_probability_ratio(px, py) == math.inf
     # without the blip, the noisy count alone is eps-DP (ratio at most e^eps)
     _, qx, qy = dd.blip_distributions(eps, 0.0)
-    assert accounting.smallest_delta(qx, qy, eps) < 1e-12
-    assert accounting.max_probability_ratio(qx[:-2], qy[:-2]) <= math.exp(eps) * (1 + 1e-9)
+    assert dd.smallest_delta(qx, qy, eps) < 1e-12
+    assert dd.max_probability_ratio(qx[:-2], qy[:-2]) <= math.exp(eps) * (1 + 1e-9)
 
 
 # ------------------------------------------------------------ two-cluster data

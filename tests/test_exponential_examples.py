@@ -15,7 +15,6 @@ from scipy import stats
 import dpteach as dp
 from dpteach import datasets
 from dpteach import exponential as ex
-from dpteach.panels import gaussian as ga
 
 from conftest import ALPHA, chisq_pvalue
 
@@ -24,10 +23,10 @@ VALUES = datasets.apple_buyers()["Valuation ($)"].to_numpy()
 
 # ------------------------------------------------------------------------------- apples
 def test_apple_buyers_reproduce_the_slide():
-    rev = datasets.posted_price_revenue(VALUES, [1.00, 4.01, 4.02, 1.01])
+    rev = ex.posted_price_revenue(VALUES, [1.00, 4.01, 4.02, 1.01])
     assert rev.tolist() == [4.00, 4.01, 0.0, 1.01]
     prices = ex.price_grid()
-    revenue = datasets.posted_price_revenue(VALUES, prices)
+    revenue = ex.posted_price_revenue(VALUES, prices)
     assert prices[np.argmax(revenue)] == 4.01 and revenue.max() == 4.01
     # the slide's "2nd best price $1.00": $4.00 of revenue, reached at $1.00 (and at $4.00)
     second = np.sort(np.unique(revenue))[-2]
@@ -38,7 +37,7 @@ def test_apple_buyers_reproduce_the_slide():
 
 
 def _revenue_of(released):
-    return datasets.posted_price_revenue(VALUES, np.clip(np.round(released, 2), 0, None))
+    return ex.posted_price_revenue(VALUES, np.clip(np.round(released, 2), 0, None))
 
 
 def test_perturbed_price_falls_off_the_cliff():
@@ -212,7 +211,7 @@ def test_utility_tail_counts_optimal_ties():
 # --------------------------------------------------------------- notebook 08's computations
 def test_sigma_curves_classic_and_analytic():
     e = np.array([0.1, 0.5, 0.9, 5.0, 20.0])
-    classic, analytic, true_delta = ga.sigma_curves(e, 1.0, 1e-5)
+    classic, analytic, true_delta = dp.mechanisms.sigma_curves(e, 1.0, 1e-5)
     for i in range(3):
         assert classic[i] == pytest.approx(dp.gaussian_sigma(1.0, e[i], 1e-5))
         assert true_delta[i] <= 1e-5                     # valid below epsilon = 1
@@ -222,7 +221,7 @@ def test_sigma_curves_classic_and_analytic():
 
 
 def test_queries_noise_seed_002_numbers():
-    lap, gau = ga.queries_noise([1, 50], 0.5, 1e-5, analytic=False)
+    lap, gau = dp.comparison.queries_noise([1, 50], 0.5, 1e-5, analytic=False)
     assert lap[1] == pytest.approx(math.sqrt(2) * 50 / 0.5)
     assert gau[1] / gau[0] == pytest.approx(math.sqrt(50))      # L2 sensitivity 7.07
     assert round(math.sqrt(50), 2) == 7.07
@@ -244,13 +243,13 @@ BAD = [
     (lambda: ex.apple_outputs(0.0), ValueError, "epsilon"),
     (lambda: ex.apple_outputs(1.0, copies=0), ValueError, "copies"),
     (lambda: ex.apple_outputs(1.0, copies=1.5), ValueError, "copies"),
-    (lambda: datasets.posted_price_revenue([1.0], [-1.0]), ValueError, "prices"),
-    (lambda: datasets.posted_price_revenue([np.nan], [1.0]), ValueError, "valuations"),
-    (lambda: datasets.posted_price_revenue([1.0], "1"), TypeError, "prices"),
-    (lambda: ga.sigma_curves([0.5], 1.0, 0.0), ValueError, "delta"),
-    (lambda: ga.sigma_curves([0.5], -1.0, 1e-5), ValueError, "l2_sensitivity"),
-    (lambda: ga.queries_noise([1], 2.0, 1e-5, analytic=False), ValueError, "epsilon"),
-    (lambda: ga.queries_noise([1], float("nan"), 1e-5), ValueError, "epsilon"),
+    (lambda: ex.posted_price_revenue([1.0], [-1.0]), ValueError, "prices"),
+    (lambda: ex.posted_price_revenue([np.nan], [1.0]), ValueError, "valuations"),
+    (lambda: ex.posted_price_revenue([1.0], "1"), TypeError, "prices"),
+    (lambda: dp.mechanisms.sigma_curves([0.5], 1.0, 0.0), ValueError, "delta"),
+    (lambda: dp.mechanisms.sigma_curves([0.5], -1.0, 1e-5), ValueError, "l2_sensitivity"),
+    (lambda: dp.comparison.queries_noise([1], 2.0, 1e-5, analytic=False), ValueError, "epsilon"),
+    (lambda: dp.comparison.queries_noise([1], float("nan"), 1e-5), ValueError, "epsilon"),
 ]
 
 

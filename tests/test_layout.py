@@ -1,6 +1,7 @@
 """The package's layout, locked in: a student who opens the module a notebook names
 reads it in one sitting and finds the maths; machinery lives in private modules; panels
-only draw and wire; names do not clash; old import paths keep working."""
+only draw and wire; names do not clash; every name has one home (no compatibility
+aliases, no module ``__getattr__`` hooks, no import circles)."""
 
 import ast
 import importlib
@@ -119,9 +120,13 @@ def test_panel_names_do_not_clash_with_core_names():
     public = _public_names()
     clashes = {name: public[name] for name in panels.REGISTRY if name in public}
     assert not clashes, f"panel builders named like core functions: {clashes}"
-    # and the former clashing names are not listed among the panels
-    assert "gaussian_sigma" not in list(panels.REGISTRY)
-    assert "laplace_accuracy" not in list(panels.REGISTRY)
+    # and the former clashing names are gone from the panels
+    for old in ("gaussian_sigma", "laplace_accuracy"):
+        assert old not in list(panels.REGISTRY)
+        with pytest.raises(KeyError):
+            panels.REGISTRY[old]
+        with pytest.raises(AttributeError):
+            getattr(panels, old)
 
 
 def test_the_clash_check_would_see_a_clash():
@@ -129,11 +134,7 @@ def test_the_clash_check_would_see_a_clash():
     assert "gaussian_sigma" in public and "laplace_accuracy" in public
 
 
-def test_former_panel_names_still_build_the_same_panel():
-    assert panels.gaussian_sigma is panels.gaussian_sigma_vs_epsilon
-    assert panels.REGISTRY["gaussian_sigma"] is panels.gaussian_sigma_vs_epsilon
-    assert panels.laplace_accuracy is panels.laplace_tail_vs_samples
-    assert panels.REGISTRY["laplace_accuracy"] is panels.laplace_tail_vs_samples
+def test_every_panel_is_listed_once():
     with pytest.raises(KeyError):
         panels.REGISTRY["no_such_panel"]
     # listed once: the generic harness of tests/test_panels.py iterates REGISTRY
@@ -164,34 +165,27 @@ def test_every_panel_builder_is_declared_in_panels_init():
     assert not wrong, "add to _MODULES in dpteach/panels/__init__.py: " + repr(wrong)
 
 
-def test_old_import_paths_still_work():
-    from dpteach import accounting, audit, audit_zoo, datasets, definition, exponential, properties
-    from dpteach.accounting import hockey_stick_divergence, max_probability_ratio, smallest_delta
-    assert hockey_stick_divergence is definition.hockey_stick_divergence is dp.hockey_stick_divergence
-    assert smallest_delta is definition.smallest_delta is dp.smallest_delta
-    assert max_probability_ratio is definition.max_probability_ratio is dp.max_probability_ratio
-    assert accounting.joint_privacy_loss is dp.accounting.joint_privacy_loss
-    from dpteach.audit import ZOO, ZooEntry, audit_zoo as zoo_run, per_call_mechanism  # noqa: F401
-    assert ZOO is audit_zoo.ZOO and dp.audit.ZOO is audit_zoo.ZOO
-    assert zoo_run is audit_zoo.audit_zoo and dp.audit.audit_zoo is audit_zoo.audit_zoo
-    assert dp.audit.per_call_mechanism is audit.per_call_mechanism
-    assert ZooEntry is audit_zoo.ZooEntry
-    with pytest.raises(AttributeError):
-        dp.audit.no_such_name
-    assert datasets.posted_price_revenue is exponential.posted_price_revenue
-    from dpteach.datasets import posted_price_revenue
-    assert posted_price_revenue is exponential.posted_price_revenue
-    with pytest.raises(AttributeError):
-        datasets.no_such_table
-    # computations that moved out of the panels, still reachable from the panel modules
-    from dpteach.panels.properties import group_curves, parallel_costs
-    assert parallel_costs is properties.parallel_costs and group_curves is properties.group_curves
-    from dpteach.panels.gaussian import queries_noise, sigma_curves
-    assert sigma_curves is dp.mechanisms.sigma_curves and queries_noise is dp.comparison.queries_noise
-    from dpteach.panels.tradeoff import attack_thresholds
-    out, in_ = np.array([40.0, 41.5]), np.array([41.0, 42.0])
-    np.testing.assert_array_equal(attack_thresholds(out, in_),
-                                  dp.tradeoff.attack_thresholds(out, in_, count=40))
+def test_moved_names_have_one_home():
+    """A name that moved lives in its new module only: the old module does not reach it."""
+    from dpteach import accounting, audit, audit_zoo, datasets, definition, exponential, rdp
+    for name in ("hockey_stick_divergence", "max_probability_ratio", "smallest_delta"):
+        assert getattr(dp, name) is getattr(definition, name)
+        assert not hasattr(accounting, name), name
+    for name in ("gaussian_rdp", "subsampled_gaussian_rdp", "rdp_to_dp", "zcdp_to_dp",
+                 "gaussian_epsilon", "RDPAccountant"):
+        assert getattr(dp, name) is getattr(rdp, name)
+        assert not hasattr(accounting, name), name
+    for name in ("ZooEntry", "ZOO", "ZOO_ALPHA", "audit_zoo", "audit_convergence_counts"):
+        assert hasattr(audit_zoo, name) and not hasattr(audit, name), name
+    assert hasattr(exponential, "posted_price_revenue")
+    assert not hasattr(datasets, "posted_price_revenue")
+    from dpteach.panels import gaussian as p_gaussian, properties as p_properties
+    from dpteach.panels import tradeoff as p_tradeoff
+    for module, name in [(p_gaussian, "sigma_curves"), (p_gaussian, "queries_noise"),
+                         (p_properties, "group_curves"), (p_properties, "parallel_costs"),
+                         (p_tradeoff, "attack_thresholds")]:
+        assert name not in module.__all__, (module.__name__, name)
+    assert not hasattr(p_tradeoff, "attack_thresholds")
     from dpteach import exercises
     for name in ("Feedback", "NOT_SOLVED", "ALPHA", "DEFAULT_SEED", "MECHANISM_PROBE",
                  "mechanism_request", "mechanism_collect", "mechanism_judge", "check_mechanism"):
@@ -226,3 +220,103 @@ def test_laplace_std_is_the_one_home_of_sqrt2_b():
         with pytest.raises((TypeError, ValueError), match="scale"):
             dp.laplace_std(bad)
     assert dp.attacks.averaging.averaging_error(2.0, 4) == pytest.approx(dp.laplace_std(2.0) / 2)
+
+
+# -- one home per name: no import circles, no module __getattr__ ---------------------------
+#: modules allowed a module-level __getattr__: the package's lazy ``dp.NAME`` loader and the
+#: panels' lazy loader of REGISTRY builders (both load a module on first use; neither
+#: serves a former name)
+LAZY_LOADERS = {"dpteach", "dpteach.panels"}
+
+
+def _module_name(path):
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported_modules(path, modules):
+    """The dpteach modules that the module at ``path`` imports: every ``import dpteach.x``,
+    ``from dpteach.x import y``, ``from . import x`` and ``from .x import y``, at module
+    level and inside functions and classes alike (an import inside a function still ties
+    the two modules into one: the circle is only hidden until the call)."""
+    name = _module_name(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name in modules)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - (node.level - 1)]
+                target = ".".join(base + (node.module.split(".") if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:               # ``from . import x`` imports module x
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in modules else target)
+    return (found & set(modules)) - {name}
+
+
+def _import_graph():
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    return {name: _imported_modules(path, paths) for name, path in paths.items()}
+
+
+def _circles(graph):
+    """The import circles among the non-``__init__`` modules: the strongly connected
+    components of more than one module, and modules that import themselves."""
+    nodes = [m for m in graph if not (PACKAGE.parent / (m.replace(".", "/") + "/__init__.py")).exists()]
+    edges = {m: [t for t in graph[m] if t in nodes] for m in nodes}
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in nodes:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circles():
+    graph = _import_graph()
+    assert "dpteach.audit" in graph["dpteach.audit_zoo"]          # the graph sees imports
+    assert "dpteach.grading" in graph["dpteach._grade_runner"]     # ... inside functions too
+    assert not _circles(graph), f"import circles: {_circles(graph)}"
+
+
+def test_the_circle_check_would_see_a_circle():
+    graph = {"dpteach.a": {"dpteach.b"}, "dpteach.b": {"dpteach.c"}, "dpteach.c": {"dpteach.a"},
+             "dpteach.d": {"dpteach.a"}}
+    assert _circles(graph) == [["dpteach.a", "dpteach.b", "dpteach.c"]]
+    source = "def f():\n    from . import b\n"
+    tree = ast.parse(source)
+    assert any(isinstance(n, ast.ImportFrom) for n in ast.walk(tree))
+
+
+def test_no_module_getattr_but_the_lazy_loaders():
+    hooks = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if any(isinstance(n, ast.FunctionDef) and n.name in ("__getattr__", "__dir__")
+               for n in tree.body):
+            hooks.append(_module_name(path))
+    assert set(hooks) <= LAZY_LOADERS, f"module __getattr__/__dir__ hooks: {sorted(set(hooks) - LAZY_LOADERS)}"

@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 import dpteach as dp
-from dpteach import accounting, mechanisms, properties
+from dpteach import mechanisms, properties
 
 ALPHA = 1e-6
 
@@ -61,12 +61,12 @@ def test_approximate_group_privacy_holds_and_the_k_delta_twin_fails(eps, m):
     most k e^((k-1) eps) delta, but above k delta (so the e^((k-1) eps) factor is needed)."""
     support = np.arange(-m - 12, m + 13)
     p0 = _truncated_discrete_laplace(eps, m, 0, support)
-    delta = accounting.smallest_delta(p0, _truncated_discrete_laplace(eps, m, 1, support), eps)
+    delta = dp.definition.smallest_delta(p0, _truncated_discrete_laplace(eps, m, 1, support), eps)
     assert delta > 0
     for k in range(1, 8):
         pk = _truncated_discrete_laplace(eps, m, k, support)
         eps_k, bound = dp.group_privacy(eps, delta, k)
-        true = accounting.smallest_delta(p0, pk, eps_k)
+        true = dp.definition.smallest_delta(p0, pk, eps_k)
         assert true <= bound * (1 + 1e-12)
         # the chain's exact value: delta (1 + e^eps + ... + e^((k-1) eps)) while k <= m
         if k <= m:
@@ -77,7 +77,7 @@ def test_approximate_group_privacy_holds_and_the_k_delta_twin_fails(eps, m):
 
 @pytest.mark.parametrize("eps,delta", [(0.5, 1e-6), (1.0, 1e-5), (0.1, 1e-8)])
 def test_gaussian_group_delta_is_below_the_bound(eps, delta):
-    from dpteach.panels.properties import group_curves
+    from dpteach.properties import group_curves
     ks = np.arange(1, 11)
     true, bound = group_curves(eps, delta, ks)
     assert np.all(true <= bound * (1 + 1e-9))
@@ -114,7 +114,7 @@ def test_disjoint_histogram_costs_the_max_and_overlapping_counts_the_sum(eps, bi
     """One person changes one disjoint bin (parallel: max) but every cumulative count
     'age group <= j' (sequential: sum). The twins -- sum for disjoint, max for
     overlapping -- are both rejected when there is more than one count."""
-    from dpteach.panels.properties import parallel_costs
+    from dpteach.properties import parallel_costs
     disjoint = _histogram_worst_loss(eps, [1] + [0] * (bins - 1))
     overlapping = _histogram_worst_loss(eps, [1] * bins)
     par = dp.parallel_composition([eps] * bins)[0]

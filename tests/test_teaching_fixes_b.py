@@ -168,7 +168,7 @@ def test_clamped_sum_rejects_nan_values():
 # ------------------------------------------------- one class numbering in notebook 01
 def test_salary_panel_numbers_classes_as_the_printed_report_does():
     from dpteach import anonymity as an
-    from dpteach.panels.anonymity import salary_groupings
+    from dpteach.datasets import salary_groupings
 
     panel = panels.anonymity_emd_salary()
     options = panel.controls["class_index"]._options_full

@@ -12,7 +12,7 @@ import pytest
 from scipy import integrate, stats
 
 import dpteach as dp
-from dpteach import accounting, mechanisms, tradeoff
+from dpteach import mechanisms, tradeoff
 
 ALPHA = 1e-6
 A = np.linspace(0.0, 1.0, 2001)
@@ -90,7 +90,7 @@ def test_tradeoff_region_equals_the_hockey_stick_definition(eps):
     rng = np.random.default_rng(int(eps * 100))
     for _ in range(20):
         p, q = rng.dirichlet(np.ones(5)), rng.dirichlet(np.ones(5))
-        d = accounting.smallest_delta(p, q, eps)
+        d = dp.definition.smallest_delta(p, q, eps)
         t = np.minimum(np_tradeoff_discrete(p, q, A), np_tradeoff_discrete(q, p, A))
         if d < 1 - 1e-9:
             assert lies_above(t, dp.tradeoff_curve(A, eps, d), tol=1e-10)
@@ -271,7 +271,7 @@ def test_delta_against_other_definitions():
         pld = dp.privacy_loss_distribution("randomized_response", epsilon=e)
         p, q = rr_distributions(e)
         for eps in [0.0, 0.3, e]:
-            assert float(pld.delta(eps)) == pytest.approx(accounting.hockey_stick_divergence(p, q, eps),
+            assert float(pld.delta(eps)) == pytest.approx(dp.definition.hockey_stick_divergence(p, q, eps),
                                                           abs=1e-15)
     # Laplace: sup over sets of P(S) - e^eps Q(S) integrated over outputs
     e, b = 1.5, 1 / 1.5
@@ -496,8 +496,8 @@ def test_advantage_bound_is_the_largest_one_minus_alpha_minus_beta(eps, delta):
     c = (1 - delta) / (1 + np.exp(eps))
     p = np.array([delta, np.exp(eps) * c, c, 0.0])
     q = p[::-1].copy()
-    assert accounting.smallest_delta(p, q, eps) == pytest.approx(delta, abs=1e-15)
-    tv = accounting.hockey_stick_divergence(p, q, 0.0)
+    assert dp.definition.smallest_delta(p, q, eps) == pytest.approx(delta, abs=1e-15)
+    tv = dp.definition.hockey_stick_divergence(p, q, 0.0)
     assert tv == pytest.approx(tradeoff.advantage_bound(eps, delta), rel=1e-12)
     if delta > 0:
         assert np.expm1(eps) / (np.exp(eps) + 1) < tv * (1 - 1e-9)

@@ -388,7 +388,7 @@ def _t2_judge(data, request, truth):
 # ------------------------------------------------------------------ Tasks 3 and 4: l and t
 _FORBIDDEN = ("dpteach.anonymity:l_diversity", "dpteach.anonymity:t_closeness",
               "dpteach.anonymity:emd", "dpteach.anonymity:class_report",
-              "dpteach.anonymity:homogeneity_attack")
+              "dpteach.attacks.anonymity_attacks:homogeneity_attack")
 
 
 def classed_table(rng, *, ordered=False) -> tuple:

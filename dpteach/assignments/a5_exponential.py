@@ -49,7 +49,7 @@ from ._student import (UNSOLVED, call, call_each, early, fail, float_array, forb
 def without_half_loss(k, sensitivity, epsilon):
     """Exact privacy loss of P(r) ∝ exp(ε u(r)/Δ) (the 1/2 left out) on the neighbours
     u = (Δ, 0, ..., 0), u' = (0, Δ, ..., Δ) over k candidates (see the module docstring);
-    Δ cancels. Natural log. For k = 100, ε = 1 it is 1.977 (``dp.audit.ZOO``'s
+    Δ cancels. Natural log. For k = 100, ε = 1 it is 1.977 (``dp.audit_zoo.ZOO``'s
     ``exponential_without_half``)."""
     a = float(epsilon)
     k = int(k)
@@ -374,7 +374,7 @@ def _t3b_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 4
 def _t4_case(rng):
-    from ..datasets import posted_price_revenue
+    from ..exponential import posted_price_revenue
     from ..mechanisms import exponential_probabilities
     while True:
         vals = np.round(rng.uniform(0.5, 6.0, int(rng.integers(3, 9))), 2)
@@ -406,7 +406,7 @@ def _t4_judge(data, req, truth):
                         "Hint: p_best_price(valuations, prices, epsilon) returns a probability.")
     if bad is not None:
         return bad
-    from ..datasets import posted_price_revenue
+    from ..exponential import posted_price_revenue
     from ..mechanisms import exponential_probabilities
     for c, f, want in zip(req["cases"], found, expected):
         vals, prices = np.asarray(c["valuations"], float), np.asarray(c["prices"], float)

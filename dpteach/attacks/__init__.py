@@ -1,65 +1,39 @@
-"""Attacks on released statistics: differencing, query auditing, averaging,
-Dinur-Nissim reconstruction, and Mironov's floating-point attack. The attacks on
-anonymised tables (linkage, homogeneity, background knowledge, skewness, similarity) are
-in ``anonymity_attacks`` and reached as ``dp.anonymity.<attack>`` (notebook 01).
+"""Attacks on released statistics and on anonymised tables.
 
-Names load on first use (see ``_EXPORTS``), like the top-level package.
+* linkage, homogeneity, background knowledge, skewness and similarity attacks on
+  k-anonymous, l-diverse and t-close tables (``anonymity_attacks``, notebook 01);
+* differencing, query auditing and averaging (notebook 02);
+* Dinur-Nissim reconstruction (notebook 03);
+* Mironov's floating-point attack (``floating_point``, notebook 11).
+
+Every attack is reached as ``dp.attacks.<attack>``.
 """
 
 from __future__ import annotations
 
-import importlib
+from .anonymity_attacks import (linkage_attack, homogeneity_attack, background_knowledge_attack,
+                                skewness_attack, similarity_attack)
+from .differencing import (difference_of_counts, difference_of_means, sickle_cell_queries,
+                           exact_count, exact_mean, perturb_records, blood_sugar_differencing,
+                           difference_noise_pdf)
+from .query_auditing import (max_query, infer_from_max_queries, MaxAuditor, refusal_attack)
+from .averaging import (averaging_attack, averaging_error, collect_releases, NaiveNoisyServer,
+                        CachingNoisyServer, equivalent_phrasings)
+from .reconstruction import (random_subset_queries, answer_queries, noisy_answers, reconstruct_lsq,
+                             reconstruct_lp, lp_decode, textbook_lp, subset_sums,
+                             bounded_noise_answers, decoy_answers, consistent_candidates,
+                             reconstruct_exhaustive, fraction_agree, phase_transition)
+from .floating_point import (naive_laplace_mechanism, floating_point_attack)
 
-# public name -> submodule of dpteach.attacks that defines it
-_EXPORTS = {
-    # differencing, query auditing, averaging (notebook 02)
-    "difference_of_counts": "differencing",
-    "difference_of_means": "differencing",
-    "sickle_cell_queries": "differencing",
-    "exact_count": "differencing",
-    "exact_mean": "differencing",
-    "perturb_records": "differencing",
-    "blood_sugar_differencing": "differencing",
-    "difference_noise_pdf": "differencing",
-    "max_query": "query_auditing",
-    "infer_from_max_queries": "query_auditing",
-    "MaxAuditor": "query_auditing",
-    "refusal_attack": "query_auditing",
-    "averaging_attack": "averaging",
-    "averaging_error": "averaging",
-    "collect_releases": "averaging",
-    "NaiveNoisyServer": "averaging",
-    "CachingNoisyServer": "averaging",
-    "equivalent_phrasings": "averaging",
-    # Dinur-Nissim reconstruction (notebook 03)
-    "random_subset_queries": "reconstruction",
-    "answer_queries": "reconstruction",
-    "noisy_answers": "reconstruction",
-    "reconstruct_lsq": "reconstruction",
-    "reconstruct_lp": "reconstruction",
-    "lp_decode": "reconstruction",
-    "textbook_lp": "reconstruction",
-    "subset_sums": "reconstruction",
-    "bounded_noise_answers": "reconstruction",
-    "decoy_answers": "reconstruction",
-    "consistent_candidates": "reconstruction",
-    "reconstruct_exhaustive": "reconstruction",
-    "fraction_agree": "reconstruction",
-    "phase_transition": "reconstruction",
-    "naive_laplace_mechanism": "floating_point",
-    "floating_point_attack": "floating_point",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name):
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'dpteach.attacks' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__all__ = ["CachingNoisyServer", "MaxAuditor", "NaiveNoisyServer", "answer_queries",
+           "averaging_attack", "averaging_error", "background_knowledge_attack",
+           "blood_sugar_differencing", "bounded_noise_answers", "collect_releases",
+           "consistent_candidates", "decoy_answers", "difference_noise_pdf",
+           "difference_of_counts", "difference_of_means", "equivalent_phrasings",
+           "exact_count", "exact_mean", "floating_point_attack", "fraction_agree",
+           "homogeneity_attack", "infer_from_max_queries", "linkage_attack",
+           "lp_decode", "max_query", "naive_laplace_mechanism", "noisy_answers",
+           "perturb_records", "phase_transition", "random_subset_queries",
+           "reconstruct_exhaustive", "reconstruct_lp", "reconstruct_lsq",
+           "refusal_attack", "sickle_cell_queries", "similarity_attack",
+           "skewness_attack", "subset_sums", "textbook_lp"]

@@ -1,7 +1,7 @@
 """Attacks on syntactic privacy: linkage, homogeneity, background knowledge, skewness
 and similarity. Each takes a released table and shows what k-anonymity, l-diversity or
 t-closeness (measured in :mod:`dpteach.anonymity`) fails to hide. Taught in notebook 01;
-also reachable as ``dp.anonymity.<attack>``.
+reached as ``dp.attacks.<attack>``.
 
 * linkage (Sweeney 2002): join the release with a public table on the quasi-identifiers;
 * homogeneity and background knowledge (Machanavajjhala et al. 2007): a class with one

@@ -41,11 +41,7 @@ _MODULES = {
     "synthetic": ("mwem_synthetic",),
     "tradeoff": ("loss_distribution", "tradeoff_attack", "tradeoff_curves"),
 }
-#: former names of renamed panels (they clashed with core functions): one release
-_OLD_NAMES = {"gaussian_sigma": "gaussian_sigma_vs_epsilon",
-              "laplace_accuracy": "laplace_tail_vs_samples"}
-
-REGISTRY._declare(__name__, _MODULES, _OLD_NAMES)
+REGISTRY._declare(__name__, _MODULES)
 
 
 def __getattr__(name):

@@ -37,8 +37,7 @@ __all__ = ["Panel", "register", "REGISTRY", "float_slider", "log_slider", "int_s
            "dropdown", "checkbox"]
 
 class _Registry(dict):
-    """name -> builder, every panel listed once (a panel's former name, see
-    ``register(..., old_names=)``, still looks its builder up but is not listed).
+    """name -> builder, every panel listed once.
 
     The panels package declares which module defines which builder; until a builder is
     looked up (``REGISTRY[name]``, ``.get``, ``.values()``, ``.items()``), its entry is a
@@ -48,21 +47,19 @@ class _Registry(dict):
 
     def __init__(self):
         super().__init__()
-        self.old_names: dict[str, str] = {}
         self._package = None
         self._modules: tuple = ()
         self._all_loaded = False
 
-    def _declare(self, package, modules, old_names):
+    def _declare(self, package, modules):
         self._package, self._modules = package, tuple(modules)
         for module, names in modules.items():
             for name in names:
                 if not isinstance(dict.get(self, name), _Builder):
                     dict.__setitem__(self, name, _LazyBuilder(name, f"{package}.{module}"))
-        self.old_names.update(old_names)
 
     def __getitem__(self, name):
-        value = dict.__getitem__(self, name)      # __missing__ for former or unknown names
+        value = dict.__getitem__(self, name)      # __missing__ for unknown names
         if isinstance(value, _LazyBuilder):
             importlib.import_module(value.module)
             value = dict.__getitem__(self, name)
@@ -71,8 +68,6 @@ class _Registry(dict):
         return value
 
     def __missing__(self, name):
-        if name in self.old_names:
-            return self[self.old_names[name]]
         if self._package and not self._all_loaded:
             self._load_all()                  # a panel module not declared (yet)
             if dict.__contains__(self, name):
@@ -124,11 +119,8 @@ class _LazyBuilder(_Builder):
 REGISTRY: dict[str, Callable[..., "Panel"]] = _Registry()
 
 
-def register(name: str, *, old_names=()):
+def register(name: str):
     """Add a panel builder to :data:`REGISTRY` under ``name``.
-
-    ``old_names``: names the panel had before, kept working for one release
-    (``REGISTRY[old]`` and ``dpteach.panels.old`` give the same builder).
 
     The builder is wrapped so that it checks its arguments like any public function: the
     control factories below refuse an initial value outside the control's range (or of
@@ -150,8 +142,6 @@ def register(name: str, *, old_names=()):
 
         builder.panel_name = name
         dict.__setitem__(REGISTRY, name, builder)
-        for old in old_names:
-            REGISTRY.old_names[old] = name
         return builder
     return deco
 

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from .. import anonymity as an
 from .. import datasets
-from ..datasets import salary_groupings, skewed_table  # noqa: F401 - old import path
+from ..datasets import salary_groupings, skewed_table
 from ..plots import PALETTE, label_axes, new_figure, note, set_band
 from ._base import Panel, checkbox, dropdown, float_slider, int_slider, register
 

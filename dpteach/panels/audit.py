@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import audit as _audit
+from .. import audit as _audit, audit_zoo as _zoo
 from ..attacks.floating_point import rule_out_fractions
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band
 from ._base import Panel, dropdown, float_slider, log_slider, register, snap
@@ -25,7 +25,7 @@ _GRID = np.unique([int(snap(10 ** (np.log10(50) + _N_STEP * k), whole=True))
 
 def precompute_audit_counts():
     """:func:`dpteach.audit.audit_convergence_counts` for this panel's mechanisms and grid."""
-    return _audit.audit_convergence_counts(PANEL_MECHANISMS, _GRID, n_select=_N_SELECT,
+    return _zoo.audit_convergence_counts(PANEL_MECHANISMS, _GRID, n_select=_N_SELECT,
                                            rng=np.random.default_rng(11))
 
 
@@ -37,7 +37,7 @@ def audit_convergence(mechanism="laplace_scale_is_epsilon", n=10_000, claimed_ep
                       alpha=0.05):
     """Lower bound on epsilon (and its two-sided band) against the number of runs n."""
     table = precompute_audit_counts()
-    options = [(f"{name} ({'correct' if _audit.ZOO[name].private else 'broken'})", name)
+    options = [(f"{name} ({'correct' if _zoo.ZOO[name].private else 'broken'})", name)
                for name in PANEL_MECHANISMS]
     controls = {
         "mechanism": dropdown("mechanism", options, mechanism),
@@ -75,7 +75,7 @@ def audit_convergence(mechanism="laplace_scale_is_epsilon", n=10_000, claimed_ep
 
     def update(mechanism, n, claimed_epsilon, alpha):
         row = table[mechanism]
-        entry = _audit.ZOO[mechanism]
+        entry = _zoo.ZOO[mechanism]
         lo, hi = _audit.epsilon_interval(row["count_num"], row["count_den"], _GRID, alpha=alpha)
         est = _audit.epsilon_point_estimate(row["count_num"], row["count_den"], _GRID)
         hi_c = np.minimum(hi, 10 * top)

@@ -9,7 +9,8 @@ import numpy as np
 from scipy import special
 
 from .. import accounting, mechanisms
-from ..definition import blip_distributions, posterior_bounds, rr_standard_error
+from ..definition import (blip_distributions, max_probability_ratio, posterior_bounds,
+                          rr_standard_error, smallest_delta)
 from ..plots import PALETTE, bars, density_line, hline, label_axes, new_figure, set_band, vline
 from ._base import Panel, float_slider, log_slider, register
 
@@ -109,8 +110,8 @@ def dp_delta_blip(epsilon=1.0, delta=0.05):
         lim.set_ydata([delta, delta])
         _, px, py = blip_distributions(epsilon, delta) if delta > 0 else (None, None, None)
         if delta > 0:
-            d_needed = accounting.smallest_delta(px, py, epsilon)
-            ratio = accounting.max_probability_ratio(px, py)
+            d_needed = smallest_delta(px, py, epsilon)
+            ratio = max_probability_ratio(px, py)
         else:
             d_needed, ratio = 0.0, float(np.exp(epsilon))
         ratio_txt = "∞" if not np.isfinite(ratio) else f"{ratio:.3g}"

@@ -14,12 +14,12 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, NullLocator
 
 from .. import mechanisms
-from ..comparison import queries_noise  # noqa: F401 - computed in the core, re-exported here
-from ..mechanisms import sigma_curves  # noqa: F401
+from ..comparison import queries_noise
+from ..mechanisms import sigma_curves
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
 from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register, readout
 
-__all__ = ["sigma_curves", "queries_noise", "gaussian_sigma_vs_epsilon",
+__all__ = ["gaussian_sigma_vs_epsilon",
            "gaussian_vs_laplace_queries", "gaussian_privacy_loss"]
 
 EPS_GRID = np.geomspace(0.05, 20, 40)
@@ -43,7 +43,7 @@ def log_axes(ax, *, x=True, y=True):
 
 
 # -------------------------------------------------------------------------------- panels
-@register("gaussian_sigma_vs_epsilon", old_names=("gaussian_sigma",))
+@register("gaussian_sigma_vs_epsilon")
 def gaussian_sigma_vs_epsilon(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     """sigma against epsilon for the classic and analytic Gaussian mechanism."""
     controls = {"epsilon": log_slider("ε (marker)", epsilon, -1.3, 1.3),
@@ -207,6 +207,3 @@ def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
     return Panel(controls, fig, update, title="The Gaussian privacy loss is unbounded",
                  name="gaussian_privacy_loss")
 
-
-#: the panel's former name (it clashed with :func:`dpteach.gaussian_sigma`); one release
-gaussian_sigma = gaussian_sigma_vs_epsilon

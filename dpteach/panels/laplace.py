@@ -90,7 +90,7 @@ def laplace_privacy_loss(epsilon=1.0, sensitivity=1.0, gap=1.0):
                  name="laplace_privacy_loss")
 
 
-@register("laplace_tail_vs_samples", old_names=("laplace_accuracy",))
+@register("laplace_tail_vs_samples")
 def laplace_tail_vs_samples(epsilon=1.0, sensitivity=1.0, n=2000, seed=0):
     """Pr[|noise| >= t] = exp(-t/b): the tail formula against the fraction of n samples."""
     controls = {"epsilon": log_slider("privacy ε", epsilon, -1, 1),
@@ -176,6 +176,3 @@ def laplace_histogram(epsilon=1.0, counts="small", seed=0):
     return Panel(controls, fig, update, title="A noisy histogram: when does ε matter?",
                  name="laplace_histogram")
 
-
-#: the panel's former name (it clashed with :func:`dpteach.laplace_accuracy`); one release
-laplace_accuracy = laplace_tail_vs_samples

@@ -15,14 +15,13 @@ import numpy as np
 from matplotlib.collections import LineCollection
 
 from .. import mechanisms, properties
-from ..properties import group_curves, parallel_costs  # noqa: F401 - the maths, re-exported
+from ..properties import group_curves, parallel_costs
 from ..accounting import basic_composition
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 from .gaussian import log_axes
 
-__all__ = ["postprocessing", "group_privacy_loss", "parallel_histogram", "group_curves",
-           "parallel_costs"]
+__all__ = ["postprocessing", "group_privacy_loss", "parallel_histogram"]
 
 _LABELS = {"identity": "none (the release)", "round": "round to a step",
            "clamp": "clamp to 0.5 ± c/2", "threshold": "report release > t"}

@@ -16,12 +16,11 @@ import numpy as np
 from matplotlib.collections import LineCollection
 
 from .. import mechanisms, tradeoff
-from ..tradeoff import attack_thresholds as _attack_thresholds
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 from .gaussian import log_axes
 
-__all__ = ["loss_distribution", "tradeoff_curves", "tradeoff_attack", "attack_thresholds"]
+__all__ = ["loss_distribution", "tradeoff_curves", "tradeoff_attack"]
 
 _MECHS = [("Laplace, b = Δ/ε", "laplace"), ("Gaussian, analytic σ for (ε, δ)", "gaussian"),
           ("randomized response", "randomized_response")]
@@ -191,11 +190,6 @@ _RELEASES = [("no noise (exact count)", "none"), ("Laplace, b = 1/ε", "laplace"
              ("Gaussian, analytic σ for (ε, δ)", "gaussian")]
 COUNT = 40
 N_MAX = 20000
-
-
-def attack_thresholds(out, in_, n=31):
-    """:func:`dpteach.tradeoff.attack_thresholds` at this panel's count (kept here for old imports)."""
-    return _attack_thresholds(out, in_, n, count=COUNT)
 
 
 @register("tradeoff_attack")
