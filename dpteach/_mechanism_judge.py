@@ -44,6 +44,23 @@ _LOOP_SECONDS = 3e-7
 _MAX_SECONDS = 60.0
 #: rounds (one call per probe input each) made between two looks at the clock
 _CHUNK = 1000
+#: the clock that sizes the runs is CPU time, so a busy machine (other processes on the
+#: cores) does not change how many runs a function gets, and so not the verdict; wall time
+#: counts too, divided by this, so a function that sleeps is still found too slow
+_WALL_SLACK = 5.0
+
+
+def _clock():
+    import time
+
+    return time.process_time(), time.perf_counter()
+
+
+def _since(t0):
+    """Seconds since ``t0 = _clock()`` as the run sizing counts them: CPU seconds, or
+    wall seconds / _WALL_SLACK when larger (a function that waits rather than computes)."""
+    cpu, wall = _clock()
+    return max(cpu - t0[0], (wall - t0[1]) / _WALL_SLACK)
 
 
 def _call_release(fn, value, sensitivity, epsilon, rng):
@@ -193,12 +210,10 @@ def _released_floats(res, vals, ds, es):
 def _warm_up(student_fn, request, cells_v, cells_d, cells_e):
     """Seconds taken by 200 warm-up calls on random probes (outputs checked, then
     discarded), or (None, the first problem)."""
-    import time
-
     warm_rng = np.random.default_rng(request["repro_seed"] + 1)
     idx = warm_rng.integers(cells_v.size, size=200)
     warm = []
-    t0 = time.perf_counter()
+    t0 = _clock()
     try:
         for i in idx:
             warm.append(student_fn(float(cells_v[i]), float(cells_d[i]), float(cells_e[i]),
@@ -207,7 +222,7 @@ def _warm_up(student_fn, request, cells_v, cells_d, cells_e):
         i = idx[len(warm)]
         return None, ("error", f"calling it on value {_g(cells_v[i])} (Δ = {_g(cells_d[i])}, "
                                f"ε = {_g(cells_e[i])}) raised {type(exc).__name__}: {exc}")
-    elapsed = time.perf_counter() - t0
+    elapsed = _since(t0)
     for i, w in zip(idx, warm):
         x, prob = _as_release(w, cells_v[i])
         if prob is not None:
@@ -245,7 +260,8 @@ def mechanism_collect(student_fn, request):
     ``request["seed"]``), ``runs``, ``seconds_per_call``, ``seconds``, ``too_slow``.
     The number of runs adapts to the function's speed, measured on 200 warm-up calls:
     ``n_max`` per input if that fits in ``seconds``, else ``n_min`` (what the tail test
-    needs); a function too slow for ``n_min`` runs within ``max_seconds`` is not run
+    needs), timed by :func:`_since` (CPU time, so a busy machine gives the same runs);
+    a function too slow for ``n_min`` runs within ``max_seconds`` is not run
     further (``too_slow``; decided after the first 1,000 rounds, which already show an
     input that never varies). This is the only part of the check that calls student
     code.
@@ -299,7 +315,7 @@ def mechanism_collect(student_fn, request):
     limit = float(request["max_seconds"])
     res, cells = [], []
     done = 0
-    t0 = time.perf_counter()
+    t0 = _clock()
     while done < n:
         rounds = min(_CHUNK, n - done)
         order = order_rng.permuted(np.tile(np.arange(n_cells), (rounds, 1)), axis=1).ravel()
@@ -317,7 +333,7 @@ def mechanism_collect(student_fn, request):
         done += rounds
         if done == rounds and _never_varies(chunk, order, n_cells, rounds):
             break                         # no noise: the verdict needs no more runs
-        elapsed = time.perf_counter() - t0
+        elapsed = _since(t0)
         if done < n and elapsed * n / done > limit:       # slower than it looked
             if done >= n_min:
                 break

@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ._checks import check_positive_int, check_real, check_values
 from .local import local_variance, olh_hash_size, olh_variance
@@ -98,6 +97,8 @@ def krr_crossover_epsilon(k, *, against="oue", low=1e-3, high=20.0):
 
     if k < 2 or gap(low) * gap(high) > 0:
         return None
+    from scipy.optimize import brentq   # loaded on first use: a fresh kernel pays for it only here
+
     return float(brentq(gap, low, high, xtol=1e-12))
 
 
