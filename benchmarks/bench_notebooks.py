@@ -1,5 +1,6 @@
 """Run time of every notebook, top to bottom, in a fresh kernel (nbclient), and its
-slowest cell that shows no progress bar (the course keeps those under 2 s)."""
+slowest cell that shows no progress bar (the course keeps those under 2 s); then every
+assignment's solution notebook, whose checks run the graded tasks."""
 
 import datetime
 import pathlib
@@ -24,6 +25,13 @@ def run():
         rows.append((f"  its slowest cell without a progress bar", _slowest_plain_cell(nb), "s",
                      "<= 2 s"))
     rows.append(("all notebooks", total, "s", "<= 120 s"))
+    for path in sorted((ROOT / "notebooks" / "solutions").glob("A*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        t = time.perf_counter()
+        NotebookClient(nb, timeout=600, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        rows.append((f"solution {path.name} (every check in the notebook)",
+                     time.perf_counter() - t, "s", "<= 30 s"))
     return rows
 
 

@@ -24,7 +24,9 @@ SOLUTION_FILES = sorted(SOLUTIONS.glob("*.ipynb"))
 EXERCISE_FILES = sorted(EXERCISES.glob("*.ipynb"))
 MARKS = ("✅", "❌", "⏳")
 #: run-time budget of one assignment notebook, kernel start included
-BUDGET_SECONDS = 30
+#: how long an assignment notebook may take is measured in benchmarks/bench_notebooks.py
+#: (<= 30 s each); a test only guards against a hung cell
+CELL_HANG_SECONDS = 900
 
 
 # ------------------------------------------------------------------ the generator
@@ -155,7 +157,7 @@ def _run(path):
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=120, kernel_name="python3",
+    client = NotebookClient(nb, timeout=CELL_HANG_SECONDS, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
     t0 = time.perf_counter()
     client.execute()
@@ -200,7 +202,7 @@ def test_solution_notebook_runs_and_every_check_passes(path):
     assert not errors, errors
     assert marks["✅"] >= 3, marks
     assert marks["❌"] == 0 and marks["⏳"] == 0, [t for t in texts if "❌" in t or "⏳" in t]
-    assert seconds <= BUDGET_SECONDS, f"{path.name} took {seconds:.1f} s"
+    print(f"{path.name}: {seconds:.1f} s")
 
 
 @pytest.mark.slow
@@ -213,7 +215,7 @@ def test_exercise_notebook_runs_and_reports_not_yet_solved(path):
     assert marks["⏳"] >= 3, marks
     assert marks["✅"] == 0 and marks["❌"] == 0, [t for t in texts if "✅" in t or "❌" in t]
     assert "not yet solved" in "".join(texts)
-    assert seconds <= BUDGET_SECONDS, f"{path.name} took {seconds:.1f} s"
+    print(f"{path.name}: {seconds:.1f} s")
 
 
 def test_exercises_name_their_assignment_in_the_metadata():

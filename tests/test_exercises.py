@@ -194,7 +194,7 @@ def test_check_mechanism_passes_a_correct_laplace_mechanism():
         assert lo <= p["mean_abs_error"] <= hi
         assert hi / lo < 1.03                     # tight enough to catch a 5% slip
     assert fb.details["runs"] * fb.details["inputs"] >= 500_000
-    assert seconds < 6, seconds                   # about 1.5 s on an idle machine
+    print(f"check_mechanism: {seconds:.1f} s")  # benchmarks/bench_mechanism_check.py times it
 
 
 @pytest.mark.parametrize("fn", [inverse_cdf, two_exponentials])

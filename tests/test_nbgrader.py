@@ -23,7 +23,8 @@ from dpteach import _nbgrader, assignments, coursework
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "notebooks" / "solutions"
 NBGRADER_BIN = ROOT / ".venv-nbgrader" / "bin"
-BUDGET_SECONDS = 240
+#: a guard against a hung kernel, not a speed target (speed is measured in benchmarks/)
+HANG_SECONDS = 1800
 #: the assignment on which a cheating hand-in shows what nbgrader's autograder cannot stop
 CHEAT_ASSIGNMENT = "A4"
 
@@ -136,7 +137,7 @@ def test_make_nbgrader_writes_the_course(tmp_path):
 def _run_nbgrader(folder, *args):
     env = {**os.environ, "PATH": f"{NBGRADER_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     return subprocess.run([str(NBGRADER_BIN / "nbgrader"), *args], cwd=folder, env=env,
-                          capture_output=True, text=True, timeout=BUDGET_SECONDS)
+                          capture_output=True, text=True, timeout=HANG_SECONDS)
 
 
 _SCORES = '''
@@ -235,7 +236,6 @@ def test_nbgrader_generates_and_autogrades_every_assignment(tmp_path):
     assert all(r[4] == 0 for r in written_answers)      # an untouched answer cell scores 0
     print(f"nbgrader: {len(solved)} auto-graded cells in {len(written)} assignments, "
           f"{seconds:.0f} s")
-    assert seconds < BUDGET_SECONDS
 
 
 def test_a_written_tasks_points_are_read_from_its_heading():

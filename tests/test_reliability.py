@@ -196,19 +196,23 @@ def test_accountant_and_charges_cannot_be_replaced_through_the_public_api():
 
 
 # ------------------------------------------------------------------- no hangs
-def within(call, limit=2.0):
-    """Run call() in a daemon thread; return (finished, seconds, result or exception)."""
+def within(call, limit=120.0):
+    """Run call() in a daemon thread; return (finished, CPU seconds, result or exception).
+
+    The seconds are the thread's CPU time, so a busy machine does not change them: a call
+    that once hung did 10**400 steps, a bounded one does a few million at most; ``limit``
+    (wall seconds) only stops the wait for a call that still hangs."""
     import time
 
     box = {}
 
     def go():
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         try:
             box["value"] = call()
         except Exception as exc:   # noqa: BLE001 - the caller inspects it
             box["value"] = exc
-        box["seconds"] = time.perf_counter() - t0
+        box["seconds"] = time.thread_time() - t0
 
     th = threading.Thread(target=go, daemon=True)
     th.start()
@@ -252,8 +256,8 @@ ONCE_HUNG = {
 @pytest.mark.parametrize("name", sorted(ONCE_HUNG))
 def test_calls_that_once_hung_now_answer_or_refuse_within_a_second(name):
     finished, seconds, value = within(ONCE_HUNG[name])
-    assert finished, f"{name} still running after 2 s"
-    assert seconds < 1.0, f"{name} took {seconds:.2f} s"
+    assert finished, f"{name} still running after 120 s"
+    assert seconds < 1.0, f"{name} took {seconds:.2f} CPU seconds"
     assert not isinstance(value, Exception) or isinstance(value, (ValueError, TypeError)), value
 
 
@@ -294,8 +298,8 @@ EXTREME_GAPS = {
 def test_extreme_finite_values_answer_or_refuse_within_a_second(func, good, param, value):
     kwargs = dict(good, **{param: value})
     finished, seconds, result = within(lambda: func(**kwargs))
-    assert finished, "still running after 2 s"
-    assert seconds < 1.0, f"took {seconds:.2f} s"
+    assert finished, "still running after 120 s"
+    assert seconds < 1.0, f"took {seconds:.2f} CPU seconds"
     if isinstance(result, Exception):
         assert isinstance(result, (ValueError, TypeError, BudgetExceededError)), repr(result)
 
