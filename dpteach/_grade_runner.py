@@ -4,9 +4,9 @@ as a plain child process) with FOLDER its only writable place.
 
 FOLDER holds ``job.json`` (the cells, the assignment, the tasks' names and request files,
 the limits) and one ``request_<i>.pkl`` per task, written by the grader. This runner
-starts a kernel in FOLDER, runs the forbidden-function stubs and then the notebook's
-cells there, then for each task the collect cell, which writes ``result_<i>.json``. It
-records what happened in ``status.json`` (notes, and per task "ok", "timeout" or
+starts a kernel in FOLDER, turns the notebook's checks off and runs the forbidden-function
+stubs, then the notebook's cells there, then for each task the collect cell, which writes
+``result_<i>.json``. It records what happened in ``status.json`` (notes, and per task "ok", "timeout" or
 "died"). It never sees a task's truth and judges nothing: the grader reads these files
 as untrusted data once the sandbox has ended.
 """
@@ -28,7 +28,7 @@ def _write_status(folder, status):
 
 def run(folder) -> int:
     from . import grading
-    from ._sandbox import stub_cell
+    from ._sandbox import prelude_cell
 
     folder = Path(folder)
     job = json.loads((folder / "job.json").read_text(encoding="utf-8"))
@@ -36,8 +36,8 @@ def run(folder) -> int:
     status = {"notes": [], "tasks": {}, "done": False}
     notes = status["notes"]
     _write_status(folder, status)
-    # the stubs run first in every kernel started here, restarts included
-    prelude = stub_cell(job["stubs"]) if job.get("stubs") else None
+    # the checks off and the stubs run first in every kernel started here, restarts included
+    prelude = prelude_cell(job.get("stubs") or ())
     kernel = grading._Kernel(folder, prelude=prelude)
     try:
         grading._run_cells(kernel, cells, timeout, notes)

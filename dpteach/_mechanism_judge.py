@@ -259,12 +259,10 @@ def mechanism_collect(student_fn, request):
     inputs of a round in random order, all from one Generator seeded by
     ``request["seed"]``), ``runs``, ``seconds_per_call``, ``seconds``, ``too_slow``.
     The number of runs adapts to the function's speed, measured on 200 warm-up calls:
-    ``n_max`` per input if that fits in ``seconds``, else ``n_min`` (what the tail test
-    needs), timed by :func:`_since` (CPU time, so a busy machine gives the same runs);
-    a function too slow for ``n_min`` runs within ``max_seconds`` is not run
-    further (``too_slow``; decided after the first 1,000 rounds, which already show an
-    input that never varies). This is the only part of the check that calls student
-    code.
+    ``n_max`` per input if that fits in ``seconds`` (CPU time: :func:`_since`), else
+    ``n_min`` (what the tail test needs); one too slow for ``n_min`` runs within
+    ``max_seconds`` is not run further (``too_slow``; decided after the first 1,000
+    rounds, which already show an input that never varies). Only this calls student code.
     """
     import time
 

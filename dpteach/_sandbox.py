@@ -249,6 +249,30 @@ del _grader_stubs
 '''
 
 
+#: run first in a grading kernel: the notebook's own ``dp.assignments.check(...)`` calls
+#: return at once, since the grader runs every task itself on hidden inputs and reads no
+#: output of the notebook (a check in a graded notebook only doubled the grading time)
+CHECKS_OFF_CELL = '''\
+def _grader_checks_off():
+    from dpteach import assignments
+    from dpteach._feedback import Feedback
+
+    def check(assignment, key, *args, **kwargs):
+        return Feedback(True, f"{key}: not run while grading; the grader runs this task "
+                              "itself, on hidden inputs", details={"reason": "grading"})
+    check.__doc__ = assignments.check.__doc__
+    assignments.check = check
+_grader_checks_off()
+del _grader_checks_off
+'''
+
+
+def prelude_cell(targets) -> str:
+    """Code a grading kernel runs before the notebook: the notebook's checks turned off,
+    then every forbidden function made to raise."""
+    return CHECKS_OFF_CELL + (stub_cell(targets) if targets else "")
+
+
 def stub_cell(targets) -> str:
     """Code for the kernel, run before the notebook: every forbidden function raises."""
     return STUB_CELL.format(message=FORBIDDEN_MESSAGE, targets=tuple(sorted(set(targets))))

@@ -139,6 +139,12 @@ HONEST = {
     "solution_bad_functions": _solution_with(
         "def double(x):\n    while True:\n        pass",
         "import os\ndef noisy_count(count, epsilon, rng):\n    os._exit(3)", at=8),
+    # the notebook's own checks return at once while grading (the grader runs every task
+    # itself): Task 2's answer stays right only if this check was not run
+    "solution_checks_off": _solution_with(
+        'fb = dp.assignments.check("A0", "Task 1", double=double)\n'
+        'if fb.details.get("reason") != "grading" or "not run while grading" not in fb.message:\n'
+        '    answer = 41', at=5),
 }
 
 
@@ -245,6 +251,11 @@ def test_an_exit_restarts_the_kernel_and_later_cells_count(batch):
 
 
 @pytest.mark.slow
+def test_a_graded_notebooks_own_checks_do_not_run(batch):
+    assert _score(batch["by"]["solution_checks_off"]) == (TOTAL, TOTAL)
+
+
+@pytest.mark.slow
 def test_errors_and_system_exit_do_not_stop_later_cells(batch):
     assert _score(batch["by"]["solution_raising"]) == (TOTAL, TOTAL)
 
@@ -323,7 +334,7 @@ def test_the_assignment_comes_from_the_metadata_when_the_file_is_renamed(batch):
 
 @pytest.mark.slow
 def test_the_batch_time(batch):
-    # 26 files, 19 kernels, three of them looping for TIMEOUT seconds
+    # 27 files, 20 kernels, three of them looping for TIMEOUT seconds
     # reported, not asserted: the time depends on the machine's load
     print(f"batch of {len(batch['paths'])} files: {batch['seconds']:.1f} s")
     assert batch["seconds"] > 0
