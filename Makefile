@@ -12,8 +12,11 @@ STAMP      := $(TEST_STAMP)
 NBG_VENV  := .venv-nbgrader
 NBG_STAMP := $(NBG_VENV)/.installed
 # test files (and notebooks) run on two workers; a file stays on one worker, so its
-# module-scoped fixtures (a graded batch, a JupyterLab server) are built once
-XDIST ?= -n 2 --dist loadfile
+# module-scoped fixtures (a graded batch, a JupyterLab server) are built once. The test
+# files start in tests/conftest.py's order, heaviest first (--no-loadscope-reorder); the
+# notebooks in xdist's, those with the most cells first
+XDIST ?= -n 2 --dist loadfile --no-loadscope-reorder
+XDIST_NB ?= -n 2 --dist loadfile
 # setuptools warns on every editable build that the source folder shadows the package:
 # true, intended, and not news to someone opening the course
 PIP := PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install --quiet
@@ -67,9 +70,10 @@ bubblewrap:
 	fi
 
 test: $(STAMP) $(NBG_STAMP) chromium bubblewrap
-	$(PY) -m pytest tests -q -ra --durations=40 $(XDIST)
+	$(PY) -m pytest tests -q -ra --durations=40 --junitxml=test-artifacts/tests.xml $(XDIST)
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
-		-q -p no:cacheprovider $(XDIST) notebooks/*.ipynb
+		-q -p no:cacheprovider --durations=10 --junitxml=test-artifacts/notebooks.xml $(XDIST_NB) \
+		notebooks/*.ipynb
 
 test-unit: $(STAMP)
 	$(PY) -m pytest tests -q -m "not browser and not minversions" --ignore=tests/test_panels.py

@@ -71,3 +71,30 @@ def pytest_configure(config):
 def pytest_report_header(config):
     k = config.getoption("--seed-shift", default=0)
     return f"seed shift: every integer seed to numpy.random.default_rng + {k}" if k else None
+
+
+# ------------------------------------------------------------------ heavy files first
+# `make test` runs the files on two workers, a file on one worker (--dist loadfile), in
+# the order collected here (--no-loadscope-reorder). The files below take minutes each
+# (measured with --durations on an idle machine, slowest first); started first, they
+# overlap one another and the many short files fill the gaps, instead of one of them
+# running alone at the end.
+HEAVY_FIRST = (
+    "test_min_versions.py",    # builds the floors' environment, runs the unit tests there
+    "test_coursework.py",      # make grade on every assignment, every notebook run
+    "test_grading.py",         # a batch of 27 adversarial notebooks
+    "test_grading_honest.py",  # honest alternatives, five hidden draws each
+    "test_panels.py",          # every control of every panel
+    "test_nbgrader.py",        # nbgrader generate + autograde of every assignment
+    "test_browser.py",         # JupyterLab and Voilà in Chromium
+    "test_voila.py",           # every notebook rendered by Voilà
+    "test_exercises.py",
+    "test_grading_attacks.py",
+    "test_docs.py",            # the Sphinx site
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {name: i for i, name in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))   # stable: files keep
+                                                                       # their own order
