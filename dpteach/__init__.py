@@ -92,8 +92,9 @@ _EXPORTS = {
     "noisy_gradient_sum": "dp_sgd",
     "membership_inference": "dp_sgd",
     # the rest of the public names of notebooks 12-18's modules (issue 19); left out because
-    # the name clashes: MECHANISMS (comparison, tradeoff, local), clopper_pearson (audit and
-    # tradeoff), dp_sgd (the submodule itself)
+    # the name clashes: MECHANISMS (comparison, tradeoff, local), dp_sgd (the submodule
+    # itself). clopper_pearson has one home, audit (notebooks 11 and 13, A7)
+    "clopper_pearson": "audit",
     "gaussian_group_delta": "properties",
     "postprocess_laplace": "properties",
     "max_log_ratio": "properties",

@@ -29,12 +29,12 @@ from scipy import special
 
 from ._checks import (check_delta, check_epsilon, check_noise_scale, check_nonnegative_int,
                       check_positive_int, check_real, check_rng, check_sensitivity, check_values)
-from .audit import clopper_pearson as _audit_clopper_pearson
+from . import audit as _audit
 from .mechanisms import _gaussian_delta
 
 __all__ = ["tradeoff_curve", "gaussian_tradeoff", "laplace_tradeoff", "privacy_loss_distribution",
            "LossDistribution", "membership_attack", "empirical_tradeoff", "outside_region",
-           "clopper_pearson", "advantage_bound", "MECHANISMS", "attack_thresholds",
+           "advantage_bound", "MECHANISMS", "attack_thresholds",
            "gdp_delta", "gdp_compose", "gdp_clt_mu"]
 
 MECHANISMS = ("laplace", "gaussian", "randomized_response")
@@ -371,24 +371,9 @@ def attack_thresholds(out, in_, n=31, *, count=40):
     return np.unique(np.append(np.quantile(both, np.linspace(0.01, 0.99, n)), count + 0.5))
 
 
-#: the most trials clopper_pearson and outside_region accept: 2**53, beyond which float64
+#: the most trials outside_region accepts: 2**53, beyond which float64
 #: no longer counts every trial exactly (10**400 raised OverflowError)
 _MAX_TRIALS = 2 ** 53
-
-
-def clopper_pearson(successes, n, level=1e-6):
-    """Exact (Clopper-Pearson) two-sided interval for a binomial proportion, vectorised:
-    [Beta(level/2; k, n-k+1), Beta(1-level/2; k+1, n-k)] quantiles, 0 and 1 at the ends.
-    The same interval as scipy's binomtest(...).proportion_ci(method="exact") at
-    confidence 1 - level, computed by :func:`dpteach.audit.clopper_pearson`; n is at most
-    2**53. Returns (low, high)."""
-    k = check_values("successes", successes)
-    n = check_positive_int(n, "n", maximum=_MAX_TRIALS)
-    level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
-    if ((k < 0) | (k > n) | (k != np.round(k))).any():
-        raise ValueError(f"successes must be whole numbers in [0, n = {n}]")
-    low, high = _audit_clopper_pearson(k, n, alpha=level)
-    return _out(np.asarray(low)), _out(np.asarray(high))
 
 
 def outside_region(alpha, beta, n_out, n_in, epsilon, delta=0.0, *, level=1e-6):
@@ -396,7 +381,7 @@ def outside_region(alpha, beta, n_out, n_in, epsilon, delta=0.0, *, level=1e-6):
 
     ``alpha`` was measured on ``n_out`` releases without the target, ``beta`` on
     ``n_in`` with it. A point is flagged when even the most favourable corner of its
-    Clopper-Pearson box (:func:`clopper_pearson` at ``level`` on each side), the
+    Clopper-Pearson box (:func:`dpteach.audit.clopper_pearson` at ``level``), the
     largest beta with the largest alpha, stays below :func:`tradeoff_curve` (which
     falls as alpha grows, so the largest alpha asks the least). Only the upper ends are
     used, and each falls below the true rate with probability at most ``level / 2``; a
@@ -410,6 +395,7 @@ def outside_region(alpha, beta, n_out, n_in, epsilon, delta=0.0, *, level=1e-6):
         raise ValueError("beta must lie in [0, 1] (a type II error probability)")
     n_out = check_positive_int(n_out, "n_out", maximum=_MAX_TRIALS)
     n_in = check_positive_int(n_in, "n_in", maximum=_MAX_TRIALS)
-    _, a_high = clopper_pearson(np.round(a * n_out), n_out, level)
-    _, b_high = clopper_pearson(np.round(b * n_in), n_in, level)
+    level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    _, a_high = _audit.clopper_pearson(np.round(a * n_out), n_out, alpha=level)
+    _, b_high = _audit.clopper_pearson(np.round(b * n_in), n_in, alpha=level)
     return np.asarray(b_high < tradeoff_curve(np.asarray(a_high), epsilon, delta))

@@ -279,6 +279,13 @@ def test_task5_calling_the_kit_fails():
         return not bool(dp.tradeoff.outside_region(a, b, no, ni, e, d, level=lv))
     fb = run("Task 5", 0, is_consistent_with_dp=via_kit)
     assert not fb.passed and "yourself" in fb.message
+
+    def via_the_interval(a, b, no, ni, e, d, lv):   # the kit's one Clopper-Pearson interval
+        _, a_high = dp.audit.clopper_pearson(round(a * no), no, alpha=lv)
+        _, b_high = dp.audit.clopper_pearson(round(b * ni), ni, alpha=lv)
+        return bool(b_high >= tradeoff_beta(a_high, e, d))
+    fb = run("Task 5", 0, is_consistent_with_dp=via_the_interval)
+    assert not fb.passed and "yourself" in fb.message, fb.message
     for answer in (None, ...):
         fb = run("Task 5", 0, is_consistent_with_dp=answer)
         assert fb.solved is False

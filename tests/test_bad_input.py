@@ -536,9 +536,6 @@ SPECS += [
          # list [1.0] is a good input there, so the rows take BAD_PROB_VEC
          dict(alpha=BAD_PROB_VEC, beta=BAD_PROB_VEC, n_out=BAD_COUNT, n_in=BAD_COUNT,
               epsilon=BAD_EPS0, delta=BAD_DELTA, level=BAD_PROB_OPEN)),
-    Spec(_opt(tradeoff, "clopper_pearson"), dict(successes=3, n=10),
-         dict(successes=BAD_INT0_VEC + [11], n=BAD_COUNT_VEC, level=BAD_PROB_OPEN),
-         name="tradeoff.clopper_pearson"),
     Spec(_opt(properties, "gaussian_group_delta"), dict(epsilon=1.0, delta=1e-5, k=2),
          dict(epsilon=BAD_EPSILON, delta=BAD_DELTA_REQUIRED, k=BAD_COUNT)),
     Spec(properties.group_curves, dict(epsilon=0.5, delta=1e-6, ks=[1, 2]),
@@ -1192,8 +1189,6 @@ EDGE_SPECS = [
              arrays=("out", "in_", "thresholds")),
     EdgeSpec(tradeoff.outside_region, dict(alpha=0.1, beta=0.5, n_out=100, n_in=100, epsilon=1.0),
              ("epsilon", "delta", "level"), ("n_out", "n_in")),
-    EdgeSpec(tradeoff.clopper_pearson, dict(successes=3, n=10), ("level",), ("n",),
-             name="tradeoff.clopper_pearson"),
     EdgeSpec(tradeoff.advantage_bound, dict(epsilon=1.0, delta=1e-5), ("epsilon", "delta"),
              name="tradeoff.advantage_bound"),
     EdgeSpec(tradeoff.attack_thresholds, dict(out=[0.0, 1.0], in_=[1.0, 2.0], n=5, count=40),

@@ -107,7 +107,7 @@ def test_clopper_pearson_ends_are_the_beta_quantiles(k, n, alpha):
 
 
 def test_clopper_pearson_at_a_subnormal_level_is_finite_and_right():
-    low, high = tradeoff.clopper_pearson(5, 100, level=1e-320)
+    low, high = audit.clopper_pearson(5, 100, alpha=1e-320)
     assert np.isfinite([low, high]).all() and 0 < low < high < 1
     with mp.workdps(50):
         # I_low(5, 96) = level / 2 (to the few digits a subnormal level carries)
@@ -264,8 +264,6 @@ NEWER_MODULES = ("properties", "tradeoff", "clipping", "sparse_vector", "rdp", "
 #: public names left out of dp.NAME because two modules (or a module and a submodule) use them
 CLASHES = {
     "MECHANISMS": "dpteach.comparison, dpteach.tradeoff and dpteach.local each have their own",
-    "clopper_pearson": "dpteach.audit.clopper_pearson(count, n, *, alpha) and "
-                       "dpteach.tradeoff.clopper_pearson(successes, n, level) differ",
     "dp_sgd": "dp.dp_sgd is the submodule; the function is dp.dp_sgd.dp_sgd",
 }
 

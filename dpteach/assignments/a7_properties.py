@@ -353,7 +353,7 @@ def _t4_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 5
 _T5_FORBID = ("dpteach:outside_region", "dpteach.tradeoff:outside_region",
-              "dpteach:clopper_pearson", "dpteach.tradeoff:clopper_pearson",
+              "dpteach:clopper_pearson", "dpteach.audit:clopper_pearson",
               "dpteach:tradeoff_curve", "dpteach.tradeoff:tradeoff_curve")
 
 #: kinds of hidden case: (below the curve as a point, flagged at level, flagged at 0.05)
@@ -362,9 +362,10 @@ _T5_KINDS = [(True, False, True), (True, False, True), (True, False, False),
 
 
 def _t5_verdicts(a, b, n_out, n_in, eps, delta, level):
-    from ..tradeoff import clopper_pearson, tradeoff_curve
-    _, a_high = clopper_pearson(round(a * n_out), n_out, level)
-    _, b_high = clopper_pearson(round(b * n_in), n_in, level)
+    from ..audit import clopper_pearson
+    from ..tradeoff import tradeoff_curve
+    _, a_high = clopper_pearson(round(a * n_out), n_out, alpha=level)
+    _, b_high = clopper_pearson(round(b * n_in), n_in, alpha=level)
     return b < tradeoff_curve(a, eps, delta), float(tradeoff_curve(a_high, eps, delta) - b_high)
 
 
