@@ -118,7 +118,7 @@ _EXPORTS = {
     "above_threshold_draws": "sparse_vector",
     "above_threshold_probabilities": "sparse_vector",
     "above_threshold_scales": "sparse_vector",
-    "privacy_loss_between": "sparse_vector",
+    "privacy_loss_between": "definition",
     "VARIANTS": "sparse_vector",
     "variant_mechanism": "sparse_vector",
     "variant_probabilities": "sparse_vector",

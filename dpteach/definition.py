@@ -14,7 +14,8 @@ from ._checks import (check_bits, check_epsilon, check_probability, check_real, 
                       check_sensitivity, check_values)
 
 __all__ = ["coin_flip_survey", "rr_standard_error", "posterior_bounds", "blip_distributions",
-           "gaussian_loss_tail", "hockey_stick_divergence", "smallest_delta", "max_probability_ratio"]
+           "gaussian_loss_tail", "hockey_stick_divergence", "smallest_delta", "max_probability_ratio",
+           "privacy_loss_between"]
 
 
 def coin_flip_survey(bits, *, rng=None):
@@ -176,6 +177,19 @@ def smallest_delta(p, q, epsilon) -> float:
     Pr[M(x) in S] <= e^eps Pr[M(y) in S] + delta for every S, in both directions:
     max(HS(p, q), HS(q, p)) with HS the :func:`hockey_stick_divergence`. Notebook 04."""
     return max(hockey_stick_divergence(p, q, epsilon), hockey_stick_divergence(q, p, epsilon))
+
+
+def privacy_loss_between(p, q) -> float:
+    """The exact epsilon of one neighbouring pair whose outputs are finite: for p = M(x)
+    and q = M(y), max over outputs of |ln p_i / q_i|, the log of
+    :func:`max_probability_ratio` (inf when one gives probability 0 where the other does
+    not; outputs impossible under both are skipped). The mechanism is eps-DP on this pair
+    exactly when this is <= eps [DR14 Def. 2.4, delta = 0]. Notebooks 04 and 15; the local
+    model's version over every pair of inputs is :func:`dpteach.local.local_epsilon`."""
+    a, b = _two_distributions(p, q)
+    both = (a > 0) | (b > 0)
+    with np.errstate(divide="ignore"):
+        return float(np.max(np.abs(np.log(a[both]) - np.log(b[both]))))
 
 
 def max_probability_ratio(p, q) -> float:

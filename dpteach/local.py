@@ -337,7 +337,8 @@ def local_epsilon(probabilities) -> float:
 
     Every person can hold any input, so every pair of inputs counts (the local model's
     neighbours). An output possible under one input and impossible under another gives
-    inf. Notebook 17.
+    inf. Notebook 17. (For one pair of output distributions:
+    :func:`dpteach.definition.privacy_loss_between`.)
     """
     P = check_values("probabilities", probabilities)
     if P.ndim != 2 or P.shape[0] < 2:

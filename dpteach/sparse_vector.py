@@ -42,7 +42,6 @@ __all__ = [
     "above_threshold_draws",
     "above_threshold_probabilities",
     "above_threshold_scales",
-    "privacy_loss_between",
     "VARIANTS",
     "variant_mechanism",
     "variant_probabilities",
@@ -369,22 +368,6 @@ def _probabilities(a, t, b_threshold, b_query, *, fresh=False):
         return rho.pdf(r) * out
 
     return _over_threshold_noise(integrand, a, t, b_threshold, epsabs=1e-14)
-
-
-def privacy_loss_between(p, q):
-    """max over outcomes of |ln p(o) / q(o)| for two output distributions on the same
-    outcomes (inf when one is 0 where the other is not; outcomes impossible under both
-    are skipped). The exact epsilon of a mechanism on one pair of neighbours. Notebook 15."""
-    p = check_values("p", p)
-    q = check_values("q", q)
-    if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
-    for name, arr in (("p", p), ("q", q)):
-        if (arr < 0).any() or (arr > 1).any():
-            raise ValueError(f"{name} must hold probabilities in [0, 1]")
-    both = (p > 0) | (q > 0)
-    with np.errstate(divide="ignore"):
-        return float(np.max(np.abs(np.log(p[both]) - np.log(q[both]))))
 
 
 # ------------------------------------------------------------------ the variants

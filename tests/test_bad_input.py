@@ -244,6 +244,8 @@ SPECS += [
          dict(p=BAD_FRACTION_INPUT, q=BAD_FRACTION_INPUT, epsilon=BAD_EPS0)),
     Spec(definition.max_probability_ratio, dict(p=[0.5, 0.5], q=[0.4, 0.6]),
          dict(p=BAD_FRACTION_INPUT, q=BAD_FRACTION_INPUT)),
+    Spec(definition.privacy_loss_between, dict(p=[0.5, 0.5], q=[0.4, 0.6]),
+         dict(p=BAD_FRACTION_INPUT, q=BAD_FRACTION_INPUT)),
     Spec(accounting.joint_privacy_loss,
          dict(r1=0.5, r2=[0.5, 1.0], gap1=1.0, gap2=1.0, scale1=1.0, scale2=1.0),
          dict(r1=BAD_VALUES, r2=BAD_VALUES, gap1=BAD_SENSITIVITY, gap2=BAD_SENSITIVITY,
@@ -1220,7 +1222,7 @@ EDGE_SPECS = [
     EdgeSpec(_sv.above_threshold_probabilities, dict(query_answers=_ANS, threshold=40.0, epsilon=1.0),
              ("threshold", "epsilon", "sensitivity"), arrays=("query_answers",)),
     EdgeSpec(_sv.above_threshold_scales, dict(epsilon=1.0), ("epsilon", "sensitivity")),
-    EdgeSpec(_sv.privacy_loss_between, dict(p=[0.5, 0.5], q=[0.4, 0.6]), arrays=("p", "q"),
+    EdgeSpec(definition.privacy_loss_between, dict(p=[0.5, 0.5], q=[0.4, 0.6]), arrays=("p", "q"),
              infinite_ok=("p", "q")),   # inf when one is 0 where the other is not (docstring)
     *[EdgeSpec(_sv.variant_mechanism, dict(name=n, threshold=40.0, epsilon=1.0),
                ("threshold", "epsilon", "sensitivity"), name=f"variant_mechanism[{n}]")
