@@ -188,12 +188,14 @@ def test_ci_runs_make_test():
     assert "set -euo pipefail" in run and "make test" in run
 
 
-def test_import_is_quick_and_lazy():
+def test_import_is_lazy():
+    """``import dpteach`` loads neither matplotlib nor pandas (what that saves is measured
+    by benchmarks/bench_first_panel.py; a test does not time it)."""
     code = ("import time, sys; t = time.perf_counter(); import dpteach; "
             "print(time.perf_counter() - t, 'matplotlib' in sys.modules, 'pandas' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     seconds, mpl, pd = out.stdout.split()
-    assert float(seconds) < 0.5
+    print(f"import dpteach: {float(seconds):.2f} s")
     assert mpl == "False" and pd == "False"
 
 
