@@ -10,6 +10,7 @@ import pytest
 
 import dpteach as dp
 from dpteach import assignments
+from _tasks import run_task, tasks_of
 from dpteach.assignments import a10_local_synthetic as a10
 
 SEEDS = range(12)
@@ -17,15 +18,11 @@ PTR_SEEDS = range(6)
 
 
 def _tasks():
-    return {t.key: t for t in assignments.tasks("A10")}
+    return tasks_of("A10")
 
 
 def run(key, seed, **answers):
-    task = _tasks()[key]
-    req, truth = task.request(np.random.default_rng(seed))
-    data = task.collect(answers, req)
-    data = assignments.loads(assignments.dumps(data))        # as make grade moves it
-    return task.judge(data, req, truth)
+    return run_task("A10", key, seed, **answers)
 
 
 # ------------------------------------------------------------------ Task 1: local sensitivity
