@@ -76,8 +76,16 @@ def gaussian_sigma_vs_epsilon(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     # one figure-level legend: drawn once into the cached background, not on every move
     fig.legend(loc="outside lower center", ncols=3, fontsize="small")
 
+    unit = {}                # delta -> the curves at sensitivity 1 (40 root-finds, ~80 ms)
+
     def update(epsilon, delta, l2_sensitivity):
-        classic, analytic, true_delta = sigma_curves(e, l2_sensitivity, delta)
+        # every sigma is proportional to the sensitivity and the true delta of the classic
+        # sigma does not depend on it, so only a move of delta computes the curves again
+        if delta not in unit:
+            unit.clear()
+            unit[delta] = sigma_curves(e, 1.0, delta)
+        classic, analytic, true_delta = unit[delta]
+        classic, analytic = l2_sensitivity * classic, l2_sensitivity * analytic
         l_classic.set_ydata(np.where(valid, classic, np.nan))
         l_extra.set_ydata(np.where(e >= 0.9, classic, np.nan))
         l_analytic.set_ydata(analytic)
