@@ -6,9 +6,9 @@ FOLDER holds ``job.json`` (the cells, the assignment, the tasks' names and reque
 the limits) and one ``request_<i>.pkl`` per task, written by the grader. This runner
 starts a kernel in FOLDER, turns the notebook's checks off and runs the forbidden-function
 stubs, then the notebook's cells there, then for each task the collect cell, which writes
-``result_<i>.json``. It records what happened in ``status.json`` (notes, and per task "ok", "timeout" or
-"died"). It never sees a task's truth and judges nothing: the grader reads these files
-as untrusted data once the sandbox has ended.
+``result_<i>.json``. It records what happened in ``status.json`` (notes, and per task
+"ok", "timeout" or "died"). It never sees a task's truth and judges nothing: the grader
+reads these files as untrusted data once the sandbox has ended.
 """
 
 from __future__ import annotations
