@@ -25,11 +25,11 @@ def check_k_anonymous(table, quasi_identifiers, k, *, original=None, sensitive=N
     """
     import pandas as pd
 
-    from ._checks import check_nonnegative_int, check_positive_int
+    from ._validate import valid_nonnegative_int, valid_positive_int
     from .anonymity import equivalence_classes, k_anonymity
 
-    k = check_positive_int(k, "k")
-    max_suppressed = check_nonnegative_int(max_suppressed, "max_suppressed")
+    k = valid_positive_int(k, "k")
+    max_suppressed = valid_nonnegative_int(max_suppressed, "max_suppressed")
     if _unsolved(table):
         return _not_solved(name)
     if not isinstance(table, pd.DataFrame):

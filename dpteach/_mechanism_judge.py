@@ -128,21 +128,21 @@ def mechanism_request(rng, *, sensitivity=None, epsilon=None, value=None, n=None
       tail test needs, raised to ``n`` if given), ``seconds`` (target time of the calls),
       ``max_seconds``, ``alpha``.
     """
-    from ._checks import check_epsilon, check_positive_int, check_real, check_rng, \
-        check_sensitivity
+    from ._validate import valid_epsilon, valid_positive_int, valid_real, valid_rng, \
+        valid_sensitivity
 
-    rng = check_rng(rng)
-    alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
-    seconds = check_real("seconds", seconds, low=0.0, low_open=True)
-    max_seconds = check_real("max_seconds", max_seconds, low=0.0, low_open=True)
+    rng = valid_rng(rng)
+    alpha = valid_real(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
+    seconds = valid_real(seconds, "seconds", low=0.0, low_open=True)
+    max_seconds = valid_real(max_seconds, "max_seconds", low=0.0, low_open=True)
     if n is not None:   # checked before the first draw from rng
-        n = check_positive_int(n, "n")
+        n = valid_positive_int(n, "n")
         if n < 1000:
             raise ValueError(f"n must be >= 1000 runs per input for a meaningful check, got {n}")
-    first = None if value is None else check_real("value", value)
+    first = None if value is None else valid_real(value, "value")
     points = []
     if sensitivity is not None or epsilon is not None:
-        points.append((check_sensitivity(sensitivity, positive=True), check_epsilon(epsilon)))
+        points.append((valid_sensitivity(sensitivity, positive=True), valid_epsilon(epsilon)))
     points.append((_loguniform(rng, 2, 20), _loguniform(rng, 0.05, 0.5)))
     points.append((_loguniform(rng, 0.2, 1), _loguniform(rng, 1, 10)))
     if len(points) < 3:

@@ -11,8 +11,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
-                      check_sensitivity, check_values)
+from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
+                      valid_sensitivity, valid_values)
 
 __all__ = ["basic_composition", "advanced_composition", "PrivacyAccountant",
            "BudgetExceededError"]
@@ -29,11 +29,11 @@ def basic_composition(epsilons, deltas=None):
     Returns a tuple of floats. The sums are computed exactly (as fractions of the
     decimals given) and rounded once, so ten 0.1s give exactly 1.0.
     """
-    eps = [_exact(check_epsilon(e, f"epsilons[{i}]")) for i, e in enumerate(_as_list(epsilons, "epsilons"))]
+    eps = [_exact(valid_epsilon(e, f"epsilons[{i}]")) for i, e in enumerate(_as_list(epsilons, "epsilons"))]
     if deltas is None:
         dl = [Fraction(0)] * len(eps)
     else:
-        dl = [_exact(check_delta(d, f"deltas[{i}]")) for i, d in enumerate(_as_list(deltas, "deltas"))]
+        dl = [_exact(valid_delta(d, f"deltas[{i}]")) for i, d in enumerate(_as_list(deltas, "deltas"))]
         if len(dl) != len(eps):
             raise ValueError(f"deltas has {len(dl)} entries but epsilons has {len(eps)}")
     return float(sum(eps, Fraction(0))), float(sum(dl, Fraction(0)))
@@ -59,10 +59,10 @@ def advanced_composition(epsilon, delta, k, delta_slack):
     It beats basic composition (k eps) only when k is large compared with
     ln(1/delta'); notebook 07 computes the crossover.
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    k = check_positive_int(k, "k")
-    slack = check_delta(delta_slack, "delta_slack", required=True)
+    epsilon = valid_epsilon(epsilon)
+    delta = valid_delta(delta)
+    k = valid_positive_int(k, "k")
+    slack = valid_delta(delta_slack, "delta_slack", required=True)
     kf = _float_k(k)
     with np.errstate(over="ignore", invalid="ignore"):
         eps_total = epsilon * np.sqrt(2 * kf * np.log(1 / slack)) + kf * epsilon * np.expm1(epsilon)
@@ -104,7 +104,7 @@ class PrivacyAccountant:
     """
 
     def __init__(self, epsilon, delta=0.0):
-        self._budget = (_exact(check_epsilon(epsilon)), _exact(check_delta(delta)))
+        self._budget = (_exact(valid_epsilon(epsilon)), _exact(valid_delta(delta)))
         self._spent = (Fraction(0), Fraction(0))
         self._history: list[tuple] = []
         self._lock = threading.RLock()   # check-and-charge is one atomic step
@@ -141,8 +141,8 @@ class PrivacyAccountant:
             return self._fits(e, d)
 
     def _checked(self, epsilon, delta):
-        e = _exact(check_real("epsilon", epsilon, low=0.0))
-        d = _exact(check_delta(delta))
+        e = _exact(valid_real(epsilon, "epsilon", low=0.0))
+        d = _exact(valid_delta(delta))
         return e, d
 
     def _fits(self, e, d):
@@ -189,8 +189,8 @@ def advanced_composition_crossover(epsilon, delta_slack):
     Dropping the k eps (e^eps - 1) term gives the too-early answer k > 2 ln(1/delta').
     Notebook 07.
     """
-    epsilon = check_epsilon(epsilon)
-    slack = check_delta(delta_slack, "delta_slack", required=True)
+    epsilon = valid_epsilon(epsilon)
+    slack = valid_delta(delta_slack, "delta_slack", required=True)
     if epsilon >= np.log(2.0):
         return None
     gap = 2.0 - np.exp(epsilon)
@@ -234,9 +234,9 @@ def advanced_composition_epsilon(epsilon_total, k, delta_slack):
     """
     from scipy import optimize
 
-    total = check_epsilon(epsilon_total, "epsilon_total")
-    k = check_positive_int(k, "k")
-    slack = check_delta(delta_slack, "delta_slack", required=True)
+    total = valid_epsilon(epsilon_total, "epsilon_total")
+    k = valid_positive_int(k, "k")
+    slack = valid_delta(delta_slack, "delta_slack", required=True)
     kf = _float_k(k)
     root_l = np.sqrt(2 * kf * np.log(1 / slack))
 
@@ -287,12 +287,12 @@ def split_budget(epsilon, weights):
     still passes ``epsilon``, shares are lowered by the smallest float steps needed.
     Notebook 07.
     """
-    eps = check_epsilon(epsilon)
+    eps = valid_epsilon(epsilon)
     if np.ndim(weights) == 0 and not isinstance(weights, (str, bytes)):
         # a single number is a count of equal shares: 3 (or 3.0), never 3.5 or True
-        w = [1.0] * check_positive_int(weights, "weights", maximum=_MAX_SHARES)
+        w = [1.0] * valid_positive_int(weights, "weights", maximum=_MAX_SHARES)
     else:
-        w = [check_real(f"weights[{i}]", x, low=0.0, low_open=True)
+        w = [valid_real(x, f"weights[{i}]", low=0.0, low_open=True)
              for i, x in enumerate(_as_list(weights, "weights"))]
     total_w = float(sum(w))
     # 15 significant digits: 0.3 split three ways gives 0.1, not 0.09999999999999999;
@@ -332,11 +332,11 @@ def joint_privacy_loss(r1, r2, gap1, gap2, scale1, scale2):
     gap1/scale1 + gap2/scale2. With both scales (Delta1 + Delta2)/eps this is <= eps
     (seed 000, eq. 5). ``r1``, ``r2`` broadcast. Notebook 07.
     """
-    a = check_values("r1", r1)
-    b = check_values("r2", r2)
-    g1 = check_sensitivity(gap1, "gap1")
-    g2 = check_sensitivity(gap2, "gap2")
-    s1 = check_sensitivity(scale1, "scale1", positive=True)
-    s2 = check_sensitivity(scale2, "scale2", positive=True)
+    a = valid_values(r1, "r1")
+    b = valid_values(r2, "r2")
+    g1 = valid_sensitivity(gap1, "gap1")
+    g2 = valid_sensitivity(gap2, "gap2")
+    s1 = valid_sensitivity(scale1, "scale1", positive=True)
+    s2 = valid_sensitivity(scale2, "scale2", positive=True)
     out = (np.abs(a) - np.abs(a - g1)) / s1 + (np.abs(b) - np.abs(b - g2)) / s2
     return out.item() if np.ndim(out) == 0 else out

@@ -60,7 +60,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ._checks import check_flag, check_nonnegative_int, check_positive_int, check_real, check_values
+from ._validate import valid_flag, valid_nonnegative_int, valid_positive_int, valid_real, valid_values
 
 __all__ = [
     "equivalence_classes", "equivalence_class_ids", "k_anonymity", "l_diversity",
@@ -71,7 +71,7 @@ __all__ = [
 
 
 # -- input checks -------------------------------------------------------------------
-def _check_table(table, name="table") -> pd.DataFrame:
+def _valid_table(table, name="table") -> pd.DataFrame:
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}")
     if len(table) == 0:
@@ -79,7 +79,7 @@ def _check_table(table, name="table") -> pd.DataFrame:
     return table
 
 
-def _check_columns(table, columns, name, *, allow_empty=False) -> list:
+def _valid_columns(table, columns, name, *, allow_empty=False) -> list:
     """A column name or a list of names, every one a column of ``table``."""
     if isinstance(columns, (str, numbers.Number)) or columns is None:
         columns = [columns]
@@ -100,7 +100,7 @@ def _check_columns(table, columns, name, *, allow_empty=False) -> list:
     return columns
 
 
-def _check_no_missing(table, columns):
+def _valid_no_missing(table, columns):
     for col in columns:
         missing = table[col].isna().to_numpy()
         if missing.any():
@@ -110,17 +110,17 @@ def _check_no_missing(table, columns):
 
 
 def _prepare(table, quasi_identifiers, sensitive=None):
-    table = _check_table(table)
-    qis = _check_columns(table, quasi_identifiers, "quasi_identifiers")
+    table = _valid_table(table)
+    qis = _valid_columns(table, quasi_identifiers, "quasi_identifiers")
     cols = list(qis)
     if sensitive is not None:
         if isinstance(sensitive, (list, tuple)):
             raise TypeError(f"sensitive must be one column name, got {sensitive!r}")
-        _check_columns(table, [sensitive], "sensitive")
+        _valid_columns(table, [sensitive], "sensitive")
         if sensitive in qis:
             raise ValueError(f"sensitive column {sensitive!r} is also a quasi-identifier")
         cols.append(sensitive)
-    _check_no_missing(table, cols)
+    _valid_no_missing(table, cols)
     return table, qis
 
 
@@ -301,7 +301,7 @@ def l_diversity(table, quasi_identifiers, sensitive, *, kind="distinct", c=None)
     if kind == "recursive":
         if c is None:
             raise ValueError("kind='recursive' needs c, the constant of (c, l)-diversity (c > 0)")
-        c = check_real("c", c, low=0.0, low_open=True)
+        c = valid_real(c, "c", low=0.0, low_open=True)
     elif c is not None:
         raise ValueError(f"c is only used with kind='recursive', not kind={kind!r}")
     table, qis = _prepare(table, quasi_identifiers, sensitive)
@@ -326,7 +326,7 @@ def t_closeness(table, quasi_identifiers, sensitive, *, ordered=False) -> float:
     Seed 004's 3-diverse table with Salary (thousands): the class {3, 4, 5} is at
     0.375, and t = 0.375 for the table. Notebook 01.
     """
-    check_flag(ordered, "ordered")
+    valid_flag(ordered, "ordered")
     table, qis = _prepare(table, quasi_identifiers, sensitive)
     g = _Groups(table, qis, sensitive, ordered=bool(ordered))
     return float(g.emd(bool(ordered)).max())
@@ -341,9 +341,9 @@ def emd(p, q, *, ordered=False) -> float:
     """
     from scipy.stats import wasserstein_distance
 
-    p = check_values("p", p)
-    q = check_values("q", q)
-    check_flag(ordered, "ordered")
+    p = valid_values(p, "p")
+    q = valid_values(q, "q")
+    valid_flag(ordered, "ordered")
     for name, v in (("p", p), ("q", q)):
         if v.ndim != 1 or v.size == 0:
             raise ValueError(f"{name} must be a non-empty 1-D array of weights")
@@ -366,7 +366,7 @@ def class_report(table, quasi_identifiers, sensitive, *, ordered=False) -> pd.Da
     class), ``l_distinct``, ``l_entropy``, ``emd`` (distance to the whole table, as in
     :func:`t_closeness`) and ``values`` (the sensitive values with their counts).
     The table's k, l and t are the column minima / maximum. Notebook 01."""
-    check_flag(ordered, "ordered")
+    valid_flag(ordered, "ordered")
     table, qis = _prepare(table, quasi_identifiers, sensitive)
     g = _Groups(table, qis, sensitive, ordered=bool(ordered))
     out = table.iloc[g.first_row][qis].reset_index(drop=True)
@@ -396,10 +396,10 @@ def mask_zip(values, keep, *, char="*") -> pd.Series:
     ``char``: mask_zip(["13053"], 3) -> ["130**"]. keep=0 masks everything; a keep
     longer than a code leaves it whole. ZIP codes should be strings (leading zeros)."""
     s = _series(values, "values")
-    keep = check_nonnegative_int(keep, "keep")
+    keep = valid_nonnegative_int(keep, "keep")
     if not isinstance(char, str) or len(char) != 1:
         raise ValueError(f"char must be a single character, got {char!r}")
-    _check_no_missing(s.to_frame(name=s.name if s.name is not None else "values"),
+    _valid_no_missing(s.to_frame(name=s.name if s.name is not None else "values"),
                       [s.name if s.name is not None else "values"])
     codes, uniques = pd.factorize(s.astype(str))
     masked = np.array([u[:keep] + char * max(len(u) - keep, 0) for u in uniques], dtype=object)
@@ -417,10 +417,10 @@ def bucket_ages(values, width=None, *, edges=None, labels=None) -> pd.Series:
     if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
         raise TypeError(f"values (ages) must be numbers, got dtype {s.dtype}")
     name = s.name if s.name is not None else "values"
-    _check_no_missing(s.to_frame(name=name), [name])
+    _valid_no_missing(s.to_frame(name=name), [name])
     x = s.to_numpy(dtype=float)
     if width is not None:
-        width = check_positive_int(width, "width", maximum=10 ** 6)
+        width = valid_positive_int(width, "width", maximum=10 ** 6)
         if labels is not None:
             raise ValueError("labels go with edges, not with width")
         if width == 1:
@@ -446,8 +446,8 @@ def bucket_ages(values, width=None, *, edges=None, labels=None) -> pd.Series:
 
 def suppress_column(table, column, *, char="*") -> pd.DataFrame:
     """A copy of ``table`` with every value of ``column`` replaced by ``char``."""
-    table = _check_table(table)
-    (column,) = _check_columns(table, [column], "column")
+    table = _valid_table(table)
+    (column,) = _valid_columns(table, [column], "column")
     out = table.copy()
     out[column] = pd.Series([char] * len(out), index=out.index)
     return out
@@ -456,7 +456,7 @@ def suppress_column(table, column, *, char="*") -> pd.DataFrame:
 def suppress_rows(table, rows) -> pd.DataFrame:
     """A copy of ``table`` without ``rows`` (index labels, or a boolean mask aligned
     with the table: True = suppress)."""
-    table = _check_table(table)
+    table = _valid_table(table)
     if isinstance(rows, (pd.Series, np.ndarray, list)) and len(rows) == len(table) and \
             np.asarray(rows).dtype.kind == "b":
         mask = np.asarray(rows, bool)
@@ -472,7 +472,7 @@ def suppress_small_classes(table, quasi_identifiers, k) -> pd.DataFrame:
     """A copy of ``table`` without the rows of classes smaller than ``k``: the remaining
     table is k-anonymous (unless nothing remains, which raises)."""
     table, qis = _prepare(table, quasi_identifiers)
-    k = check_positive_int(k, "k")
+    k = valid_positive_int(k, "k")
     ids = _ids(table, qis)
     keep = np.bincount(ids)[ids] >= k
     if not keep.any():
@@ -493,10 +493,10 @@ def generalize(table, rules: Mapping) -> pd.DataFrame:
     the same length. Example, seed 004's table (a) -> (b): see
     :func:`four_anonymous_rules`.
     """
-    table = _check_table(table)
+    table = _valid_table(table)
     if not isinstance(rules, Mapping):
         raise TypeError(f"rules must be a dict column -> rule; {_RULES_HELP}")
-    _check_columns(table, list(rules), "rules", allow_empty=True)
+    _valid_columns(table, list(rules), "rules", allow_empty=True)
     out = table.copy()
     for col, rule in rules.items():
         if rule is None:

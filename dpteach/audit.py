@@ -34,9 +34,9 @@ import numpy as np
 from scipy import special
 
 from ._audit_outputs import _as_values, _decode, _run
-from ._checks import _describe
-from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
-                      check_rng)
+from ._validate import describe
+from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
+                      valid_rng)
 
 __all__ = [
     "epsilon_lower_bound",
@@ -53,42 +53,42 @@ SELECT_FRACTION = 0.1
 
 
 # ------------------------------------------------------------------ input checks
-def _check_alpha(alpha) -> float:
-    return check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+def _valid_alpha(alpha) -> float:
+    return valid_real(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
 
 
-def _check_counts(name, counts, n):
+def _valid_counts(name, counts, n):
     """Whole numbers in [0, n] (scalars or arrays); booleans and strings refused."""
     if isinstance(counts, (bool, np.bool_, str, bytes)):
-        raise TypeError(f"{name} must be a whole number of runs, got {_describe(counts)}")
+        raise TypeError(f"{name} must be a whole number of runs, got {describe(counts)}")
     arr = np.asarray(counts)
     if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be a whole number of runs, got {_describe(counts)}")
+        raise TypeError(f"{name} must be a whole number of runs, got {describe(counts)}")
     arr = arr.astype(float)
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got {_describe(counts)}")
+        raise ValueError(f"{name} must be finite, got {describe(counts)}")
     if np.any(arr != np.round(arr)):
-        raise ValueError(f"{name} must be a whole number of runs, got {_describe(counts)}")
+        raise ValueError(f"{name} must be a whole number of runs, got {describe(counts)}")
     if np.any(arr < 0):
-        raise ValueError(f"{name} must be >= 0 (a count of runs), got {_describe(counts)}")
+        raise ValueError(f"{name} must be >= 0 (a count of runs), got {describe(counts)}")
     if np.any(arr > n):
-        raise ValueError(f"{name} must be <= n (the number of runs), got {_describe(counts)} "
-                         f"with n={_describe(n)}")
+        raise ValueError(f"{name} must be <= n (the number of runs), got {describe(counts)} "
+                         f"with n={describe(n)}")
     return arr
 
 
-def _check_n(n):
+def _valid_n(n):
     """A positive whole number of runs (or an array of them)."""
     if isinstance(n, (bool, np.bool_, str, bytes)):
-        raise TypeError(f"n must be a positive whole number of runs, got {_describe(n)}")
+        raise TypeError(f"n must be a positive whole number of runs, got {describe(n)}")
     if isinstance(n, int) and n > 2 ** 53:
-        raise ValueError(f"n must be at most 2^53 runs, got {_describe(n)}")
+        raise ValueError(f"n must be at most 2^53 runs, got {describe(n)}")
     arr = np.asarray(n)
     if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
-        raise TypeError(f"n must be a positive whole number of runs, got {_describe(n)}")
+        raise TypeError(f"n must be a positive whole number of runs, got {describe(n)}")
     arr = arr.astype(float)
     if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)) or np.any(arr < 1):
-        raise ValueError(f"n must be a positive whole number of runs (>= 1), got {_describe(n)}")
+        raise ValueError(f"n must be a positive whole number of runs (>= 1), got {describe(n)}")
     return arr
 
 
@@ -109,9 +109,9 @@ def clopper_pearson(count, n, *, alpha=0.05):
     :func:`scipy.special.betaincinv` so that whole arrays of counts take microseconds.
     Each end on its own is a one-sided (1 - alpha/2) bound.
     """
-    n_arr = _check_n(n)
-    k = _check_counts("count", count, n_arr)
-    alpha = _check_alpha(alpha)
+    n_arr = _valid_n(n)
+    k = _valid_counts("count", count, n_arr)
+    alpha = _valid_alpha(alpha)
     k, n_arr = np.broadcast_arrays(k, n_arr)
     tail = alpha / 2
     with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
@@ -169,11 +169,11 @@ def epsilon_lower_bound(count_x, count_y, n, *, alpha=0.05, delta=0.0):
     >>> round(epsilon_lower_bound(3000, 1000, 10_000, alpha=0.05), 3)
     1.012
     """
-    n_arr = _check_n(n)
-    cx = _check_counts("count_x", count_x, n_arr)
-    cy = _check_counts("count_y", count_y, n_arr)
-    alpha = _check_alpha(alpha)
-    delta = check_delta(delta)
+    n_arr = _valid_n(n)
+    cx = _valid_counts("count_x", count_x, n_arr)
+    cy = _valid_counts("count_y", count_y, n_arr)
+    alpha = _valid_alpha(alpha)
+    delta = valid_delta(delta)
     px_low, _ = clopper_pearson(cx, n_arr, alpha=alpha)
     _, py_high = clopper_pearson(cy, n_arr, alpha=alpha)
     num = np.asarray(px_low) - delta
@@ -189,10 +189,10 @@ def epsilon_point_estimate(count_x, count_y, n, *, delta=0.0):
     ``inf`` when count_y = 0 < count_x - delta n. Not a bound: it is above the true
     ln-ratio about half the time, which is why audits report :func:`epsilon_lower_bound`.
     """
-    n_arr = _check_n(n)
-    cx = _check_counts("count_x", count_x, n_arr)
-    cy = _check_counts("count_y", count_y, n_arr)
-    delta = check_delta(delta)
+    n_arr = _valid_n(n)
+    cx = _valid_counts("count_x", count_x, n_arr)
+    cy = _valid_counts("count_y", count_y, n_arr)
+    delta = valid_delta(delta)
     num = cx / n_arr - delta
     with np.errstate(divide="ignore", invalid="ignore"):
         est = np.where(num > 0, np.log(np.maximum(num, 1e-300) / (cy / n_arr)), 0.0)
@@ -208,9 +208,9 @@ def epsilon_interval(count_x, count_y, n, *, alpha=0.05, delta=0.0):
     narrows like 1/sqrt(n); notebook 11's audit panel draws it.
     """
     lower = epsilon_lower_bound(count_x, count_y, n, alpha=alpha, delta=delta)
-    n_arr = _check_n(n)
-    cx = _check_counts("count_x", count_x, n_arr)
-    cy = _check_counts("count_y", count_y, n_arr)
+    n_arr = _valid_n(n)
+    cx = _valid_counts("count_x", count_x, n_arr)
+    cy = _valid_counts("count_y", count_y, n_arr)
     _, px_high = clopper_pearson(cx, n_arr, alpha=alpha)
     py_low, _ = clopper_pearson(cy, n_arr, alpha=alpha)
     num = np.asarray(px_high) - delta
@@ -453,16 +453,16 @@ def audit(mechanism, x, y, *, n, alpha=0.05, delta=0.0, rng=None, claimed_epsilo
     if not callable(mechanism):
         raise TypeError(f"mechanism must be callable as mechanism(data, size, rng), got "
                         f"{type(mechanism).__name__}")
-    n = check_positive_int(n, "n", maximum=10 ** 9)
+    n = valid_positive_int(n, "n", maximum=10 ** 9)
     if n < 20:
         raise ValueError(f"n must be >= 20 runs per input, got {n}")
-    alpha = _check_alpha(alpha)
-    delta = check_delta(delta)
-    select_fraction = check_real("select_fraction", select_fraction, low=0.0, high=1.0,
+    alpha = _valid_alpha(alpha)
+    delta = valid_delta(delta)
+    select_fraction = valid_real(select_fraction, "select_fraction", low=0.0, high=1.0,
                                  low_open=True, high_open=True)
     if claimed_epsilon is not None:
-        claimed_epsilon = check_epsilon(claimed_epsilon, "claimed_epsilon")
-    rng = check_rng(rng)
+        claimed_epsilon = valid_epsilon(claimed_epsilon, "claimed_epsilon")
+    rng = valid_rng(rng)
     n_sel = min(max(int(round(select_fraction * n)), 10), n - 10)
     t0 = time.perf_counter()
     out_x = _run(mechanism, x, n, rng, "x")

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import special
 
-from ._checks import check_flag, check_positive_int, check_rng
+from ._validate import valid_flag, valid_positive_int, valid_rng
 from .audit import AuditResult, audit
 
 __all__ = ["ZooEntry", "ZOO", "audit_zoo", "audit_convergence_counts"]
@@ -244,11 +244,11 @@ def audit_zoo(names=None, *, n=None, alpha=None, rng=None, progress=False):
     """
     import pandas as pd
 
-    rng = check_rng(rng)
+    rng = valid_rng(rng)
     alpha = ZOO_ALPHA if alpha is None else alpha
     if names is not None and (isinstance(names, (str, bytes)) or not hasattr(names, "__iter__")):
         raise TypeError(f"names must be a list of zoo entries, got {names!r}")
-    check_flag(progress, "progress")
+    valid_flag(progress, "progress")
     names = list(ZOO) if names is None else list(names)
     for name in names:
         if name not in ZOO:
@@ -279,15 +279,15 @@ def audit_convergence_counts(names, grid, *, n_select=5_000, rng=None):
     ``grid`` (increasing run counts). Notebook 11's convergence panel draws
     :func:`epsilon_interval` from these counts.
     Returns name -> dict(event, numerator, grid, count_num, count_den)."""
-    grid = np.array([check_positive_int(g, "grid", maximum=10**7) for g in np.ravel(grid)], dtype=int)
+    grid = np.array([valid_positive_int(g, "grid", maximum=10**7) for g in np.ravel(grid)], dtype=int)
     if len(grid) == 0 or (np.diff(grid) <= 0).any():
         raise ValueError("grid must be increasing run counts >= 1")
-    n_select = check_positive_int(n_select, "n_select", maximum=10**7)
+    n_select = valid_positive_int(n_select, "n_select", maximum=10**7)
     unknown = [name for name in names if name not in ZOO]
     if unknown or isinstance(names, str):
         raise ValueError(f"names must be a list of ZOO entries, got {names!r}")
     n_max = int(grid[-1])
-    rng = check_rng(rng)
+    rng = valid_rng(rng)
     table = {}
     for name in names:
         entry = ZOO[name]

@@ -42,8 +42,8 @@ import math
 
 import numpy as np
 
-from ._checks import (check_delta, check_nonnegative_int, check_positive_int,
-                      check_range, check_real, check_rng, check_values)
+from ._validate import (valid_delta, valid_nonnegative_int, valid_positive_int,
+                      valid_range, valid_real, valid_rng, valid_values)
 
 __all__ = [
     "local_sensitivity_median",
@@ -60,13 +60,13 @@ __all__ = [
 
 def _epsilon(epsilon):
     """epsilon > 0 and at least 1e-100: below that every noise scale here overflows."""
-    return check_real("epsilon", epsilon, low=1e-100)
+    return valid_real(epsilon, "epsilon", low=1e-100)
 
 
 def _sorted_clamped(values, lower, upper):
     """Checked (lower, upper) and the sorted clamped values; n must be odd."""
-    lo, hi = check_range(lower, upper)
-    x = check_values("values", values)
+    lo, hi = valid_range(lower, upper)
+    x = valid_values(values, "values")
     if x.ndim != 1:
         raise ValueError(f"values must be one-dimensional, got shape {x.shape}")
     if x.size % 2 == 0:
@@ -111,9 +111,9 @@ def local_sensitivity_median(values, lower, upper, distance=0):
     """
     lo, hi, x = _sorted_clamped(values, lower, upper)
     if np.ndim(distance) == 0:
-        ks = np.asarray(check_nonnegative_int(distance, "distance"))
+        ks = np.asarray(valid_nonnegative_int(distance, "distance"))
     else:
-        ks = np.asarray([check_nonnegative_int(k, "distance") for k in np.ravel(distance)],
+        ks = np.asarray([valid_nonnegative_int(k, "distance") for k in np.ravel(distance)],
                         dtype=np.int64).reshape(np.shape(distance))
     padded, offset = _padded(x, lo, hi)
     m = (x.size + 1) // 2
@@ -128,7 +128,7 @@ def median_sensitivity_window(values, lower, upper, distance=0):
     0..k+1 that maximises it [NRS07, Prop. 3.4], with x_i = lower for i < 1 and upper for
     i > n (the window a panel shades). ``upper - lower`` apart once k > n."""
     lo, hi, x = _sorted_clamped(values, lower, upper)
-    k = check_nonnegative_int(distance, "distance")
+    k = valid_nonnegative_int(distance, "distance")
     k = min(k, x.size + 1)
     padded, offset = _padded(x, lo, hi)
     m = (x.size + 1) // 2
@@ -147,7 +147,7 @@ def smooth_sensitivity_median(values, lower, upper, beta):
     by k <= ln((upper - lower) / A(0)) / beta, beyond which no term can beat A(0).
     """
     lo, hi, x = _sorted_clamped(values, lower, upper)
-    beta = check_real("beta", beta, low=0.0, low_open=True)
+    beta = valid_real(beta, "beta", low=0.0, low_open=True)
     a = _all_local_sensitivities(x.tobytes(), lo, hi)
     k_max = a.size - 1
     if a[0] > 0:  # beyond this k, e^(-k beta) (upper - lower) < A(0): no larger term
@@ -176,7 +176,7 @@ def distance_to_instability(values, lower, upper, bound):
     one, so d + Lap(1/epsilon) is epsilon-DP [DL09; Dwork & Roth 2014, Sec. 7.3].
     """
     lo, hi, x = _sorted_clamped(values, lower, upper)
-    bound = check_real("bound", bound, low=0.0)
+    bound = valid_real(bound, "bound", low=0.0)
     if bound >= hi - lo:
         return math.inf
     padded, offset = _padded(x, lo, hi)
@@ -209,9 +209,9 @@ def ptr_median(values, lower, upper, epsilon, delta, *, proposed_bound, rng=None
     """
     lo, hi, x = _sorted_clamped(values, lower, upper)
     epsilon = _epsilon(epsilon)
-    delta = check_delta(delta, required=True)
-    bound = check_real("proposed_bound", proposed_bound, low=0.0, low_open=True, high=1e300)
-    rng = check_rng(rng)
+    delta = valid_delta(delta, required=True)
+    bound = valid_real(proposed_bound, "proposed_bound", low=0.0, low_open=True, high=1e300)
+    rng = valid_rng(rng)
     d = distance_to_instability(x, lo, hi, bound)
     if d + rng.laplace(0.0, 2.0 / epsilon) <= _ptr_threshold(epsilon, delta):
         return None
@@ -228,8 +228,8 @@ def ptr_answer_probability(values, lower, upper, epsilon, delta, *, proposed_bou
 
     lo, hi, x = _sorted_clamped(values, lower, upper)
     epsilon = _epsilon(epsilon)
-    delta = check_delta(delta, required=True)
-    bound = check_real("proposed_bound", proposed_bound, low=0.0, low_open=True, high=1e300)
+    delta = valid_delta(delta, required=True)
+    bound = valid_real(proposed_bound, "proposed_bound", low=0.0, low_open=True, high=1e300)
     d = distance_to_instability(x, lo, hi, bound)
     if math.isinf(d):
         return 1.0
@@ -239,7 +239,7 @@ def ptr_answer_probability(values, lower, upper, epsilon, delta, *, proposed_bou
 def smooth_beta(epsilon, delta):
     """beta = epsilon / (2 ln(2/delta)): the smoothing that Laplace noise admits [NRS07, Ex. 2]."""
     epsilon = _epsilon(epsilon)
-    delta = check_delta(delta, required=True)
+    delta = valid_delta(delta, required=True)
     return epsilon / (2.0 * math.log(2.0 / delta))
 
 
@@ -252,9 +252,9 @@ def smooth_median(values, lower, upper, epsilon, delta, *, rng=None, size=None):
     """
     lo, hi, x = _sorted_clamped(values, lower, upper)
     beta = smooth_beta(epsilon, delta)
-    rng = check_rng(rng)
+    rng = valid_rng(rng)
     if size is not None:
-        size = check_positive_int(size, "size", maximum=10**8)
+        size = valid_positive_int(size, "size", maximum=10**8)
     s = smooth_sensitivity_median(x, lo, hi, beta)
     noise = rng.laplace(0.0, 2.0 * s / float(epsilon), size=size)
     return x[x.size // 2] + noise
@@ -270,16 +270,16 @@ def sample_and_aggregate(values, statistic, lower, upper, epsilon, *, blocks, rn
     epsilon)). One substituted record changes one block, so one clamped answer, so the
     average by at most (upper - lower) / blocks: epsilon-DP whatever the statistic.
     """
-    x = check_values("values", values)
+    x = valid_values(values, "values")
     if not callable(statistic):
         raise TypeError(f"statistic must be callable, got {type(statistic).__name__}")
-    lo, hi = check_range(lower, upper)
+    lo, hi = valid_range(lower, upper)
     epsilon = _epsilon(epsilon)
-    blocks = check_positive_int(blocks, "blocks", maximum=max(1, len(x)))
-    rng = check_rng(rng)
+    blocks = valid_positive_int(blocks, "blocks", maximum=max(1, len(x)))
+    rng = valid_rng(rng)
     order = rng.permutation(len(x))
     answers = []
     for part in np.array_split(x[order], blocks):
-        answer = check_real("statistic's answer", statistic(part), allow_inf=True)
+        answer = valid_real(statistic(part), "statistic's answer", allow_inf=True)
         answers.append(min(max(answer, lo), hi))
     return float(np.mean(answers) + rng.laplace(0.0, (hi - lo) / (blocks * epsilon)))

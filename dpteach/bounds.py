@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from ._checks import (check_epsilon, check_positive_int, check_probability, check_real,
-                      check_sensitivity, check_values)
+from ._validate import (valid_epsilon, valid_positive_int, valid_probability, valid_real,
+                      valid_sensitivity, valid_values)
 
 __all__ = ["laplace_std", "laplace_tail", "laplace_accuracy", "exponential_utility_threshold"]
 
@@ -19,7 +19,7 @@ def laplace_std(scale) -> float:
     this formula: the panels, the comparison table and the averaging attack call it.
     Notebooks 02, 06 and 10.
     """
-    b = check_real("scale", scale, low=0.0, allow_inf=True)
+    b = valid_real(scale, "scale", low=0.0, allow_inf=True)
     return float(np.sqrt(2.0) * b)
 
 
@@ -28,8 +28,8 @@ def laplace_tail(scale, t):
 
     ``t`` may be an array. With t = k*b the chance is e^-k whatever b is. Notebook 06.
     """
-    b = check_real("scale", scale, low=0.0, low_open=True)
-    tt = check_values("t", t)
+    b = valid_real(scale, "scale", low=0.0, low_open=True)
+    tt = valid_values(t, "t")
     if (tt < 0).any():
         raise ValueError("t must be >= 0")
     out = np.exp(-tt / b)
@@ -38,8 +38,8 @@ def laplace_tail(scale, t):
 
 def laplace_accuracy(scale, beta) -> float:
     """The error t with Pr[|Lap(scale)| >= t] = beta, namely t = scale * ln(1/beta)."""
-    b = check_real("scale", scale, low=0.0, low_open=True)
-    beta = check_probability(beta, "beta", open_low=True, open_high=True)
+    b = valid_real(scale, "scale", low=0.0, low_open=True)
+    beta = valid_probability(beta, "beta", low_open=True, high_open=True)
     return float(b * np.log(1 / beta))
 
 
@@ -53,11 +53,11 @@ def exponential_utility_threshold(opt, sensitivity, epsilon, n_candidates, t, *,
     and the eye-colour example (|R| = 5) gives 9.22/eps where the slides print 7.4
     (a base-10 logarithm). Notebook 09.
     """
-    opt = check_real("opt", opt)
-    d = check_sensitivity(sensitivity, positive=True)
-    epsilon = check_epsilon(epsilon)
-    n = check_positive_int(n_candidates, "n_candidates")
-    n_opt = check_positive_int(n_optimal, "n_optimal", maximum=n)
-    t = check_real("t", t, low=0.0)
+    opt = valid_real(opt, "opt")
+    d = valid_sensitivity(sensitivity, positive=True)
+    epsilon = valid_epsilon(epsilon)
+    n = valid_positive_int(n_candidates, "n_candidates")
+    n_opt = valid_positive_int(n_optimal, "n_optimal", maximum=n)
+    t = valid_real(t, "t", low=0.0)
     # math.log takes Python ints of any size (n_candidates = 10**400 is fine)
     return float(opt - (2 * d / epsilon) * (math.log(n) - math.log(n_opt) + t))

@@ -22,8 +22,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._checks import (check_count, check_epsilon, check_noise_scale, check_probability, check_real,
-                      check_rng, check_range, check_size, check_values)
+from ._validate import (valid_count, valid_epsilon, valid_noise_scale, valid_probability, valid_real,
+                      valid_rng, valid_range, valid_size, valid_values)
 from .mechanisms import clamped_sum, exponential_mechanism, exponential_probabilities, laplace_mechanism
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
 
 def clip_range(lower, upper):
     """Check a clipping range: finite reals with lower < upper. Returns (lower, upper)."""
-    return check_range(lower, upper)
+    return valid_range(lower, upper)
 
 
 def clipped_mean_noise_scales(lower, upper, epsilon):
@@ -58,13 +58,13 @@ def clipped_mean_noise_scales(lower, upper, epsilon):
     float limit is refused, naming lower, upper and epsilon. Notebook 14.
     """
     lo, hi = clip_range(lower, upper)
-    epsilon = check_epsilon(epsilon)
+    epsilon = valid_epsilon(epsilon)
     with np.errstate(over="ignore"):
         b_sum = 2.0 * max(abs(lo), abs(hi)) / epsilon
         b_count = 2.0 / epsilon
     if b_sum > 0:
-        check_noise_scale(b_sum, "lower, upper or epsilon", "2 max(|lower|, |upper|) / epsilon")
-    check_noise_scale(b_count, "epsilon", "2 / epsilon (the count's)")
+        valid_noise_scale(b_sum, "lower, upper or epsilon", "2 max(|lower|, |upper|) / epsilon")
+    valid_noise_scale(b_count, "epsilon", "2 / epsilon (the count's)")
     return b_sum, b_count
 
 
@@ -79,12 +79,12 @@ def noisy_sum_and_count(values, lower, upper, epsilon, *, rng=None, size=None):
     add/remove neighbours each part is (epsilon/2)-DP, so the pair is epsilon-DP (basic
     composition, [DR14 Thm 3.14]). ``size`` draws that many independent pairs. Notebook 14.
     """
-    values = check_values("values", values, allow_empty=True)
+    values = valid_values(values, "values", allow_empty=True)
     lo, hi = clip_range(lower, upper)
-    epsilon = check_epsilon(epsilon)
+    epsilon = valid_epsilon(epsilon)
     clipped_mean_noise_scales(lo, hi, epsilon)       # both scales in the usable range
-    size = check_size(size, per_draw=2)
-    rng = check_rng(rng)
+    size = valid_size(size, per_draw=2)
+    rng = valid_rng(rng)
     noisy_sum = clamped_sum(values, lo, hi, epsilon / 2, rng=rng, size=size)
     noisy_count = laplace_mechanism(float(values.size), 1.0, epsilon / 2, rng=rng, size=size)
     return noisy_sum, noisy_count
@@ -125,11 +125,11 @@ def centred_clipped_mean(values, lower, upper, epsilon, *, rng=None, size=None):
     estimate = clip(c + sum~ / max(count~, 1), lower, upper) (post-processing). For
     [0, U] the sum's noise is halved. Notebook 14.
     """
-    values = check_values("values", values, allow_empty=True)
+    values = valid_values(values, "values", allow_empty=True)
     lo, hi = clip_range(lower, upper)
-    epsilon = check_epsilon(epsilon)
-    size = check_size(size)
-    rng = check_rng(rng)
+    epsilon = valid_epsilon(epsilon)
+    size = valid_size(size)
+    rng = valid_rng(rng)
     centre, half = (lo + hi) / 2.0, (hi - lo) / 2.0
     shifted = np.clip(values.ravel(), lo, hi) - centre
     noisy_sum = laplace_mechanism(float(shifted.sum()), half, epsilon / 2, rng=rng, size=size)
@@ -147,15 +147,15 @@ def known_n_mean(values, lower, upper, epsilon, *, rng=None, size=None):
     It is epsilon-DP under substitution neighbours only (a different guarantee from
     :func:`clipped_mean`'s add/remove), and it releases n. Notebook 14.
     """
-    values = check_values("values", values)
+    values = valid_values(values, "values")
     lo, hi = clip_range(lower, upper)
-    epsilon = check_epsilon(epsilon)
-    size = check_size(size)
-    rng = check_rng(rng)
+    epsilon = valid_epsilon(epsilon)
+    size = valid_size(size)
+    rng = valid_rng(rng)
     n = values.size
     if n == 0:
         raise ValueError("values must not be empty: the known-n mean divides by n")
-    check_noise_scale((hi - lo) / (n * epsilon), "epsilon", "(upper - lower) / (n epsilon)")
+    valid_noise_scale((hi - lo) / (n * epsilon), "epsilon", "(upper - lower) / (n epsilon)")
     mean = float(np.clip(values.ravel(), lo, hi).mean())
     return laplace_mechanism(mean, (hi - lo) / n, epsilon, rng=rng, size=size)
 
@@ -180,7 +180,7 @@ def clipped_mean_error(values, lower, upper, epsilon):
     14 compares it with simulation). ``values``: a non-empty array, every entry used;
     ``lower``, ``upper``: numbers. Returns a :class:`ClippedMeanError`. Notebook 14.
     """
-    values = check_values("values", values)       # not empty: a mean of no values has no error
+    values = valid_values(values, "values")       # not empty: a mean of no values has no error
     lo, hi = clip_range(lower, upper)
     b_sum, b_count = clipped_mean_noise_scales(lo, hi, epsilon)
     x = values.ravel()
@@ -220,10 +220,10 @@ def quantile_interval_probabilities(values, q, lower, upper, epsilon):
     which is the same formula; empty intervals get probability 0.
     Returns (edges, probabilities): n + 2 edges and n + 1 probabilities. Notebook 14.
     """
-    values = check_values("values", values, allow_empty=True)
-    q = check_probability(q, "q")
+    values = valid_values(values, "values", allow_empty=True)
+    q = valid_probability(q, "q")
     lo, hi = clip_range(lower, upper)
-    epsilon = _check_quantile_epsilon(epsilon)
+    epsilon = _valid_quantile_epsilon(epsilon)
     edges, lengths, scores = _quantile_scores(values, q, lo, hi)
     probs = np.zeros(lengths.size)
     pos = lengths > 0
@@ -243,12 +243,12 @@ def private_quantile(values, q, lower, upper, epsilon, *, rng=None, size=None):
     units. ``q`` in [0, 1] (0.5 is the median). ``size`` draws that many independent
     releases. Used in notebook 14 to choose a clipping bound privately.
     """
-    values = check_values("values", values, allow_empty=True)
-    q = check_probability(q, "q")
+    values = valid_values(values, "values", allow_empty=True)
+    q = valid_probability(q, "q")
     lo, hi = clip_range(lower, upper)
-    epsilon = _check_quantile_epsilon(epsilon)
-    size = check_size(size)
-    rng = check_rng(rng)
+    epsilon = _valid_quantile_epsilon(epsilon)
+    size = valid_size(size)
+    rng = valid_rng(rng)
     edges, lengths, scores = _quantile_scores(values, q, lo, hi)
     pos = np.flatnonzero(lengths > 0)
     idx = exponential_mechanism(pos, scores[pos] + (2.0 / epsilon) * np.log(lengths[pos]), 1.0,
@@ -259,9 +259,9 @@ def private_quantile(values, q, lower, upper, epsilon, *, rng=None, size=None):
     return out.item() if out.ndim == 0 else out
 
 
-def _check_quantile_epsilon(epsilon):
+def _valid_quantile_epsilon(epsilon):
     """epsilon > 0 with 2/epsilon finite (the scores carry (2/epsilon) ln(length))."""
-    epsilon = check_epsilon(epsilon)
+    epsilon = valid_epsilon(epsilon)
     if not np.isfinite(2.0 / epsilon) or epsilon < 1e-300:
         raise ValueError(f"epsilon must be >= 1e-300 for the quantile mechanism (its scores "
                          f"carry (2/epsilon) ln(length)), got {epsilon!r}")
@@ -275,11 +275,11 @@ def example_incomes(n=500, *, seed=14):
     Log-normal with median 35 and log-sd 0.8 (so a long right tail: a few incomes are
     ten times the median). Invented for notebook 14; not real data.
     """
-    n = check_count(n, "n")
-    rng = np.random.default_rng(_check_seed(seed))
+    n = valid_count(n, "n")
+    rng = np.random.default_rng(_valid_seed(seed))
     return np.round(rng.lognormal(np.log(35.0), 0.8, size=n), 1)
 
 
-def _check_seed(seed):
-    from ._checks import check_nonnegative_int
-    return check_nonnegative_int(seed, "seed")
+def _valid_seed(seed):
+    from ._validate import valid_nonnegative_int
+    return valid_nonnegative_int(seed, "seed")

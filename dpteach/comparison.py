@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from . import bounds, mechanisms
-from ._checks import (check_delta, check_epsilon, check_flag, check_nonnegative_int, check_positive_int,
-                      check_real, check_scores, check_sensitivity, check_values)
+from ._validate import (valid_delta, valid_epsilon, valid_flag, valid_nonnegative_int, valid_positive_int,
+                      valid_real, valid_scores, valid_sensitivity, valid_values)
 
 __all__ = ["MechanismCard", "MECHANISMS", "mechanism_table", "noise_std", "choose_mechanism",
            "Recommendation", "count_release_errors", "noisy_argmax_probabilities",
@@ -130,7 +130,7 @@ def mechanism_table(*, extended: bool = False) -> pd.DataFrame:
     ``extended=True`` report noisy max and randomized response are added. Transpose
     (``.T``) for the seed's layout (mechanisms as columns). Notebook 10.
     """
-    check_flag(extended, "extended")
+    valid_flag(extended, "extended")
     names = list(MECHANISMS) if extended else list(_SEED_ROWS)
     table = pd.DataFrame([MECHANISMS[n].row() for n in names], index=names)
     table.index.name = "mechanism"
@@ -147,21 +147,21 @@ def noise_std(mechanism: str, *, epsilon, l1_sensitivity=None, l2_sensitivity=No
     """
     if not isinstance(mechanism, str) or mechanism not in ("Laplace", "Gaussian"):
         raise ValueError(f"mechanism must be 'Laplace' or 'Gaussian', got {mechanism!r}")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, required=mechanism == "Gaussian")
-    check_flag(analytic, "analytic")
+    epsilon = valid_epsilon(epsilon)
+    delta = valid_delta(delta, required=mechanism == "Gaussian")
+    valid_flag(analytic, "analytic")
     if mechanism == "Laplace":
         if l1_sensitivity is None:
             raise ValueError("the Laplace mechanism needs l1_sensitivity")
-        l1 = check_sensitivity(l1_sensitivity, "l1_sensitivity")
+        l1 = valid_sensitivity(l1_sensitivity, "l1_sensitivity")
         if l2_sensitivity is not None:
-            check_sensitivity(l2_sensitivity, "l2_sensitivity")
+            valid_sensitivity(l2_sensitivity, "l2_sensitivity")
         return _finite_std(bounds.laplace_std(l1 / epsilon), "l1_sensitivity")
     if l2_sensitivity is None:
         raise ValueError("the Gaussian mechanism needs l2_sensitivity")
-    l2 = check_sensitivity(l2_sensitivity, "l2_sensitivity")
+    l2 = valid_sensitivity(l2_sensitivity, "l2_sensitivity")
     if l1_sensitivity is not None:
-        check_sensitivity(l1_sensitivity, "l1_sensitivity")
+        valid_sensitivity(l1_sensitivity, "l1_sensitivity")
     # sigma is proportional to the sensitivity: calibrate for 1, then scale
     return _finite_std(l2 * _gaussian_unit_sigma(epsilon, delta, bool(analytic)),
                        "l2_sensitivity")
@@ -218,14 +218,14 @@ def choose_mechanism(output, *, epsilon, delta=0.0, l1_sensitivity=None, l2_sens
     """
     if output not in _OUTPUTS:
         raise ValueError(f"output must be one of {_OUTPUTS}, got {output!r}")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
+    epsilon = valid_epsilon(epsilon)
+    delta = valid_delta(delta)
     if not isinstance(local, (bool, np.bool_)):
         raise TypeError(f"local must be True or False, got {local!r}")
     # every sensitivity given is checked, whether or not this output needs it
     for name, value in (("l1_sensitivity", l1_sensitivity), ("l2_sensitivity", l2_sensitivity)):
         if value is not None:
-            check_sensitivity(value, name, positive=True)
+            valid_sensitivity(value, name, positive=True)
     if local:
         if output != "binary":
             raise ValueError("local=True is supported for binary answers (randomized response)")
@@ -240,14 +240,14 @@ def choose_mechanism(output, *, epsilon, delta=0.0, l1_sensitivity=None, l2_sens
                               "it, so score each candidate and sample with exp(ε·u/(2Δu))", {})
     if l1_sensitivity is None:
         raise ValueError("a numeric release needs l1_sensitivity")
-    l1 = check_sensitivity(l1_sensitivity, "l1_sensitivity", positive=True)
+    l1 = valid_sensitivity(l1_sensitivity, "l1_sensitivity", positive=True)
     lap = noise_std("Laplace", epsilon=epsilon, l1_sensitivity=l1)
     if delta == 0:
         return Recommendation("Laplace", f"δ = 0 asks for pure ε-DP; Laplace noise std "
                                          f"{lap:.4g} per coordinate", {"Laplace": lap})
     if l2_sensitivity is None:
         raise ValueError("with delta > 0 the comparison needs l2_sensitivity as well")
-    l2 = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
+    l2 = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
     gau = noise_std("Gaussian", epsilon=epsilon, l2_sensitivity=l2, delta=delta)
     numbers = {"Laplace": lap, "Gaussian": gau}
     if gau < lap:
@@ -268,10 +268,10 @@ def count_release_errors(epsilon, *, delta=1e-5, count=50, n_max=100) -> dict:
 
     The three are computed exactly (no sampling). Notebook 10's comparison panel.
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, required=True)
-    n_max = check_positive_int(n_max, "n_max")
-    count = check_nonnegative_int(count, "count", maximum=n_max)
+    epsilon = valid_epsilon(epsilon)
+    delta = valid_delta(delta, required=True)
+    n_max = valid_positive_int(n_max, "n_max")
+    count = valid_nonnegative_int(count, "count", maximum=n_max)
     candidates = np.arange(n_max + 1)
     distance = np.abs(candidates - count)
     p = mechanisms.exponential_probabilities(-distance, 1.0, epsilon)
@@ -299,10 +299,10 @@ def noisy_argmax_probabilities(scores, scale) -> np.ndarray:
     """
     from scipy import integrate
 
-    u = check_scores(scores)
+    u = valid_scores(scores)
     if u.ndim != 1 or u.size < 1:
         raise ValueError(f"scores must be a 1-D list of at least one number, got {scores!r}")
-    b = check_real("scale", scale, low=0.0, low_open=True)
+    b = valid_real(scale, "scale", low=0.0, low_open=True)
     if not np.isfinite(60 * b) or not np.isfinite(np.ptp(u) / b):
         raise ValueError(f"scale must be between the scores' spread / 1e308 and 1e306, "
                          f"got {b!r}")
@@ -340,7 +340,7 @@ def classic_gaussian_epsilon_limit(delta) -> float:
     """
     from scipy import optimize
 
-    delta = check_delta(delta, required=True)
+    delta = valid_delta(delta, required=True)
 
     def log_ratio(eps):
         sigma = np.sqrt(2 * np.log(1.25 / delta)) / eps
@@ -362,7 +362,7 @@ def queries_noise(k, epsilon, delta, *, analytic=True):
     Laplace: sqrt(2) k / epsilon; Gaussian: sigma(sqrt(k), epsilon, delta). Returns
     (laplace_std, gaussian_std) as arrays over ``k``. Notebooks 08 and 10.
     """
-    k = check_values("k", k)
+    k = valid_values(k, "k")
     if (k < 1).any() or (k != np.round(k)).any():
         raise ValueError("k must hold whole numbers of queries >= 1")
     lap = k * bounds.laplace_std(mechanisms.laplace_scale(1.0, epsilon))

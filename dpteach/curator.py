@@ -18,7 +18,7 @@ import threading
 import numpy as np
 import pandas as pd
 
-from ._checks import check_delta, check_epsilon, check_range, check_real, check_rng
+from ._validate import valid_delta, valid_epsilon, valid_range, valid_real, valid_rng
 from .accounting import PrivacyAccountant
 from .mechanisms import laplace_mechanism
 
@@ -85,8 +85,8 @@ class Curator:
         if not isinstance(table, pd.DataFrame):
             raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
         self._table = table.copy()
-        self._accountant = PrivacyAccountant(check_epsilon(epsilon), check_delta(delta))
-        self._rng = check_rng(rng)
+        self._accountant = PrivacyAccountant(valid_epsilon(epsilon), valid_delta(delta))
+        self._rng = valid_rng(rng)
         self._charges: list[tuple] = []
         self._lock = threading.RLock()
 
@@ -122,9 +122,9 @@ class Curator:
         Sensitivity 1: adding or removing one person changes a count by at most 1
         [DR14 Example 3.1; seed 004, "S(counting) = 1"]. Units: people. Costs epsilon.
         """
-        eps = check_epsilon(epsilon)
+        eps = valid_epsilon(epsilon)
         _noise_scale(1.0, eps)                 # refuse an epsilon too small, before charging
-        self._check_where(where)
+        self._valid_where(where)
         with self._lock:
             self._charge(eps, "count")
             mask = self._mask(where, eps)
@@ -138,10 +138,10 @@ class Curator:
         one clipped value, which lies in [lower, upper] [DR14 3.3]. Units: the column's.
         Costs epsilon.
         """
-        eps = check_epsilon(epsilon)
+        eps = valid_epsilon(epsilon)
         lo, hi, sens = self._clip_args(column, lower, upper)
         _noise_scale(sens, eps)
-        self._check_where(where)
+        self._valid_where(where)
         with self._lock:
             self._charge(eps, f"sum({column})")
             total, _ = self._clipped_sum(column, lo, hi, where, eps)
@@ -155,12 +155,12 @@ class Curator:
         into [lower, upper] (the count is floored at 1). Post-processing costs no privacy
         [DR14 Prop. 2.1], so the mean costs epsilon in total.
         """
-        eps = check_epsilon(epsilon)
+        eps = valid_epsilon(epsilon)
         lo, hi, sens = self._clip_args(column, lower, upper)
         half = eps / 2.0
         _noise_scale(sens, half, "epsilon / 2")
         _noise_scale(1.0, half, "epsilon / 2")
-        self._check_where(where)
+        self._valid_where(where)
         with self._lock:
             self._charge(eps, f"mean({column})")
             total, mask = self._clipped_sum(column, lo, hi, where, eps)
@@ -177,9 +177,9 @@ class Curator:
         which leaves one bin and enters another.) Rows whose value is not one of the
         ``categories`` are counted nowhere. Costs epsilon for the whole histogram.
         """
-        eps = check_epsilon(epsilon)
+        eps = valid_epsilon(epsilon)
         _noise_scale(1.0, eps)
-        self._check_column(column)
+        self._valid_column(column)
         if isinstance(categories, (str, bytes)) or not hasattr(categories, "__iter__"):
             raise TypeError(f"categories must be a list of values, got {categories!r}")
         cats = list(categories)
@@ -191,7 +191,7 @@ class Curator:
             raise TypeError(f"categories must be hashable values, got {cats!r}") from None
         if not distinct:
             raise ValueError(f"categories must be distinct, got {cats!r}")
-        self._check_where(where)
+        self._valid_where(where)
         with self._lock:
             self._charge(eps, f"histogram({column})")
             mask = self._mask(where, eps)
@@ -208,7 +208,7 @@ class Curator:
         self._charges.append((eps, 0.0, label))
 
     # checks that do not look at the private rows (run before the charge)
-    def _check_column(self, column):
+    def _valid_column(self, column):
         try:
             known = column in self._table.columns
         except TypeError:   # an unhashable column name
@@ -216,15 +216,15 @@ class Curator:
         if not known:
             raise ValueError(f"column must be one of {list(self._table.columns)}, got {column!r}")
 
-    def _check_numeric(self, column):
-        self._check_column(column)
+    def _valid_numeric(self, column):
+        self._valid_column(column)
         dtype = self._table[column].dtype
         if dtype.kind not in "iuf":
             raise TypeError(f"column {column!r} must be numeric for a sum or mean, "
                             f"got dtype {dtype}")
 
     @staticmethod
-    def _check_where(where):
+    def _valid_where(where):
         if where is not None and not callable(where):
             raise TypeError("where must be a callable taking the table and returning a boolean "
                             f"mask, or None; got {type(where).__name__}")
@@ -232,8 +232,8 @@ class Curator:
     def _clip_args(self, column, lower, upper):
         """Checked (lower, upper) and the clipped sum's sensitivity max(|lower|, |upper|)
         [DR14 3.3], for sum and mean."""
-        lo, hi = check_range(lower, upper)
-        self._check_numeric(column)
+        lo, hi = valid_range(lower, upper)
+        self._valid_numeric(column)
         return lo, hi, max(abs(lo), abs(hi))
 
     # steps that look at the private rows (run after the charge; a failure keeps it)

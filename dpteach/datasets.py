@@ -156,13 +156,13 @@ def skewed_table(class_size=50, class_share=0.5, *, n=10_000, positives=100, oth
 
     import numpy as np
 
-    from ._checks import check_positive_int, check_probability
+    from ._validate import valid_positive_int, valid_probability
 
-    n = check_positive_int(n, "n", maximum=10 ** 7)
-    class_size = check_positive_int(class_size, "class_size", maximum=n - 1 if n > 1 else 1)
-    class_share = check_probability(class_share, "class_share")
-    positives = check_positive_int(positives, "positives", maximum=n)
-    other_size = check_positive_int(other_size, "other_size", maximum=n)
+    n = valid_positive_int(n, "n", maximum=10 ** 7)
+    class_size = valid_positive_int(class_size, "class_size", maximum=n - 1 if n > 1 else 1)
+    class_share = valid_probability(class_share, "class_share")
+    positives = valid_positive_int(positives, "positives", maximum=n)
+    other_size = valid_positive_int(other_size, "other_size", maximum=n)
     if n - class_size < 1:
         raise ValueError(f"class_size must be smaller than n = {n}, got {class_size}")
     x = int(min(round(class_share * class_size), positives))
@@ -228,10 +228,10 @@ def synthetic_patients(n: int = 1000, *, rng=None) -> pd.DataFrame:
     (integer thousands, 20-120). For benchmarks and the skewness demonstration."""
     import numpy as np
 
-    from ._checks import check_positive_int, check_rng
+    from ._validate import valid_positive_int, valid_rng
 
-    n = check_positive_int(n, "n", maximum=10 ** 7)
-    rng = check_rng(rng)
+    n = valid_positive_int(n, "n", maximum=10 ** 7)
+    rng = valid_rng(rng)
     areas = np.array([f"{z:05d}" for z in rng.choice(np.arange(10000, 99999), 20, replace=False)])
     zips = areas[rng.integers(0, 20, n)].astype(object)
     last = rng.integers(0, 10, n).astype(str).astype(object)
@@ -275,11 +275,11 @@ def secret_population(n=100, *, prevalence=0.3, rng=None) -> pd.DataFrame:
     gives the same population."""
     import numpy as np
 
-    from ._checks import check_positive_int, check_probability, check_rng
+    from ._validate import valid_positive_int, valid_probability, valid_rng
 
-    n = check_positive_int(n, "n", maximum=10 ** 7)
-    prevalence = check_probability(prevalence, "prevalence")
-    rng = check_rng(rng)
+    n = valid_positive_int(n, "n", maximum=10 ** 7)
+    prevalence = valid_probability(prevalence, "prevalence")
+    rng = valid_rng(rng)
     return pd.DataFrame({
         "id": np.arange(n),
         "Age": rng.integers(18, 91, n),

@@ -10,8 +10,8 @@ import numpy as np
 from scipy import special
 
 from . import mechanisms
-from ._checks import (check_bits, check_epsilon, check_probability, check_real, check_rng,
-                      check_sensitivity, check_values)
+from ._validate import (valid_bits, valid_epsilon, valid_probability, valid_real, valid_rng,
+                      valid_sensitivity, valid_values)
 
 __all__ = ["coin_flip_survey", "rr_standard_error", "posterior_bounds", "blip_distributions",
            "gaussian_loss_tail", "hockey_stick_divergence", "smallest_delta", "max_probability_ratio",
@@ -25,8 +25,8 @@ def coin_flip_survey(bits, *, rng=None):
     chances of any answer under the two true bits is (3/4)/(1/4) = 3: epsilon = ln 3
     [DR14 3.2]. Returns reported bits (int8 array, or an int for a single bit).
     """
-    b = check_bits(bits)
-    rng = check_rng(rng)
+    b = valid_bits(bits)
+    rng = valid_rng(rng)
     first = rng.random(b.shape) < 0.5
     second = (rng.random(b.shape) < 0.5).astype(np.int8)
     out = np.where(first, b, second).astype(np.int8)
@@ -46,7 +46,7 @@ def rr_standard_error(pi, n, epsilon):
     ``frequency=pi`` -- plus the sampling variance pi(1-pi)/n. ``n`` may be an array. It
     shrinks like 1/sqrt(n) and blows up as epsilon -> 0 (2p - 1 ~ epsilon/2). Notebook 04.
     """
-    pi = check_probability(pi, "pi")
+    pi = valid_probability(pi, "pi")
     n_arr = np.asarray(n)
     if n_arr.dtype.kind not in "iuf" or n_arr.size == 0 or not np.isfinite(n_arr).all() or \
             (n_arr < 1).any() or (n_arr != np.round(n_arr)).any():
@@ -66,10 +66,10 @@ def posterior_bounds(prior, epsilon):
     an array in [0, 1]. Randomized response meets the upper bound exactly when it
     reports "yes". Notebook 04.
     """
-    p = check_values("prior", prior)
+    p = valid_values(prior, "prior")
     if (p < 0).any() or (p > 1).any():
         raise ValueError(f"prior must be a probability in [0, 1], got {prior!r}")
-    e = check_epsilon(epsilon)
+    e = valid_epsilon(epsilon)
     logit = special.logit(np.clip(p, 1e-300, 1 - 1e-16))
     lo = np.where(p == 0, 0.0, np.where(p == 1, 1.0, special.expit(logit - e)))
     hi = np.where(p == 0, 0.0, np.where(p == 1, 1.0, special.expit(logit + e)))
@@ -92,12 +92,12 @@ def blip_distributions(epsilon, delta, *, gap=1.0, edges=None):
     Notebook 04.
     """
     from scipy import stats
-    e = check_epsilon(epsilon)
-    d = check_probability(delta, "delta", open_high=True)
-    gap = check_real("gap", gap)
+    e = valid_epsilon(epsilon)
+    d = valid_probability(delta, "delta", high_open=True)
+    gap = valid_real(gap, "gap")
     if edges is None:
         edges = np.linspace(-40, 41, 811)
-    edges = check_values("edges", edges)
+    edges = valid_values(edges, "edges")
     if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0):
         raise ValueError("edges must be an increasing 1-D array of at least two finite numbers")
     b = 1.0 / e
@@ -132,15 +132,15 @@ def gaussian_loss_tail(sigma, l2_sensitivity, epsilon) -> float:
     condition); the smallest delta, :func:`dpteach.gaussian_delta`, is smaller, because it
     subtracts e^eps Pr_x'[loss > epsilon]. ``epsilon`` >= 0. Notebooks 04 and 08.
     """
-    sigma = check_real("sigma", sigma, low=0.0, low_open=True)
-    d = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
-    e = check_real("epsilon", epsilon, low=0.0)
+    sigma = valid_real(sigma, "sigma", low=0.0, low_open=True)
+    d = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
+    e = valid_real(epsilon, "epsilon", low=0.0)
     return float(special.ndtr(d / (2 * sigma) - e * sigma / d))
 
 
 # -- the definition itself: how far apart two output distributions are (notebook 04)
 def _distribution(name, p):
-    arr = check_values(name, p)
+    arr = valid_values(p, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D vector of probabilities, got shape {arr.shape}")
     if (arr < 0).any():
@@ -165,7 +165,7 @@ def hockey_stick_divergence(p, q, epsilon) -> float:
     in both directions [DR14 Def. 2.4]. Notebook 04.
     """
     a, b = _two_distributions(p, q)
-    e = check_real("epsilon", epsilon, low=0.0)
+    e = valid_real(epsilon, "epsilon", low=0.0)
     with np.errstate(over="ignore"):
         scale = np.exp(e)                      # inf for a huge epsilon: then only q_i = 0 counts
     excess = np.where(b > 0, a - scale * np.where(b > 0, b, 1.0), a)

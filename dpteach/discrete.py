@@ -22,8 +22,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._checks import (check_epsilon, check_positive_int, check_rng, check_size, release_shape,
-                      check_values)
+from ._validate import (valid_epsilon, valid_positive_int, valid_rng, valid_size, release_shape,
+                      valid_values)
 
 __all__ = ["discrete_laplace_mechanism", "discrete_laplace_noise", "discrete_laplace_pmf",
            "epsilon_as_fraction", "discrete_gaussian_mechanism", "discrete_gaussian_noise",
@@ -42,9 +42,9 @@ def epsilon_as_fraction(epsilon) -> Fraction:
     privacy.
     """
     if isinstance(epsilon, Fraction):
-        check_epsilon(float(epsilon))
+        valid_epsilon(float(epsilon))
         return epsilon
-    eps = check_epsilon(epsilon)
+    eps = valid_epsilon(epsilon)
     frac = Fraction(repr(float(eps)))
     if frac.denominator > 10 ** 17:
         frac = Fraction(math.floor(frac * 2 ** 40), 2 ** 40)
@@ -196,10 +196,10 @@ def discrete_laplace_noise(sensitivity, epsilon, *, rng=None, size=None):
     P(Y = y) = (1 - q)/(1 + q) q^|y| with q = exp(-epsilon / sensitivity) [CKS20 Alg. 2].
     ``size=None`` returns a Python int, otherwise an int64 array of shape ``size``.
     """
-    sensitivity = check_positive_int(sensitivity, "sensitivity", maximum=_MAX_SENSITIVITY)
+    sensitivity = valid_positive_int(sensitivity, "sensitivity", maximum=_MAX_SENSITIVITY)
     t, s = _scale_fraction(sensitivity, epsilon)
-    size = check_size(size)
-    rng = check_rng(rng)
+    size = valid_size(size)
+    rng = valid_rng(rng)
     shape = () if size is None else (size if isinstance(size, tuple) else (size,))
     count = int(np.prod(shape)) if shape else 1
     draws = _discrete_laplace(t, s, count, rng).reshape(shape)
@@ -208,7 +208,7 @@ def discrete_laplace_noise(sensitivity, epsilon, *, rng=None, size=None):
 
 def _integer_values(value) -> np.ndarray:
     """The query's true answer as int64: integer-valued, |value| <= 2^53."""
-    arr = check_values("value", value)
+    arr = valid_values(value, "value")
     if np.any(arr != np.round(arr)):
         raise ValueError(f"value must be integer-valued (a count or a sum of integers), got {value!r}")
     if np.any(np.abs(arr) > 2.0 ** 53):
@@ -229,10 +229,10 @@ def discrete_laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=No
     Throughput: well over 10^5 draws per second. Notebook 11.
     """
     ints = _integer_values(value)
-    sensitivity = check_positive_int(sensitivity, "sensitivity", maximum=_MAX_SENSITIVITY)
+    sensitivity = valid_positive_int(sensitivity, "sensitivity", maximum=_MAX_SENSITIVITY)
     t, s = _scale_fraction(sensitivity, epsilon)
-    size = check_size(size)
-    rng = check_rng(rng)
+    size = valid_size(size)
+    rng = valid_rng(rng)
     shape = release_shape(size, ints.shape)
     count = int(np.prod(shape)) if shape else 1
     noise = _discrete_laplace(t, s, count, rng).reshape(shape)
@@ -242,9 +242,9 @@ def discrete_laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=No
 
 def discrete_laplace_pmf(k, sensitivity, epsilon):
     """P(Y = k) = (1 - q)/(1 + q) q^|k|, q = exp(-epsilon/sensitivity), for integer k."""
-    k = check_values("k", k)
-    sensitivity = check_positive_int(sensitivity, "sensitivity", maximum=_MAX_SENSITIVITY)
-    eps = check_epsilon(epsilon)
+    k = valid_values(k, "k")
+    sensitivity = valid_positive_int(sensitivity, "sensitivity", maximum=_MAX_SENSITIVITY)
+    eps = valid_epsilon(epsilon)
     q = math.exp(-eps / sensitivity)
     out = (1 - q) / (1 + q) * np.exp(-np.abs(k) * eps / sensitivity)
     out = np.where(k == np.round(k), out, 0.0)
@@ -258,8 +258,8 @@ def _sigma_squared(sigma) -> Fraction:
         if sigma <= 0 or sigma > 2 ** 52:
             raise ValueError(f"sigma must be in (0, 2^52], got {sigma}")
         return sigma * sigma
-    from ._checks import check_real
-    sig = check_real("sigma", sigma, low=0.0, high=2.0 ** 52, low_open=True)
+    from ._validate import valid_real
+    sig = valid_real(sigma, "sigma", low=0.0, high=2.0 ** 52, low_open=True)
     frac = Fraction(repr(float(sig)))
     return frac * frac
 
@@ -313,8 +313,8 @@ def discrete_gaussian_noise(sigma, *, rng=None, size=None):
     [CKS20 Corollary 9]. ``size=None`` gives a Python int.
     """
     sigma2 = _sigma_squared(sigma)
-    size = check_size(size)
-    rng = check_rng(rng)
+    size = valid_size(size)
+    rng = valid_rng(rng)
     shape = () if size is None else (size if isinstance(size, tuple) else (size,))
     count = int(np.prod(shape)) if shape else 1
     draws = _discrete_gaussian(sigma2, count, rng).reshape(shape)
@@ -331,8 +331,8 @@ def discrete_gaussian_mechanism(value, sigma, *, rng=None, size=None):
     """
     ints = _integer_values(value)
     sigma2 = _sigma_squared(sigma)
-    size = check_size(size)
-    rng = check_rng(rng)
+    size = valid_size(size)
+    rng = valid_rng(rng)
     shape = release_shape(size, ints.shape)
     count = int(np.prod(shape)) if shape else 1
     out = ints + _discrete_gaussian(sigma2, count, rng).reshape(shape)
@@ -344,9 +344,9 @@ def discrete_gaussian_pmf(k, sigma):
     integers. For sigma <= 10, Z is summed over |k| <= 40 sigma + 40; above, Z = sqrt(2 pi)
     sigma to double precision (Poisson summation: the relative correction
     2 sum_j exp(-2 pi^2 sigma^2 j^2) is below e^-1900)."""
-    from ._checks import check_real
-    k = check_values("k", k)
-    sig = check_real("sigma", sigma, low=0.0, low_open=True)
+    from ._validate import valid_real
+    k = valid_values(k, "k")
+    sig = valid_real(sigma, "sigma", low=0.0, low_open=True)
     if sig <= 10:
         half = int(40 * sig) + 40
         grid = np.arange(-half, half + 1)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ._checks import (check_delta, check_positive_int, check_real, check_rng, check_values)
+from ._validate import (valid_delta, valid_positive_int, valid_real, valid_rng, valid_values)
 
 __all__ = ["clip_gradients", "noisy_gradient_sum", "per_example_gradients", "logistic_loss",
            "predict", "accuracy", "dp_sgd", "DPSGDResult", "membership_inference",
@@ -53,10 +53,10 @@ _MAX_STEPS = 10 ** 6
 
 # -- the model -----------------------------------------------------------------------------
 def _data(X, y):
-    X = check_values("X", X)
+    X = valid_values(X, "X")
     if X.ndim != 2:
         raise ValueError(f"X must be a 2-d array (examples x features), got shape {X.shape}")
-    y = check_values("y", y)
+    y = valid_values(y, "y")
     if y.shape != (X.shape[0],):
         raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got shape "
                          f"{y.shape}")
@@ -66,7 +66,7 @@ def _data(X, y):
 
 
 def _weights(w, d, name="w"):
-    w = check_values(name, w)
+    w = valid_values(w, name)
     if w.shape != (d,):
         raise ValueError(f"{name} must have shape ({d},), got {w.shape}")
     return w
@@ -93,7 +93,7 @@ def _grads(w, X, y):
 
 def predict(w, X):
     """Predicted labels 1[x·w > 0] (probability σ(x·w) > 1/2). Notebook 18."""
-    X = check_values("X", X)
+    X = valid_values(X, "X")
     return (X @ _weights(w, X.shape[-1]) > 0).astype(int)
 
 
@@ -105,7 +105,7 @@ def accuracy(w, X, y):
 
 # -- the private step ------------------------------------------------------------------------
 def _clip(clip):
-    return check_real("clip", clip, low=0.0, low_open=True, allow_inf=True)
+    return valid_real(clip, "clip", low=0.0, low_open=True, allow_inf=True)
 
 
 def clip_gradients(per_example_grads, clip):
@@ -116,7 +116,7 @@ def clip_gradients(per_example_grads, clip):
     clipping, adding or removing one example moves the sum of the rows by at most C in
     L2: the sum has L2 sensitivity C (Abadi et al. 2016, Section 3.1). Notebook 18.
     """
-    g = check_values("per_example_grads", per_example_grads, allow_empty=True)
+    g = valid_values(per_example_grads, "per_example_grads", allow_empty=True)
     if g.ndim != 2:
         raise ValueError(f"per_example_grads must be 2-d (examples x parameters), got shape "
                          f"{g.shape}")
@@ -145,15 +145,15 @@ def noisy_gradient_sum(per_example_grads, clip, noise_multiplier, *, rng=None):
     sensitivity C (Abadi et al. 2016, Algorithm 1). σ = 0 adds no noise (no privacy);
     σ > 0 needs a finite C. Returns a vector of length d. Notebook 18.
     """
-    g = check_values("per_example_grads", per_example_grads, allow_empty=True)
+    g = valid_values(per_example_grads, "per_example_grads", allow_empty=True)
     if g.ndim != 2:
         raise ValueError(f"per_example_grads must be 2-d (examples x parameters), got shape "
                          f"{g.shape}")
     c = _clip(clip)
-    sigma = check_real("noise_multiplier", noise_multiplier, low=0.0)
+    sigma = valid_real(noise_multiplier, "noise_multiplier", low=0.0)
     if sigma > 0 and np.isinf(c):
         raise ValueError("clip must be finite when noise_multiplier > 0 (the noise is σ·C)")
-    rng = check_rng(rng)
+    rng = valid_rng(rng)
     total = _clip_rows(g, c).sum(axis=0)
     if sigma > 0:
         total = total + rng.normal(0.0, sigma * c, size=total.shape)
@@ -209,9 +209,9 @@ def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, r
     """
     X, y = _data(X, y)
     n, d = X.shape
-    epochs, q, c, sigma, eta, delta = _check_training(epochs, batch_rate, clip, noise_multiplier,
+    epochs, q, c, sigma, eta, delta = _valid_training(epochs, batch_rate, clip, noise_multiplier,
                                                       learning_rate, delta, accountant)
-    rng = check_rng(rng)
+    rng = valid_rng(rng)
     steps_per_epoch = max(1, int(round(1.0 / q)))
     w = np.zeros(d) if w0 is None else _weights(w0, d, "w0").copy()
     if sigma > 0 and accountant is None:
@@ -245,12 +245,12 @@ def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, r
                        np.array(history), delta, q, sigma, c)
 
 
-def _check_training(epochs, batch_rate, clip, noise_multiplier, learning_rate, delta, accountant):
+def _valid_training(epochs, batch_rate, clip, noise_multiplier, learning_rate, delta, accountant):
     """Every training parameter of :func:`dp_sgd`, checked before any work or draw."""
-    epochs = check_positive_int(epochs, "epochs", maximum=100_000)
-    q = check_real("batch_rate", batch_rate, low=0.0, high=1.0, low_open=True)
+    epochs = valid_positive_int(epochs, "epochs", maximum=100_000)
+    q = valid_real(batch_rate, "batch_rate", low=0.0, high=1.0, low_open=True)
     c = _clip(clip)
-    sigma = check_real("noise_multiplier", noise_multiplier, low=0.0, high=1e150)
+    sigma = valid_real(noise_multiplier, "noise_multiplier", low=0.0, high=1e150)
     if 0 < sigma < 1e-150:
         raise ValueError(f"noise_multiplier must be 0 (no noise) or in [1e-150, 1e150] (the "
                          f"accountant's RDP grows like 1/noise_multiplier^2), got {sigma!r}")
@@ -259,8 +259,8 @@ def _check_training(epochs, batch_rate, clip, noise_multiplier, learning_rate, d
     if sigma * c > 1e300:
         raise ValueError(f"noise_multiplier * clip must be <= 1e300 (the noise's standard "
                          f"deviation), got noise_multiplier={sigma!r}, clip={c!r}")
-    eta = check_real("learning_rate", learning_rate, low=0.0, low_open=True, high=1e6)
-    delta = check_delta(delta, required=True)
+    eta = valid_real(learning_rate, "learning_rate", low=0.0, low_open=True, high=1e6)
+    delta = valid_delta(delta, required=True)
     if accountant is not None and not (callable(getattr(accountant, "compose_gaussian", None))
                                        and callable(getattr(accountant, "epsilon", None))):
         raise TypeError(f"accountant must be an RDPAccountant (with compose_gaussian and "
@@ -301,12 +301,12 @@ def membership_inference(member_losses, nonmember_losses, thresholds=None):
     :func:`dpteach.tradeoff_curve` (Kairouz, Oh & Viswanath 2015), up to sampling error.
     Notebook 18.
     """
-    m = np.sort(check_values("member_losses", member_losses).ravel())
-    o = np.sort(check_values("nonmember_losses", nonmember_losses).ravel())
+    m = np.sort(valid_values(member_losses, "member_losses").ravel())
+    o = np.sort(valid_values(nonmember_losses, "nonmember_losses").ravel())
     if thresholds is None:
         t = np.concatenate([[-np.inf], np.unique(np.concatenate([m, o])), [np.inf]])
     else:
-        t = np.sort(check_values("thresholds", thresholds, allow_inf=True).ravel())
+        t = np.sort(valid_values(thresholds, "thresholds", allow_inf=True).ravel())
     alpha = np.searchsorted(o, t, side="right") / o.size
     beta = 1.0 - np.searchsorted(m, t, side="right") / m.size
     return alpha, beta, t
@@ -325,13 +325,13 @@ def make_overfit_data(n_train=300, n_test=1000, d=1500, *, informative=5, signal
     loss gap a membership attack reads. Returns (X_train, y_train, X_test, y_test)
     (``n_test`` fresh examples from the same distribution). Notebook 18.
     """
-    n_train = check_positive_int(n_train, "n_train", maximum=10**6)
-    n_test = check_positive_int(n_test, "n_test", maximum=10**7)
-    d = check_positive_int(d, "d", maximum=10**5)
-    informative = check_positive_int(informative, "informative", maximum=d)
-    signal = check_real("signal", signal, low=0.0, high=1e100)
-    noise_scale = check_real("noise_scale", noise_scale, low=0.0, high=1e100)
-    rng = check_rng(rng)
+    n_train = valid_positive_int(n_train, "n_train", maximum=10**6)
+    n_test = valid_positive_int(n_test, "n_test", maximum=10**7)
+    d = valid_positive_int(d, "d", maximum=10**5)
+    informative = valid_positive_int(informative, "informative", maximum=d)
+    signal = valid_real(signal, "signal", low=0.0, high=1e100)
+    noise_scale = valid_real(noise_scale, "noise_scale", low=0.0, high=1e100)
+    rng = valid_rng(rng)
     n = n_train + n_test
     X = rng.normal(0.0, 1.0, size=(n, d))
     X[:, informative:] *= noise_scale
@@ -356,9 +356,9 @@ def membership_game(X, y, *, rng=None, **training):
     args = inspect.signature(dp_sgd).bind(X, y, **training)
     args.apply_defaults()
     a = args.arguments
-    _check_training(a["epochs"], a["batch_rate"], a["clip"], a["noise_multiplier"],
+    _valid_training(a["epochs"], a["batch_rate"], a["clip"], a["noise_multiplier"],
                     a["learning_rate"], a["delta"], a["accountant"])
-    rng = check_rng(rng)
+    rng = valid_rng(rng)
     joined = rng.random(X.shape[0]) < 0.5
     if joined.sum() < 2 or (~joined).sum() < 1:
         raise ValueError("the pool (X, y) is too small for the game: give it at least 4 examples")

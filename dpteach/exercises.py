@@ -59,11 +59,11 @@ def check_number(found, expected, *, name="answer", rel=1e-3, abs_tol=1e-9, hint
     ``abs_tol`` finite and >= 0 (instructor parameters: a bad one raises ValueError or
     TypeError naming it); a student's ``found`` that is not a number, NaN, infinite or
     beyond the float range fails with a message instead."""
-    from ._checks import check_real
+    from ._validate import valid_real
 
-    expected = check_real("expected", expected)
-    rel = check_real("rel", rel, low=0.0)
-    abs_tol = check_real("abs_tol", abs_tol, low=0.0)
+    expected = valid_real(expected, "expected")
+    rel = valid_real(rel, "rel", low=0.0)
+    abs_tol = valid_real(abs_tol, "abs_tol", low=0.0)
     if _unsolved(found):
         return _not_solved(name)
     try:
@@ -150,12 +150,12 @@ def check_mechanism(student_fn, *, sensitivity, epsilon, value=10.0, n=None, alp
     "biased", "truncated", "distribution", "rng", "too_slow", "error", "type",
     "not_finite", "unsolved". Notebook A3 (notebooks/solutions/).
     """
-    from ._checks import check_epsilon, check_real, check_rng, check_sensitivity
+    from ._validate import valid_epsilon, valid_real, valid_rng, valid_sensitivity
 
-    sensitivity = check_sensitivity(sensitivity, positive=True)
-    epsilon = check_epsilon(epsilon)
-    value = check_real("value", value)
-    rng = check_rng(rng)
+    sensitivity = valid_sensitivity(sensitivity, positive=True)
+    epsilon = valid_epsilon(epsilon)
+    value = valid_real(value, "value")
+    rng = valid_rng(rng)
     request = mechanism_request(rng, sensitivity=sensitivity, epsilon=epsilon, value=value,
                                 n=n, alpha=alpha, seconds=seconds, max_seconds=max_seconds)
     data = mechanism_collect(student_fn, request)
@@ -178,20 +178,20 @@ def check_exponential_probabilities(student_fn, *, scores, sensitivity, epsilon,
     :func:`dpteach.mechanisms.exponential_probabilities` (to 1e-9) and sum to 1.
     Notebook A5.
     """
-    from ._checks import check_epsilon, check_positive_int, check_rng, check_scores, \
-        check_sensitivity
+    from ._validate import valid_epsilon, valid_positive_int, valid_rng, valid_scores, \
+        valid_sensitivity
     from .mechanisms import exponential_probabilities
 
-    u = check_scores(scores)
-    d = check_sensitivity(sensitivity, positive=True)
-    epsilon = check_epsilon(epsilon)
-    n_pairs = check_positive_int(n_pairs, "n_pairs")
+    u = valid_scores(scores)
+    d = valid_sensitivity(sensitivity, positive=True)
+    epsilon = valid_epsilon(epsilon)
+    n_pairs = valid_positive_int(n_pairs, "n_pairs")
     if _unsolved(student_fn):
         return _not_solved(name)
     if not callable(student_fn):
         return _fail(name, "expected a function probabilities(scores, sensitivity, epsilon), "
                            f"found {type(student_fn).__name__}.", "type")
-    rng = check_rng(rng)
+    rng = valid_rng(rng)
 
     def probs(v):
         try:
@@ -301,14 +301,14 @@ def _short(records):
 # ------------------------------------------------------------------ attacks
 def check_reconstruction(bits, truth, min_fraction, *, name="reconstruction"):
     """Did an attack recover at least ``min_fraction`` of the secret bits? Notebook A2."""
-    from ._checks import check_bits, check_probability
+    from ._validate import valid_bits, valid_probability
 
-    min_fraction = check_probability(min_fraction, "min_fraction")
+    min_fraction = valid_probability(min_fraction, "min_fraction")
     if _unsolved(bits):
         return _not_solved(name)
-    truth = check_bits(truth, "truth")
+    truth = valid_bits(truth, "truth")
     try:
-        guess = check_bits(bits, "bits")
+        guess = valid_bits(bits, "bits")
     except (TypeError, ValueError) as exc:
         return _fail(name, f"expected a 0/1 array, found something else ({exc}).", "type")
     if guess.shape != truth.shape:
@@ -329,10 +329,10 @@ def check_budget_respected(curator, *, max_epsilon, name="budget"):
     """Is ``curator`` a :class:`~dpteach.curator.Curator` whose total budget is at most
     ``max_epsilon``, which has not overspent, and which refuses a query beyond what
     remains? (The defence in notebook A4.)"""
-    from ._checks import check_epsilon
+    from ._validate import valid_epsilon
     from .curator import Curator
 
-    max_epsilon = check_epsilon(max_epsilon, "max_epsilon")
+    max_epsilon = valid_epsilon(max_epsilon, "max_epsilon")
     if _unsolved(curator):
         return _not_solved(name)
     if not isinstance(curator, Curator):
@@ -397,11 +397,11 @@ def check_fraction_at_most(found, bound, n, *, name="fraction", alpha=ALPHA):
     from probability ``bound``. Used to verify a tail bound empirically (notebook A5)."""
     from scipy import stats
 
-    from ._checks import check_positive_int, check_probability
+    from ._validate import valid_positive_int, valid_probability
 
-    bound = check_probability(bound, "bound")
-    n = check_positive_int(n, "n", maximum=_MAX_TRIALS)
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    bound = valid_probability(bound, "bound")
+    n = valid_positive_int(n, "n", maximum=_MAX_TRIALS)
+    alpha = valid_probability(alpha, "alpha", low_open=True, high_open=True)
     if _unsolved(found):
         return _not_solved(name)
     try:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import bounds, datasets, mechanisms
-from ._checks import (check_epsilon, check_flag, check_positive_int, check_real, check_scores,
-                      check_sensitivity, check_values)
+from ._validate import (valid_epsilon, valid_flag, valid_positive_int, valid_real, valid_scores,
+                      valid_sensitivity, valid_values)
 
 _MAX_CANDIDATES = 10 ** 7     # tied_scores builds an array of this many floats at most
 _MAX_DRAWS = 10 ** 7
@@ -39,14 +39,14 @@ def log_ratio(scores, neighbour_scores, sensitivity, epsilon, *, half=True):
     ``scores`` are u(D, .), ``neighbour_scores`` u(D', .); ``half=False`` uses seed 000's
     form without the 1/2.
     """
-    u = check_scores(scores)
-    v = check_scores(neighbour_scores, "neighbour_scores")
+    u = valid_scores(scores)
+    v = valid_scores(neighbour_scores, "neighbour_scores")
     if u.shape != v.shape:
         raise ValueError(f"neighbour_scores must have one score per candidate ({u.size}), "
                          f"got {v.size}")
-    d = check_sensitivity(sensitivity, positive=True)
-    e = check_epsilon(epsilon)
-    half = check_flag(half, "half")
+    d = valid_sensitivity(sensitivity, positive=True)
+    e = valid_epsilon(epsilon)
+    half = valid_flag(half, "half")
     with np.errstate(divide="ignore"):
         return np.log(_probabilities(u, d, e, half)) - np.log(_probabilities(v, d, e, half))
 
@@ -61,10 +61,10 @@ def worst_case_log_ratio(scores, sensitivity, epsilon, *, half=True) -> float:
     without it, it tends to 2 epsilon when the other candidates dominate (seed 000's
     "2 epsilon-differentially private").
     """
-    u = check_scores(scores)
-    d = check_sensitivity(sensitivity, positive=True)
-    check_epsilon(epsilon)
-    half = check_flag(half, "half")
+    u = valid_scores(scores)
+    d = valid_sensitivity(sensitivity, positive=True)
+    valid_epsilon(epsilon)
+    half = valid_flag(half, "half")
     worst = 0.0
     for r in range(u.size):
         step = np.full(u.shape, d)
@@ -78,9 +78,9 @@ def worst_case_log_ratio(scores, sensitivity, epsilon, *, half=True) -> float:
 def tied_scores(n_candidates, gap, *, opt=0.0):
     """One optimal candidate scoring ``opt`` and n_candidates - 1 tied at opt - gap
     (at most 10^7 candidates)."""
-    n = check_positive_int(n_candidates, "n_candidates", maximum=_MAX_CANDIDATES)
-    g = check_real("gap", gap)
-    top = check_real("opt", opt)
+    n = valid_positive_int(n_candidates, "n_candidates", maximum=_MAX_CANDIDATES)
+    g = valid_real(gap, "gap")
+    top = valid_real(opt, "opt")
     if not np.isfinite(top - g):
         raise ValueError(f"opt - gap must be finite, got opt={top:g}, gap={g:g}")
     u = np.full(n, top - g)
@@ -96,13 +96,13 @@ def utility_tail(scores, sensitivity, epsilon, t_grid, *, n_draws=20_000, rng=No
     |R_OPT| counted from the scores. The utility theorem says each entry is at most e^-t.
     Returns (empirical, thresholds).
     """
-    u = check_scores(scores)
-    check_sensitivity(sensitivity, positive=True)
-    check_epsilon(epsilon)
-    t = check_values("t_grid", t_grid)
+    u = valid_scores(scores)
+    valid_sensitivity(sensitivity, positive=True)
+    valid_epsilon(epsilon)
+    t = valid_values(t_grid, "t_grid")
     if (t < 0).any():
         raise ValueError("t_grid must hold values t >= 0")
-    n_draws = check_positive_int(n_draws, "n_draws", maximum=_MAX_DRAWS)
+    n_draws = valid_positive_int(n_draws, "n_draws", maximum=_MAX_DRAWS)
     opt = u.max()
     n_opt = int((u == opt).sum())
     draws = mechanisms.exponential_mechanism(u, u, sensitivity, epsilon, rng=rng, size=n_draws)
@@ -115,7 +115,7 @@ def utility_tail(scores, sensitivity, epsilon, t_grid, *, n_draws=20_000, rng=No
 
 def price_grid(top=5.0):
     """Posted prices $0.01, $0.02, ..., ``top`` (whole cents; $0.01 <= top <= $100,000)."""
-    top = check_real("top", top, low=0.01, high=1e5)
+    top = valid_real(top, "top", low=0.01, high=1e5)
     return np.arange(1, int(round(top * 100)) + 1) / 100
 
 
@@ -127,8 +127,8 @@ def posted_price_revenue(valuations, prices):
     compared in whole cents, so $4.01 against $4.01 is a sale despite floating point.
     Seed 004's apple market (:func:`dpteach.datasets.apple_buyers`); notebook 09.
     """
-    v = np.round(check_values("valuations", valuations).ravel() * 100).astype(np.int64)
-    p = check_values("prices", prices)
+    v = np.round(valid_values(valuations, "valuations").ravel() * 100).astype(np.int64)
+    p = valid_values(prices, "prices")
     if (p < 0).any() or (v < 0).any():
         raise ValueError("prices and valuations must be >= 0")
     cents = np.round(p * 100).astype(np.int64)
@@ -148,9 +148,9 @@ def apple_outputs(epsilon, *, copies=1, prices=None):
     price; mass that falls outside the grid sells nothing and is reported as ``lost``),
     and the expected revenue of each.
     """
-    copies = check_positive_int(copies, "copies", maximum=10 ** 5)
-    epsilon = check_epsilon(epsilon)
-    prices = price_grid() if prices is None else check_values("prices", prices)
+    copies = valid_positive_int(copies, "copies", maximum=10 ** 5)
+    epsilon = valid_epsilon(epsilon)
+    prices = price_grid() if prices is None else valid_values(prices, "prices")
     if prices.ndim != 1 or (prices <= 0).any():
         raise ValueError("prices must be a 1-D list of positive prices")
     values = np.tile(datasets.apple_buyers()["Valuation ($)"].to_numpy(), copies)

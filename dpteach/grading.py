@@ -58,7 +58,7 @@ import nbformat
 import numpy as np
 
 from . import _sandbox, assignments
-from ._checks import check_real
+from ._validate import valid_real
 # the kernel (run inside the sandbox by _grade_runner) and the report writing live in
 # private modules; their names stay importable from here
 from ._grade_kernel import _COLLECT, _Kernel, _code_cells, _run_cells  # noqa: F401
@@ -193,8 +193,8 @@ def _verdict(task, result_path, request, truth, notes=()) -> tuple:
 def _check_timeouts(timeout, task_timeout):
     """Both limits in seconds, > 0 and finite (NaN, inf, bools and strings refused,
     naming the parameter): a NaN limit would never expire."""
-    return (check_real("timeout", timeout, low=0.0, low_open=True),
-            check_real("task_timeout", task_timeout, low=0.0, low_open=True))
+    return (valid_real(timeout, "timeout", low=0.0, low_open=True),
+            valid_real(task_timeout, "task_timeout", low=0.0, low_open=True))
 
 
 class SandboxUnavailable(RuntimeError):

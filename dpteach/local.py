@@ -32,8 +32,8 @@ import math
 
 import numpy as np
 
-from ._checks import (check_bits, check_epsilon, check_flag, check_nonnegative_int, check_positive_int,
-                      check_real, check_rng, check_size, check_values)
+from ._validate import (valid_bits, valid_epsilon, valid_flag, valid_nonnegative_int, valid_positive_int,
+                      valid_real, valid_rng, valid_size, valid_values)
 from .mechanisms import laplace_mechanism, randomized_response
 
 __all__ = [
@@ -72,8 +72,8 @@ _MAX_K = 10**6
 _MAX_N = 10**15          # people: every count below it is an exact float
 
 
-def _check_k(k, *, minimum=2):
-    k = check_positive_int(k, "k", maximum=_MAX_K)
+def _valid_k(k, *, minimum=2):
+    k = valid_positive_int(k, "k", maximum=_MAX_K)
     if k < minimum:
         raise ValueError(f"k must be an integer >= {minimum} (the number of categories), got {k}")
     return k
@@ -84,23 +84,23 @@ def _check_k(k, *, minimum=2):
 _MIN_EPSILON = 1e-100
 
 
-def _check_local_epsilon(epsilon):
+def _valid_local_epsilon(epsilon):
     """epsilon in [1e-100, inf): smaller ones make p - q, the estimates' divisor, vanish."""
-    epsilon = check_epsilon(epsilon)
+    epsilon = valid_epsilon(epsilon)
     if epsilon < _MIN_EPSILON:
         raise ValueError(f"epsilon must be >= {_MIN_EPSILON:g} in the local model (the estimates "
                          f"divide by p - q, about epsilon / k), got {epsilon!r}")
     return epsilon
 
 
-def _check_mechanism(mechanism):
+def _valid_mechanism(mechanism):
     if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {sorted(MECHANISMS)}, got {mechanism!r}")
     return mechanism
 
 
-def _check_categories(values, k, name="values"):
-    arr = check_values(name, values)
+def _valid_categories(values, k, name="values"):
+    arr = valid_values(values, name)
     if np.any(arr != np.floor(arr)) or np.any(arr < 0) or np.any(arr > k - 1):
         bad = arr[(arr != np.floor(arr)) | (arr < 0) | (arr > k - 1)].flat[0]
         raise ValueError(f"{name} must be category indices 0..{k - 1} (k = {k}), got {bad!r}")
@@ -116,8 +116,8 @@ def k_randomized_response_keep_probability(k, epsilon) -> float:
     category is reported with q = (1 - p) / (k - 1) = 1 / (e^eps + k - 1), so p / q = e^eps
     [Wang et al. 2017, section 4.1 ("direct encoding")]. Notebook 17.
     """
-    k = _check_k(k)
-    epsilon = _check_local_epsilon(epsilon)
+    k = _valid_k(k)
+    epsilon = _valid_local_epsilon(epsilon)
     return float(1.0 / (1.0 + (k - 1) * np.exp(-epsilon)))
 
 
@@ -133,10 +133,10 @@ def k_randomized_response_probabilities(k, epsilon) -> np.ndarray:
     Every row sums to one; every column's largest over smallest entry is p / q = e^eps,
     which is the mechanism's exact local epsilon (:func:`local_epsilon`). Notebook 17.
     """
-    k = _check_k(k)
+    k = _valid_k(k)
     if k > 10 ** 4:
         raise ValueError(f"k must be <= 10000 for the k x k matrix (10^8 entries), got {k}")
-    p, q = _krr_pq(k, _check_local_epsilon(epsilon))
+    p, q = _krr_pq(k, _valid_local_epsilon(epsilon))
     P = np.full((k, k), q)
     np.fill_diagonal(P, p)
     return P
@@ -151,10 +151,10 @@ def k_randomized_response(values, k, epsilon, *, rng=None):
     than under another (p / q = e^eps). For k = 2 this calls the binary
     :func:`dpteach.randomized_response` of notebook 04. Notebook 17.
     """
-    k = _check_k(k)
-    v = _check_categories(values, k)
-    epsilon = _check_local_epsilon(epsilon)
-    rng = check_rng(rng)
+    k = _valid_k(k)
+    v = _valid_categories(values, k)
+    epsilon = _valid_local_epsilon(epsilon)
+    rng = valid_rng(rng)
     if k == 2:
         out = np.asarray(randomized_response(v, epsilon, rng=rng)).astype(np.int64)
     else:
@@ -175,9 +175,9 @@ def k_randomized_response_estimate(reports, k, epsilon) -> np.ndarray:
     :func:`local_variance` with ``mechanism="krr"``. For k = 2, f_hat_1 equals
     :func:`dpteach.randomized_response_estimate`. Notebook 17.
     """
-    k = _check_k(k)
-    r = _check_categories(reports, k, "reports").ravel()
-    epsilon = _check_local_epsilon(epsilon)
+    k = _valid_k(k)
+    r = _valid_categories(reports, k, "reports").ravel()
+    epsilon = _valid_local_epsilon(epsilon)
     counts = np.bincount(r, minlength=k)
     return estimate_from_counts(counts, r.size, k, epsilon, mechanism="krr")
 
@@ -192,8 +192,8 @@ def unary_encoding_probabilities(epsilon, *, optimized=True) -> tuple[float, flo
     q = 1 / (e^eps + 1), chosen to minimise the estimator's variance. In both,
     p (1 - q) / ((1 - p) q) = e^eps. Notebook 17.
     """
-    epsilon = _check_local_epsilon(epsilon)
-    optimized = check_flag(optimized, "optimized")
+    epsilon = _valid_local_epsilon(epsilon)
+    optimized = valid_flag(optimized, "optimized")
     if optimized:
         return 0.5, float(1.0 / (1.0 + np.exp(epsilon))) if epsilon < 700 else 0.0
     p = float(1.0 / (1.0 + np.exp(-epsilon / 2)))
@@ -210,11 +210,11 @@ def unary_encoding(values, k, epsilon, *, optimized=True, rng=None) -> np.ndarra
     one-hot vector (the basic one-time RAPPOR, Erlingsson, Pihur & Korolova 2014).
     Notebook 17.
     """
-    k = _check_k(k)
-    v = _check_categories(values, k)
-    epsilon = _check_local_epsilon(epsilon)
-    optimized = check_flag(optimized, "optimized")
-    rng = check_rng(rng)
+    k = _valid_k(k)
+    v = _valid_categories(values, k)
+    epsilon = _valid_local_epsilon(epsilon)
+    optimized = valid_flag(optimized, "optimized")
+    rng = valid_rng(rng)
     onehot = (v[..., None] == np.arange(k)).astype(np.int8)
     if not optimized:
         return np.asarray(randomized_response(onehot, epsilon / 2, rng=rng), dtype=np.int8)
@@ -229,11 +229,11 @@ def unary_encoding_estimate(reports, epsilon, *, optimized=True) -> np.ndarray:
     bits). With c_v the number of reports whose bit v is 1, f_hat_v = (c_v / n - q) / (p - q)
     [Wang et al. 2017, section 3]. Variance: :func:`local_variance`. Notebook 17.
     """
-    r = check_bits(reports, "reports")
+    r = valid_bits(reports, "reports")
     if r.ndim < 1 or r.shape[-1] < 2:
         raise ValueError(f"reports must have the k >= 2 bits on its last axis, got shape {r.shape}")
-    epsilon = _check_local_epsilon(epsilon)
-    optimized = check_flag(optimized, "optimized")
+    epsilon = _valid_local_epsilon(epsilon)
+    optimized = valid_flag(optimized, "optimized")
     k = r.shape[-1]
     r = r.reshape(-1, k)
     return estimate_from_counts(r.sum(axis=0), r.shape[0], k, epsilon,
@@ -247,7 +247,7 @@ def unary_encoding_output_probabilities(k, epsilon, *, optimized=True) -> np.nda
     epsilon by brute force (:func:`local_epsilon`); the mechanism itself never builds it.
     Notebook 17.
     """
-    k = check_positive_int(k, "k", maximum=12)
+    k = valid_positive_int(k, "k", maximum=12)
     if k < 2:
         raise ValueError(f"k must be an integer >= 2 (the number of categories), got {k}")
     p, q = unary_encoding_probabilities(epsilon, optimized=optimized)
@@ -261,7 +261,7 @@ def unary_encoding_output_probabilities(k, epsilon, *, optimized=True) -> np.nda
 
 def olh_hash_size(epsilon) -> int:
     """g = round(e^epsilon + 1), the hash range that minimises OLH's variance [WBLJ17, Sec. 4.4]."""
-    epsilon = check_real("epsilon", epsilon, low=1e-100, high=30.0)  # g = e^epsilon + 1 buckets
+    epsilon = valid_real(epsilon, "epsilon", low=1e-100, high=30.0)  # g = e^epsilon + 1 buckets
     return max(2, int(round(math.exp(epsilon) + 1.0)))
 
 
@@ -284,10 +284,10 @@ def olh_reports(values, k, epsilon, *, rng=None):
     response: kept with probability p = e^epsilon / (e^epsilon + g - 1), otherwise one of
     the other g - 1 buckets uniformly. epsilon-LDP: the seed does not depend on v.
     """
-    x = _check_categories(values, _check_k(k))
-    epsilon = check_epsilon(epsilon)
+    x = _valid_categories(values, _valid_k(k))
+    epsilon = valid_epsilon(epsilon)
     g = olh_hash_size(epsilon)
-    rng = check_rng(rng)
+    rng = valid_rng(rng)
     seeds = rng.integers(0, 2**63, size=x.size, dtype=np.int64)
     hashed = _hash(seeds, x, g)
     keep = rng.random(x.size) < math.exp(epsilon) / (math.exp(epsilon) + g - 1)
@@ -304,7 +304,7 @@ def olh_estimate(values, k, epsilon, *, rng=None):
     (C(v) - n q) / (p - q). Its variance is about n * 4 e^epsilon / (e^epsilon - 1)^2 at
     g = e^epsilon + 1 (:func:`olh_variance`), independent of k.
     """
-    k = _check_k(k)
+    k = _valid_k(k)
     seeds, reports = olh_reports(values, k, epsilon, rng=rng)
     g = olh_hash_size(epsilon)
     p = math.exp(epsilon) / (math.exp(epsilon) + g - 1)
@@ -323,9 +323,9 @@ def olh_variance(n, epsilon, *, g=None):
     n q (1 - q) / (p - q)^2 with q = 1/g. ``g`` defaults to :func:`olh_hash_size`; any
     real g >= 2 is accepted so that the formula can be read at g = e^epsilon + 1 exactly,
     where it equals n * 4 e^epsilon / (e^epsilon - 1)^2."""
-    n = check_positive_int(n, "n", maximum=10**15)
-    epsilon = check_real("epsilon", epsilon, low=1e-100, high=30.0)
-    g = olh_hash_size(epsilon) if g is None else check_real("g", g, low=2.0, high=1e12)
+    n = valid_positive_int(n, "n", maximum=10**15)
+    epsilon = valid_real(epsilon, "epsilon", low=1e-100, high=30.0)
+    g = olh_hash_size(epsilon) if g is None else valid_real(g, "g", low=2.0, high=1e12)
     p = math.exp(epsilon) / (math.exp(epsilon) + g - 1)
     q = 1.0 / g
     return n * q * (1 - q) / (p - q) ** 2
@@ -340,7 +340,7 @@ def local_epsilon(probabilities) -> float:
     inf. Notebook 17. (For one pair of output distributions:
     :func:`dpteach.definition.privacy_loss_between`.)
     """
-    P = check_values("probabilities", probabilities)
+    P = valid_values(probabilities, "probabilities")
     if P.ndim != 2 or P.shape[0] < 2:
         raise ValueError(f"probabilities must be a table with a row per input (>= 2 rows), "
                          f"got shape {P.shape}")
@@ -387,15 +387,15 @@ def local_variance(n, k, epsilon, *, mechanism="oue", frequency=None):
     sampling variance f_v (1 - f_v) / n; for k = 2 that sum is Warner's formula,
     :func:`dpteach.definition.rr_standard_error` squared. Notebook 17.
     """
-    n = check_positive_int(n, "n", maximum=_MAX_N)
-    k = _check_k(k)
-    epsilon = _check_local_epsilon(epsilon)
-    mechanism = _check_mechanism(mechanism)
+    n = valid_positive_int(n, "n", maximum=_MAX_N)
+    k = _valid_k(k)
+    epsilon = _valid_local_epsilon(epsilon)
+    mechanism = _valid_mechanism(mechanism)
     p, q, gap = _pq(mechanism, k, epsilon)
     var = q * (1 - q) / (n * gap**2)
     if frequency is None:
         return float(var)
-    f = check_values("frequency", frequency)
+    f = valid_values(frequency, "frequency")
     if np.any((f < 0) | (f > 1)):
         raise ValueError("frequency must lie in [0, 1]")
     out = var + f * (1 - p - q) / (n * gap)
@@ -411,9 +411,9 @@ def central_variance(n, epsilon, *, sensitivity=1.0) -> float:
     as public. The standard deviation sqrt(2)/(eps n) shrinks like 1/n; the local model's
     like 1/sqrt(n). Notebook 17.
     """
-    n = check_positive_int(n, "n", maximum=_MAX_N)
-    epsilon = _check_local_epsilon(epsilon)
-    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True, high=1e100)
+    n = valid_positive_int(n, "n", maximum=_MAX_N)
+    epsilon = _valid_local_epsilon(epsilon)
+    sensitivity = valid_real(sensitivity, "sensitivity", low=0.0, low_open=True, high=1e100)
     return float(2.0 * (sensitivity / epsilon) ** 2 / n**2)
 
 
@@ -422,8 +422,8 @@ def krr_is_better(k, epsilon) -> bool:
 
     From (e^eps + k - 2) < 4 e^eps. Notebook 17.
     """
-    k = _check_k(k)
-    epsilon = _check_local_epsilon(epsilon)
+    k = _valid_k(k)
+    epsilon = _valid_local_epsilon(epsilon)
     return bool(k - 2 < 3 * np.exp(epsilon))
 
 
@@ -431,7 +431,7 @@ def krr_is_better(k, epsilon) -> bool:
 def example_frequencies(k) -> np.ndarray:
     """A skewed example distribution over k categories: f_v proportional to 1/(v + 1)
     (a Zipf law, as for the popularity of web pages or words). Notebook 17."""
-    k = _check_k(k)
+    k = _valid_k(k)
     w = 1.0 / np.arange(1, k + 1)
     return w / w.sum()
 
@@ -439,8 +439,8 @@ def example_frequencies(k) -> np.ndarray:
 def true_counts(n, frequencies) -> np.ndarray:
     """Integer counts summing to n, as close as possible to n * frequencies (largest
     remainders). Notebook 17."""
-    n = check_nonnegative_int(n, "n", maximum=_MAX_N)
-    f = check_values("frequencies", frequencies)
+    n = valid_nonnegative_int(n, "n", maximum=_MAX_N)
+    f = valid_values(frequencies, "frequencies")
     if f.ndim != 1 or np.any(f < 0) or not np.isclose(f.sum(), 1.0):
         raise ValueError("frequencies must be a 1-D array of non-negative numbers summing to 1")
     raw = n * f
@@ -463,16 +463,16 @@ def report_counts(counts, epsilon, *, mechanism="oue", rng=None, size=None) -> n
     many independent repetitions (shape size + counts.shape; leading axes of ``counts``
     are separate datasets). Notebook 17.
     """
-    c = check_values("counts", counts)
+    c = valid_values(counts, "counts")
     if c.ndim < 1 or c.shape[-1] < 2 or np.any(c < 0) or np.any(c != np.floor(c)):
         raise ValueError("counts must hold k >= 2 non-negative whole numbers on its last axis")
     if np.any(c.sum(axis=-1) > _MAX_N):
         raise ValueError(f"counts must add up to at most {_MAX_N:g} people per dataset")
     c = c.astype(np.int64)
-    epsilon = _check_local_epsilon(epsilon)
-    mechanism = _check_mechanism(mechanism)
-    size = check_size(size, per_draw=c.size)
-    rng = check_rng(rng)
+    epsilon = _valid_local_epsilon(epsilon)
+    mechanism = _valid_mechanism(mechanism)
+    size = valid_size(size, per_draw=c.size)
+    rng = valid_rng(rng)
     k = c.shape[-1]
     n = c.sum(axis=-1, keepdims=True)
     shape = () if size is None else (size if isinstance(size, tuple) else (size,))
@@ -490,11 +490,11 @@ def estimate_from_counts(counts, n, k, epsilon, *, mechanism="oue"):
     categories; leading axes broadcast). The correction shared by
     :func:`k_randomized_response_estimate` and :func:`unary_encoding_estimate`. Notebook 17.
     """
-    c = check_values("counts", counts)
-    n = check_positive_int(n, "n", maximum=_MAX_N)
-    k = _check_k(k)
-    epsilon = _check_local_epsilon(epsilon)
-    mechanism = _check_mechanism(mechanism)
+    c = valid_values(counts, "counts")
+    n = valid_positive_int(n, "n", maximum=_MAX_N)
+    k = _valid_k(k)
+    epsilon = _valid_local_epsilon(epsilon)
+    mechanism = _valid_mechanism(mechanism)
     return _estimate(c, n, k, epsilon, mechanism)
 
 
@@ -510,12 +510,12 @@ def central_histogram_estimate(counts, epsilon, *, sensitivity=1.0, rng=None,
     :func:`dpteach.laplace_mechanism` (notebook 06). Δ = ``sensitivity``: 1 when one person
     is added or removed (one count moves by one), 2 when one person's answer is swapped for
     another (two counts move by one), the relation the local model's ε speaks of. Notebook 17."""
-    c = check_values("counts", counts)
+    c = valid_values(counts, "counts")
     if c.ndim != 1 or np.any(c < 0):
         raise ValueError("counts must be a 1-D array of non-negative counts")
-    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
+    sensitivity = valid_real(sensitivity, "sensitivity", low=0.0, low_open=True)
     n = c.sum()
     if n <= 0:
         raise ValueError("counts must hold at least one person")
-    _check_local_epsilon(epsilon)
+    _valid_local_epsilon(epsilon)
     return laplace_mechanism(c, sensitivity, epsilon, rng=rng, size=size) / n

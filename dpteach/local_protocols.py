@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ._checks import check_positive_int, check_real, check_values
+from ._validate import valid_positive_int, valid_real, valid_values
 from .local import local_variance, olh_hash_size, olh_variance
 
 __all__ = ["PROTOCOLS", "protocol_variances", "krr_crossover_k", "krr_crossover_epsilon", "report_bits"]
@@ -37,7 +37,7 @@ def _var_star(k, epsilon, protocol):
     return local_variance(1, k, epsilon, mechanism=protocol)
 
 
-def _check_protocol(protocol, name="protocol", allowed=PROTOCOLS):
+def _valid_protocol(protocol, name="protocol", allowed=PROTOCOLS):
     if not isinstance(protocol, str) or protocol not in allowed:
         raise ValueError(f"{name} must be one of {allowed}, got {protocol!r}")
     return protocol
@@ -50,12 +50,12 @@ def protocol_variances(k, epsilon, protocols=PROTOCOLS) -> dict:
     From :func:`dpteach.local.local_variance` (n = 1) and :func:`dpteach.local.olh_variance`
     (n = 1, g = round(e^eps + 1)). Only k-RR's depends on k [WBLJ17, Sec. 4-5]. Notebook 17.
     """
-    kk, ee = np.broadcast_arrays(check_values("k", k), check_values("epsilon", epsilon))
+    kk, ee = np.broadcast_arrays(valid_values(k, "k"), valid_values(epsilon, "epsilon"))
     if isinstance(protocols, str):
         protocols = (protocols,)
     if not isinstance(protocols, (tuple, list)):
         raise TypeError(f"protocols must be a tuple of names from {PROTOCOLS}, got {protocols!r}")
-    protocols = [_check_protocol(p, "protocols") for p in protocols]
+    protocols = [_valid_protocol(p, "protocols") for p in protocols]
     eps, where = np.unique(ee.ravel(), return_inverse=True)      # all but k-RR ignore k
     out = {p: np.array([_var_star(2, float(b), p) for b in eps])[where].reshape(kk.shape)
            for p in protocols if p != "krr"}
@@ -73,8 +73,8 @@ def krr_crossover_k(epsilon, *, against="oue") -> float:
     (V = 4 e^eps / (e^eps - 1)^2) it is 3 e^eps + 2, :func:`dpteach.local.krr_is_better`'s
     rule [WBLJ17, Sec. 4.5]; against OLH the rounding of g moves it slightly. Notebook 17.
     """
-    epsilon = check_real("epsilon", epsilon, low=1e-3, high=30.0)
-    v = _var_star(2, epsilon, _check_protocol(against, "against", PROTOCOLS[1:]))
+    epsilon = valid_real(epsilon, "epsilon", low=1e-3, high=30.0)
+    v = _var_star(2, epsilon, _valid_protocol(against, "against", PROTOCOLS[1:]))
     return float(v * np.expm1(epsilon) ** 2 - np.exp(epsilon) + 2.0)
 
 
@@ -85,10 +85,10 @@ def krr_crossover_epsilon(k, *, against="oue", low=1e-3, high=20.0):
     Against OUE it is ln((k - 2) / 3); in general the root of the difference of the two
     variances (:func:`protocol_variances`), by scipy.optimize.brentq. Notebook 17.
     """
-    k = check_positive_int(k, "k", maximum=10**6)
-    against = _check_protocol(against, "against", PROTOCOLS[1:])
-    low = check_real("low", low, low=1e-3, high=30.0)
-    high = check_real("high", high, low=1e-3, high=30.0)
+    k = valid_positive_int(k, "k", maximum=10**6)
+    against = _valid_protocol(against, "against", PROTOCOLS[1:])
+    low = valid_real(low, "low", low=1e-3, high=30.0)
+    high = valid_real(high, "high", low=1e-3, high=30.0)
     if not low < high:
         raise ValueError(f"low must be below high, got low={low!r}, high={high!r}")
 
@@ -106,10 +106,10 @@ def report_bits(k, epsilon, protocol, *, seed_bits=64) -> int:
     """Bits one person sends: k-RR ceil(log2 k) (one category), SUE and OUE k (one bit per
     category), OLH ceil(log2 g) plus the hash function's seed (``seed_bits``). OLH keeps
     OUE's variance at a cost free of k [WBLJ17, Sec. 4.4]. Notebook 17."""
-    k = check_positive_int(k, "k", maximum=10**6)
+    k = valid_positive_int(k, "k", maximum=10**6)
     g = olh_hash_size(epsilon)
-    seed_bits = check_positive_int(seed_bits, "seed_bits", maximum=4096)
-    protocol = _check_protocol(protocol)
+    seed_bits = valid_positive_int(seed_bits, "seed_bits", maximum=4096)
+    protocol = _valid_protocol(protocol)
     if k < 2:
         raise ValueError(f"k must be an integer >= 2 (the number of categories), got {k}")
     if protocol == "krr":

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ._checks import (check_bits, check_delta, check_epsilon, check_flag, check_real, check_rng,
-                      check_scores, check_sensitivity, check_size, check_values,
+from ._validate import (valid_bits, valid_delta, valid_epsilon, valid_flag, valid_real, valid_rng,
+                      valid_scores, valid_sensitivity, valid_size, valid_values,
                       release_shape)
 
 __all__ = [
@@ -39,8 +39,8 @@ def laplace_scale(sensitivity, epsilon) -> float:
     Lap(b) has density exp(-|x|/b) / (2b) and standard deviation sqrt(2)*b.
     Taught in notebook 06.
     """
-    sensitivity = check_sensitivity(sensitivity)
-    epsilon = check_epsilon(epsilon)
+    sensitivity = valid_sensitivity(sensitivity)
+    epsilon = valid_epsilon(epsilon)
     return sensitivity / epsilon
 
 
@@ -54,10 +54,10 @@ def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
     shape of ``value``. A sensitivity of 0 adds no noise (the query is constant).
     The result is epsilon-DP (seed 000, eq. 3; seed 003, Theorem 8). Notebook 06.
     """
-    value = check_values("value", value)
+    value = valid_values(value, "value")
     b = laplace_scale(sensitivity, epsilon)
-    size = check_size(size)
-    rng = check_rng(rng)
+    size = valid_size(size)
+    rng = valid_rng(rng)
     shape = release_shape(size, value.shape)
     noise = rng.laplace(0.0, b, size=shape) if b > 0 else np.zeros(shape)
     out = value + noise
@@ -76,9 +76,9 @@ def clamped_sum(values, lower, upper, epsilon, *, rng=None, size=None):
     the records' values (all entries are summed); ``size`` draws that many independent
     releases of the same data. The noise is :func:`laplace_mechanism`'s. Notebook 06.
     """
-    values = check_values("values", values, allow_empty=True)
-    lo = check_real("lower", lower)
-    hi = check_real("upper", upper)
+    values = valid_values(values, "values", allow_empty=True)
+    lo = valid_real(lower, "lower")
+    hi = valid_real(upper, "upper")
     if lo >= hi:
         raise ValueError(f"lower must be < upper, got lower={lo:g}, upper={hi:g}")
     total = float(np.clip(values, lo, hi).sum())
@@ -95,9 +95,9 @@ def gaussian_delta(sigma, l2_sensitivity, epsilon) -> float:
     with D the L2 sensitivity (Balle & Wang 2018, Theorem 8). Computed in log space so
     that large epsilon does not overflow.
     """
-    sigma = check_real("sigma", sigma, low=0.0, low_open=True)
-    d = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
-    epsilon = check_epsilon(epsilon)
+    sigma = valid_real(sigma, "sigma", low=0.0, low_open=True)
+    d = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
+    epsilon = valid_epsilon(epsilon)
     return _gaussian_delta(sigma, d, epsilon)
 
 
@@ -109,10 +109,10 @@ def sigma_curves(eps_grid, l2_sensitivity, delta):
     past epsilon = 1 can be drawn and its true delta measured with
     :func:`gaussian_delta`. Returns (classic, analytic, true_delta_classic). Notebook 08.
     """
-    eps_grid = check_values("eps_grid", eps_grid)
+    eps_grid = valid_values(eps_grid, "eps_grid")
     if eps_grid.ndim != 1 or (eps_grid <= 0).any():
         raise ValueError("eps_grid must be a 1-D list of epsilons > 0")
-    l2_sensitivity = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
+    l2_sensitivity = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
     classic = gaussian_sigma(l2_sensitivity, 0.5, delta) * 0.5 / eps_grid
     analytic = np.array([gaussian_sigma(l2_sensitivity, e, delta, analytic=True)
                          for e in eps_grid])
@@ -176,9 +176,9 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
     than the classic sigma. Taught in notebook 08.
     """
     from scipy import optimize
-    d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, required=True)
+    d = valid_sensitivity(l2_sensitivity, "l2_sensitivity")
+    epsilon = valid_epsilon(epsilon)
+    delta = valid_delta(delta, required=True)
     if not isinstance(analytic, (bool, np.bool_)):
         raise TypeError(f"analytic must be True or False, got {analytic!r}")
     if d == 0:
@@ -213,10 +213,10 @@ def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, analytic=False,
     (epsilon, delta)-DP for a query whose L2 sensitivity is ``l2_sensitivity``
     [DR14 Theorem A.1]; ``size`` as in :func:`laplace_mechanism`. Notebook 08.
     """
-    value = check_values("value", value)
+    value = valid_values(value, "value")
     sigma = gaussian_sigma(l2_sensitivity, epsilon, delta, analytic=analytic)
-    size = check_size(size)
-    rng = check_rng(rng)
+    size = valid_size(size)
+    rng = valid_rng(rng)
     shape = release_shape(size, value.shape)
     out = value + (rng.normal(0.0, sigma, size=shape) if sigma > 0 else np.zeros(shape))
     return out.item() if out.ndim == 0 else out
@@ -237,9 +237,9 @@ def exponential_probabilities(scores, sensitivity, epsilon) -> np.ndarray:
 
 def _exponential_exponents(scores, sensitivity, epsilon) -> np.ndarray:
     """eps (u - max u) / (2 Delta): validated, and <= 0 with the best candidate at 0."""
-    u = check_scores(scores)
-    d = check_sensitivity(sensitivity, positive=True)
-    epsilon = check_epsilon(epsilon)
+    u = valid_scores(scores)
+    d = valid_sensitivity(sensitivity, positive=True)
+    epsilon = valid_epsilon(epsilon)
     # Shift by the best score first and divide before multiplying, so that neither
     # eps * u nor eps / (2 Delta) can overflow. In place on a new array (u may be the
     # caller's own array).
@@ -267,8 +267,8 @@ def exponential_mechanism(candidates, scores, sensitivity, epsilon, *, rng=None,
     z = _exponential_exponents(scores, sensitivity, epsilon)
     if z.shape[0] != cand.shape[0]:
         raise ValueError(f"scores has {z.shape[0]} entries but candidates has {cand.shape[0]}")
-    size = check_size(size)
-    rng = check_rng(rng)
+    size = valid_size(size)
+    rng = valid_rng(rng)
     cdf = np.cumsum(np.exp(z, out=z), out=z)
     total = cdf[-1]
     # never past the last candidate of positive weight, even if uniform * total rounds up
@@ -289,11 +289,11 @@ def report_noisy_max(scores, sensitivity, epsilon, *, monotonic=False, rng=None)
     needed. Only the index is released, never the noisy value (releasing the value
     too costs extra privacy: see the zoo in notebook 11). Notebook 09.
     """
-    u = check_scores(scores)
-    d = check_sensitivity(sensitivity, positive=True)
-    epsilon = check_epsilon(epsilon)
-    check_flag(monotonic, "monotonic")
-    rng = check_rng(rng)
+    u = valid_scores(scores)
+    d = valid_sensitivity(sensitivity, positive=True)
+    epsilon = valid_epsilon(epsilon)
+    valid_flag(monotonic, "monotonic")
+    rng = valid_rng(rng)
     scale = (1.0 if monotonic else 2.0) * d / epsilon
     return int(np.argmax(u + rng.laplace(0.0, scale, size=u.shape)))
 
@@ -305,7 +305,7 @@ def randomized_response_keep_probability(epsilon) -> float:
     Seed 004's coin-flip survey (heads: tell the truth; tails: flip again and answer
     yes on heads) keeps the truth with probability 3/4, which is epsilon = ln 3.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = valid_epsilon(epsilon)
     return float(special.expit(epsilon))
 
 
@@ -316,9 +316,9 @@ def randomized_response(bits, epsilon, *, rng=None):
     (e^eps/(1+e^eps)) / (1/(1+e^eps)) = e^eps, so each respondent has epsilon-DP
     [DR14 3.2]. Seed 004's coin-flip version is the case epsilon = ln 3. Notebook 04.
     """
-    b = check_bits(bits)
+    b = valid_bits(bits)
     keep = randomized_response_keep_probability(epsilon)
-    rng = check_rng(rng)
+    rng = valid_rng(rng)
     flip = rng.random(b.shape) >= keep
     out = np.where(flip, 1 - b, b).astype(np.int8)
     return int(out) if out.ndim == 0 else out
@@ -332,7 +332,7 @@ def randomized_response_estimate(reports, epsilon) -> float:
     small samples; it is not clipped, so that it stays unbiased. Its standard error is
     sqrt(q(1-q)/n) / (2p - 1) with q the chance of a reported one. Notebook 04.
     """
-    r = check_bits(reports, "reports")
+    r = valid_bits(reports, "reports")
     p = randomized_response_keep_probability(epsilon)
     return float((r.mean() - (1 - p)) / (2 * p - 1))
 
@@ -345,15 +345,15 @@ def output_distribution(value, scale, *, noise="laplace"):
     (scale = sigma).
     """
     from scipy import stats
-    value = check_real("value", value)
-    scale = check_real("scale", scale, low=0.0, low_open=True)
-    noise = _check_noise(noise)
+    value = valid_real(value, "value")
+    scale = valid_real(scale, "scale", low=0.0, low_open=True)
+    noise = _valid_noise(noise)
     if noise == "laplace":
         return stats.laplace(loc=value, scale=scale)
     return stats.norm(loc=value, scale=scale)
 
 
-def _check_noise(noise):
+def _valid_noise(noise):
     if not isinstance(noise, str) or noise not in ("laplace", "gaussian"):
         raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
     return noise
@@ -371,11 +371,11 @@ def privacy_loss(r, value1, value2, scale, *, noise="laplace"):
     Gaussian: (v1 - v2)(2r - v1 - v2) / (2 sigma^2) -- rather than as a difference of
     log-densities, which far in the tails underflow to -inf and would give NaN.
     """
-    r = check_values("r", r)
-    value1 = check_real("value1", value1)
-    value2 = check_real("value2", value2)
-    scale = check_real("scale", scale, low=0.0, low_open=True)
-    noise = _check_noise(noise)
+    r = valid_values(r, "r")
+    value1 = valid_real(value1, "value1")
+    value2 = valid_real(value2, "value2")
+    scale = valid_real(scale, "scale", low=0.0, low_open=True)
+    noise = _valid_noise(noise)
     if noise == "laplace":
         gap = abs(value1 - value2)
         # the clip only removes rounding error: |r - v2| - |r - v1| lies in [-gap, gap]

@@ -30,7 +30,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ._checks import check_delta, check_positive_int, check_real
+from ._validate import valid_delta, valid_positive_int, valid_real
 
 __all__ = ["PLDAccountant"]
 
@@ -140,14 +140,14 @@ class PLDAccountant:
     """
 
     def __init__(self, interval=1e-3):
-        self.interval = check_real("interval", interval, low=1e-6, high=1.0)
+        self.interval = valid_real(interval, "interval", low=1e-6, high=1.0)
         self.history: list[tuple[float, float, int]] = []
         self._dists = {"add": (0, np.ones(1), 0.0), "remove": (0, np.ones(1), 0.0)}
 
     def compose_gaussian(self, sigma, *, q=1.0, steps=1):
-        sigma = check_real("sigma", sigma, low=0.0, low_open=True)
-        q = check_real("q", q, low=0.0, high=1.0)
-        steps = check_positive_int(steps, "steps", maximum=10**7)
+        sigma = valid_real(sigma, "sigma", low=0.0, low_open=True)
+        q = valid_real(q, "q", low=0.0, high=1.0)
+        steps = valid_positive_int(steps, "steps", maximum=10**7)
         self.history.append((sigma, q, steps))
         if q == 0:
             return self
@@ -164,13 +164,13 @@ class PLDAccountant:
 
     def delta(self, epsilon):
         """δ at ε: the larger of the two directions' hockey-stick divergences."""
-        epsilon = check_real("epsilon", epsilon, low=0.0)
+        epsilon = valid_real(epsilon, "epsilon", low=0.0)
         return max(self._delta(epsilon, "add"), self._delta(epsilon, "remove"))
 
     def epsilon(self, delta):
         """The smallest ε whose δ is at most ``delta`` (0 if δ(0) already is)."""
         from scipy import optimize
-        delta = check_delta(delta, required=True)
+        delta = valid_delta(delta, required=True)
         if self.delta(0.0) <= delta:
             return 0.0
         top = max(self.interval * (d[0] + d[1].size) for d in self._dists.values())

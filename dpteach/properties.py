@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import (SCALE_RANGE, check_delta, check_epsilon, check_finite_result,
-                      check_positive_int, check_real, check_sensitivity, check_values)
+from ._validate import (SCALE_RANGE, valid_delta, valid_epsilon, finite_result,
+                      valid_positive_int, valid_real, valid_sensitivity, valid_values)
 
 __all__ = ["group_privacy", "group_privacy_chain", "gaussian_group_delta", "parallel_composition", "postprocess_laplace", "max_log_ratio",
            "OutputLaw", "POSTPROCESSINGS", "group_curves", "parallel_costs"]
@@ -43,10 +43,10 @@ def group_privacy(epsilon, delta, k):
     exact sum, which is smaller. Returns floats; a delta at or above 1 promises nothing (it
     may be returned as is, or as inf when e^((k-1) eps) overflows). Notebook 12.
     """
-    e = check_epsilon(epsilon)
-    d = check_delta(delta)
-    k = check_positive_int(k, "k", maximum=10**9)
-    check_finite_result(k * e, "epsilon", "k epsilon")
+    e = valid_epsilon(epsilon)
+    d = valid_delta(delta)
+    k = valid_positive_int(k, "k", maximum=10**9)
+    finite_result(k * e, "epsilon", "k epsilon")
     if d == 0.0:
         return float(k * e), 0.0
     with np.errstate(over="ignore"):
@@ -62,9 +62,9 @@ def group_privacy_chain(epsilon, delta, k):
     the largest), equal to it at k = 1; for eps = 0.5 and k = 10 about 4 times smaller.
     A delta at or above 1 promises nothing (inf when e^(k eps) overflows). Notebook 12, A7 Task 1.
     """
-    e = check_epsilon(epsilon)
-    d = check_delta(delta)
-    k = check_positive_int(k, "k", maximum=10**9)
+    e = valid_epsilon(epsilon)
+    d = valid_delta(delta)
+    k = valid_positive_int(k, "k", maximum=10**9)
     if d == 0.0:
         return float(k * e), 0.0
     # ln((e^(k eps) - 1) / (e^eps - 1)) in log space: finite, or inf, never inf/inf = NaN
@@ -90,9 +90,9 @@ def gaussian_group_delta(epsilon, delta, k):
     """
     from .mechanisms import gaussian_delta, gaussian_sigma
 
-    e = check_epsilon(epsilon)
-    d = check_delta(delta, required=True)
-    k = check_positive_int(k, "k", maximum=10**6)
+    e = valid_epsilon(epsilon)
+    d = valid_delta(delta, required=True)
+    k = valid_positive_int(k, "k", maximum=10**6)
     if e > 700:
         raise ValueError(f"epsilon must be <= 700 here (the analytic sigma at a larger epsilon "
                          f"is below the float range's resolution), got {e!r}")
@@ -120,11 +120,11 @@ def parallel_composition(epsilons, deltas=None):
     eps-DP in total, not (number of bins) x eps. Compare :func:`dpteach.basic_composition`,
     the sum, which holds when the parts overlap. Notebook 12.
     """
-    eps = [check_epsilon(e, f"epsilons[{i}]") for i, e in enumerate(_as_list(epsilons, "epsilons"))]
+    eps = [valid_epsilon(e, f"epsilons[{i}]") for i, e in enumerate(_as_list(epsilons, "epsilons"))]
     if deltas is None:
         dl = [0.0] * len(eps)
     else:
-        dl = [check_delta(d, f"deltas[{i}]") for i, d in enumerate(_as_list(deltas, "deltas"))]
+        dl = [valid_delta(d, f"deltas[{i}]") for i, d in enumerate(_as_list(deltas, "deltas"))]
         if len(dl) != len(eps):
             raise ValueError(f"deltas has {len(dl)} entries but epsilons has {len(eps)}")
     return float(max(eps)), float(max(dl))
@@ -158,7 +158,7 @@ class OutputLaw:
 _MAX_CELLS = 10**6
 
 
-def _check_cells(f, lo, hi, scale, step):
+def _valid_cells(f, lo, hi, scale, step):
     """Rounding tabulates every cell within 60 scales of the values: refuse a step so
     small that this would be more than a million cells."""
     if f == "round" and (hi - lo + 120 * scale) / step > _MAX_CELLS:
@@ -200,28 +200,28 @@ def postprocess_laplace(value, scale, f="identity", *, step=1.0, lower=0.0, uppe
     ``threshold``, else 0: two atoms). ``grid`` (default 801 points over +-12 scales)
     is where a density part is tabulated. Returns an :class:`OutputLaw`. Notebook 12.
     """
-    value = check_real("value", value)
-    scale = check_real("scale", scale, low=SCALE_RANGE[0], high=SCALE_RANGE[1])
-    step, lower, upper, threshold = _check_postprocessing(f, step, lower, upper, threshold)
-    _check_cells(f, value, value, scale, step)
+    value = valid_real(value, "value")
+    scale = valid_real(scale, "scale", low=SCALE_RANGE[0], high=SCALE_RANGE[1])
+    step, lower, upper, threshold = _valid_postprocessing(f, step, lower, upper, threshold)
+    _valid_cells(f, value, value, scale, step)
     if grid is None:
         grid = np.linspace(value - 12 * scale, value + 12 * scale, 801)
-    grid = check_values("grid", grid)
+    grid = valid_values(grid, "grid")
     return _law(value, scale, f, step, lower, upper, threshold, grid)
 
 
 
-def _check_postprocessing(f, step, lower, upper, threshold):
+def _valid_postprocessing(f, step, lower, upper, threshold):
     """Check a post-processing's name and parameters; returns (step, lower, upper,
     threshold) as floats."""
     if not isinstance(f, str) or f not in POSTPROCESSINGS:
         raise ValueError(f"f must be one of {POSTPROCESSINGS}, got {f!r}")
-    step = check_real("step", step, low=0.0, low_open=True, high=1e300)
-    lower = check_real("lower", lower)
-    upper = check_real("upper", upper)
+    step = valid_real(step, "step", low=0.0, low_open=True, high=1e300)
+    lower = valid_real(lower, "lower")
+    upper = valid_real(upper, "upper")
     if f == "clamp" and not lower < upper:
         raise ValueError(f"lower must be below upper, got lower={lower}, upper={upper}")
-    return step, lower, upper, check_real("threshold", threshold)
+    return step, lower, upper, valid_real(threshold, "threshold")
 
 def _laplace_loss(r, v1, v2, b):
     """ln p(r | v1)/p(r | v2) for Lap(b) densities centred at v1 and v2 (closed form)."""
@@ -244,11 +244,11 @@ def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, u
     Notebook 12.
     """
     from scipy import stats
-    v1 = check_real("value1", value1)
-    v2 = check_real("value2", value2)
-    b = check_real("scale", scale, low=SCALE_RANGE[0], high=SCALE_RANGE[1])
-    step, lower, upper, threshold = _check_postprocessing(f, step, lower, upper, threshold)
-    _check_cells(f, min(v1, v2), max(v1, v2), b, step)
+    v1 = valid_real(value1, "value1")
+    v2 = valid_real(value2, "value2")
+    b = valid_real(scale, "scale", low=SCALE_RANGE[0], high=SCALE_RANGE[1])
+    step, lower, upper, threshold = _valid_postprocessing(f, step, lower, upper, threshold)
+    _valid_cells(f, min(v1, v2), max(v1, v2), b, step)
     if f == "identity":
         return abs(v1 - v2) / b
     worst = 0.0
@@ -289,7 +289,7 @@ def group_curves(epsilon, delta, ks):
     """For groups of k people: the Gaussian mechanism calibrated to (eps, delta) (analytic
     sigma, L2 sensitivity 1) has true delta at k eps equal to gaussian_delta(sigma, k, k
     eps); the group-privacy bound is k e^((k-1) eps) delta. Returns (true, bound)."""
-    ks = [check_positive_int(k, "ks", maximum=10**6) for k in np.atleast_1d(np.asarray(ks, object))]
+    ks = [valid_positive_int(k, "ks", maximum=10**6) for k in np.atleast_1d(np.asarray(ks, object))]
     true = np.array([gaussian_group_delta(epsilon, delta, int(k)) for k in ks])
     bound = np.array([group_privacy(epsilon, delta, k)[1] for k in ks])
     return true, bound
@@ -301,9 +301,9 @@ def parallel_costs(epsilon, n_bins):
     ("age group <= j") by (1, 1, ..., 1) for the youngest person. The joint loss of
     independent Laplace releases is the sum of |change_i| eps. Returns (disjoint,
     cumulative), equal to parallel_composition and basic_composition of n_bins eps."""
-    epsilon = check_epsilon(epsilon)
-    n_bins = check_positive_int(n_bins, "n_bins", maximum=10**6)
-    check_finite_result(n_bins * epsilon, "epsilon", "n_bins epsilon")
+    epsilon = valid_epsilon(epsilon)
+    n_bins = valid_positive_int(n_bins, "n_bins", maximum=10**6)
+    finite_result(n_bins * epsilon, "epsilon", "n_bins epsilon")
     disjoint = np.zeros(n_bins)
     disjoint[0] = 1.0
     cumulative = np.ones(n_bins)

@@ -28,8 +28,8 @@ import math
 import numpy as np
 from scipy import special
 
-from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
-                      check_sensitivity, check_values)
+from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
+                      valid_sensitivity, valid_values)
 from .mechanisms import _gaussian_delta
 
 __all__ = ["gaussian_rdp", "gaussian_zcdp", "rdp_to_dp", "rdp_to_dp_order", "zcdp_to_dp",
@@ -47,13 +47,13 @@ def _sigma(sigma, name="sigma", *, usable=False):
     """sigma > 0; with ``usable``, in [1e-150, 1e300] (below it 1/sigma^2, and so an RDP
     curve that must be finite for the accountant, overflows)."""
     if usable:
-        return check_real(name, sigma, low=1e-150, high=1e300)
-    return check_real(name, sigma, low=0.0, low_open=True)
+        return valid_real(sigma, name, low=1e-150, high=1e300)
+    return valid_real(sigma, name, low=0.0, low_open=True)
 
 
 def _l2(l2_sensitivity, *, positive=False):
     """An L2 sensitivity of at most 1e150 (its square must stay finite)."""
-    d = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=positive)
+    d = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=positive)
     if d > 1e150:
         raise ValueError(f"l2_sensitivity must be <= 1e150 (its square enters every RDP), got {d!r}")
     return d
@@ -63,7 +63,7 @@ _MAX_INTEGER_ORDER = 10_000     # the binomial sum has alpha + 1 terms per order
 
 
 def _orders(orders, *, integer=False, name="orders"):
-    arr = check_values(name, orders)
+    arr = valid_values(orders, name)
     if np.isinf(arr).any():
         raise ValueError(f"{name} must be finite")
     if (arr <= 1).any():
@@ -79,7 +79,7 @@ def _orders(orders, *, integer=False, name="orders"):
 
 
 def _delta_open(delta):
-    return check_delta(delta, required=True)
+    return valid_delta(delta, required=True)
 
 
 # -- the Gaussian's curves -----------------------------------------------------------------
@@ -101,7 +101,7 @@ def gaussian_zcdp(sigma, l2_sensitivity=1.0):
     ρ adds up under composition (their Lemma 1.7). A σ so small (or Δ so large) that Δ²/(2σ²)
     overflows gives ρ = inf (no privacy). Notebook 16."""
     sigma = _sigma(sigma)
-    d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
+    d = valid_sensitivity(l2_sensitivity, "l2_sensitivity")
     with np.errstate(over="ignore"):   # a sigma near 5e-324: ρ = inf (no privacy)
         return float(0.5 * (np.float64(d) / sigma) ** 2)
 
@@ -128,9 +128,9 @@ def _method(method):
     return method
 
 
-def _check_curve(orders, rdp):
+def _valid_curve(orders, rdp):
     a = _orders(orders)
-    r = check_values("rdp", rdp, allow_inf=True)
+    r = valid_values(rdp, "rdp", allow_inf=True)
     if (r < 0).any():
         raise ValueError("rdp must be >= 0 at every order")
     if a.shape != r.shape:
@@ -140,7 +140,7 @@ def _check_curve(orders, rdp):
 
 def rdp_to_dp_order(orders, rdp, delta, *, method="improved"):
     """(ε, best order) of :func:`rdp_to_dp`."""
-    a, r = _check_curve(orders, rdp)
+    a, r = _valid_curve(orders, rdp)
     delta = _delta_open(delta)
     eps = np.maximum(_conversion(a, r, delta, _method(method)), 0.0).ravel()
     i = int(np.argmin(eps))
@@ -173,7 +173,7 @@ def zcdp_to_dp(rho, delta, *, method="improved"):
     ρ = 0 gives ε = 0. Notebook 16.
     """
     from scipy import optimize
-    rho = check_real("rho", rho, low=0.0, high=1e300)
+    rho = valid_real(rho, "rho", low=0.0, high=1e300)
     delta = _delta_open(delta)
     method = _method(method)
     if rho == 0:
@@ -208,8 +208,8 @@ def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
     """
     sigma = _sigma(sigma)
     delta = _delta_open(delta)
-    k = check_positive_int(k, "k")
-    d = check_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
+    k = valid_positive_int(k, "k")
+    d = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
     try:
         mu = d * np.sqrt(float(k)) / sigma
     except OverflowError:   # k beyond the float range (10**400): μ from logarithms
@@ -280,7 +280,7 @@ def subsampled_gaussian_rdp(q, sigma, orders):
     q = 1 gives α/(2σ²) back; q = 0 gives 0. For small q, r(α) ≈ q² α (e^(1/σ²) - 1)/2: the
     cost shrinks like q², not like q (privacy amplification by subsampling). Notebook 16.
     """
-    q = check_real("q", q, low=0.0, high=1.0)
+    q = valid_real(q, "q", low=0.0, high=1.0)
     sigma = _sigma(sigma, usable=True)
     a = _orders(orders)
     is_int = a == np.round(a)
@@ -411,8 +411,8 @@ class RDPAccountant:
 
     def compose_gaussian(self, sigma, *, q=1.0, steps=1):
         sigma = _sigma(sigma, usable=True)
-        q = check_real("q", q, low=0.0, high=1.0)
-        steps = check_positive_int(steps, "steps", maximum=10 ** 15)
+        q = valid_real(q, "q", low=0.0, high=1.0)
+        steps = valid_positive_int(steps, "steps", maximum=10 ** 15)
         curve = _subsampled_curve(q, sigma, tuple(self.orders.tolist()))
         self.rdp = self.rdp + steps * curve
         self.history.append((sigma, q, steps))
@@ -450,7 +450,7 @@ def composition_epsilons(sigma, delta, ks, *, l2_sensitivity=1.0, orders=None):
     if delta < 1e-300:      # each release's share delta/(2k) must stay a normal float
         raise ValueError(f"delta must be >= 1e-300 here (each release gets delta/(2k)), got {delta!r}")
     d = _l2(l2_sensitivity, positive=True)
-    k = np.atleast_1d(check_values("ks", ks).astype(float)).ravel()
+    k = np.atleast_1d(valid_values(ks, "ks").astype(float)).ravel()
     if (k < 1).any() or (k != np.round(k)).any() or (k > 1e15).any():
         raise ValueError("ks must be whole numbers in [1, 1e15]")
     a = DEFAULT_ORDERS if orders is None else _orders(orders).ravel()

@@ -31,7 +31,7 @@ from math import comb
 
 import numpy as np
 
-from ._checks import check_flag, check_nonnegative_int, check_positive_int, check_values
+from ._validate import valid_flag, valid_nonnegative_int, valid_positive_int, valid_values
 
 __all__ = ["global_sensitivity", "local_sensitivity", "l1_sensitivity", "l2_sensitivity",
            "SensitivityResult", "count_datasets", "all_datasets", "histogram", "l1_distance", "l2_distance", "are_neighbours"]
@@ -71,13 +71,13 @@ class SensitivityResult:
 
 
 # ------------------------------------------------------------------ input checks
-def _check_query(query):
+def _valid_query(query):
     if not callable(query):
         raise TypeError(f"query must be a callable taking a dataset, got {type(query).__name__}")
     return query
 
 
-def _check_universe(universe):
+def _valid_universe(universe):
     if isinstance(universe, (str, bytes)):
         raise TypeError("universe must be a sequence of records, not a string "
                         "(write list('abc') for the records 'a', 'b', 'c')")
@@ -107,13 +107,13 @@ def _short(value):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _check_neighbours(neighbours):
+def _valid_neighbours(neighbours):
     if neighbours not in _NEIGHBOURS:
         raise ValueError(f"neighbours must be 'add_remove' or 'substitute', got {neighbours!r}")
     return neighbours
 
 
-def _check_norm(norm):
+def _valid_norm(norm):
     if isinstance(norm, (bool, np.bool_)) or norm not in (1, 2):
         raise ValueError(f"norm must be 1 (L1) or 2 (L2), got {norm!r}")
     return int(norm)
@@ -278,9 +278,9 @@ def count_datasets(universe_size, size, *, ordered=False) -> int:
     records: C(u + m - 1, m) multisets, or u^m sequences with ``ordered=True``. The
     brute force of :func:`global_sensitivity` visits all sizes it needs. Counts with
     more than 10,000 digits are refused (ValueError). Notebook 05."""
-    u = check_positive_int(universe_size, "universe_size")
-    m = check_nonnegative_int(size, "size")
-    space = _Space(u, check_flag(ordered, "ordered"))
+    u = valid_positive_int(universe_size, "universe_size")
+    m = valid_nonnegative_int(size, "size")
+    space = _Space(u, valid_flag(ordered, "ordered"))
     if space.log_count_lower(m) > _MAX_COUNT_DIGITS * math.log(10):
         raise ValueError(f"size={_short(m)} with universe_size={u} gives a count with more than "
                          f"{_MAX_COUNT_DIGITS:,} digits; use a smaller size")
@@ -291,10 +291,10 @@ def all_datasets(universe, size, *, ordered=False, max_datasets=_MAX_DATASETS):
     """Every dataset of exactly ``size`` records from ``universe``, one per row of a numpy
     array (shape (count, size) for scalar records), in the order the brute force uses:
     multisets as sorted tuples, or sequences with ``ordered=True``. Notebook 05."""
-    uni = _check_universe(universe)
-    m = check_nonnegative_int(size, "size")
-    space = _Space(uni.shape[0], check_flag(ordered, "ordered"))
-    limit = check_positive_int(max_datasets, "max_datasets", maximum=_MAX_DATASETS_LIMIT)
+    uni = _valid_universe(universe)
+    m = valid_nonnegative_int(size, "size")
+    space = _Space(uni.shape[0], valid_flag(ordered, "ordered"))
+    limit = valid_positive_int(max_datasets, "max_datasets", maximum=_MAX_DATASETS_LIMIT)
     if space.capped_count(m, limit) > limit:
         raise ValueError(f"size={_short(m)} gives more than max_datasets={limit:,} datasets; use a "
                          "smaller universe or size")
@@ -337,16 +337,16 @@ def global_sensitivity(query, universe, size, *, neighbours="add_remove", norm=1
     answers defined), or a :class:`SensitivityResult` with a pair attaining it when
     ``details=True``. Notebook 05.
     """
-    query = _check_query(query)
-    uni = _check_universe(universe)
-    size = check_positive_int(size, "size")
-    neighbours = _check_neighbours(neighbours)
-    norm = _check_norm(norm)
-    min_size = check_nonnegative_int(min_size, "min_size")
-    ordered = check_flag(ordered, "ordered")
-    batched = check_flag(batched, "batched")
-    details = check_flag(details, "details")
-    max_datasets = check_positive_int(max_datasets, "max_datasets",
+    query = _valid_query(query)
+    uni = _valid_universe(universe)
+    size = valid_positive_int(size, "size")
+    neighbours = _valid_neighbours(neighbours)
+    norm = _valid_norm(norm)
+    min_size = valid_nonnegative_int(min_size, "min_size")
+    ordered = valid_flag(ordered, "ordered")
+    batched = valid_flag(batched, "batched")
+    details = valid_flag(details, "details")
+    max_datasets = valid_positive_int(max_datasets, "max_datasets",
                                       maximum=_MAX_DATASETS_LIMIT)
     if neighbours == "add_remove" and min_size >= size:
         raise ValueError(f"min_size must be < size for add_remove neighbours, got "
@@ -476,11 +476,11 @@ def local_sensitivity(query, dataset, universe, *, neighbours="add_remove", norm
     the noise level itself would reveal x [Nissim, Raskhodnikova & Smith 2007].
     Returns a float (0.0 when no neighbour's answer is defined). Notebook 05.
     """
-    query = _check_query(query)
-    uni = _check_universe(universe)
-    neighbours = _check_neighbours(neighbours)
-    norm = _check_norm(norm)
-    batched = check_flag(batched, "batched")
+    query = _valid_query(query)
+    uni = _valid_universe(universe)
+    neighbours = _valid_neighbours(neighbours)
+    norm = _valid_norm(norm)
+    batched = valid_flag(batched, "batched")
     x = np.asarray(dataset)
     if isinstance(dataset, (str, bytes)) or x.dtype.kind == "O":
         raise TypeError("dataset must be a sequence of records like those of universe")
@@ -488,7 +488,7 @@ def local_sensitivity(query, dataset, universe, *, neighbours="add_remove", norm
         raise ValueError(f"dataset records must have the shape of universe records "
                          f"{uni.shape[1:]}, got dataset of shape {x.shape}")
     if x.dtype.kind in "iuf" and uni.dtype.kind in "iuf":
-        check_values("dataset", x, allow_empty=True)
+        valid_values(x, "dataset", allow_empty=True)
     n = x.shape[0]
     if neighbours == "substitute" and n == 0:
         raise ValueError("dataset must hold at least one record for substitute neighbours")
@@ -527,7 +527,7 @@ def local_sensitivity(query, dataset, universe, *, neighbours="add_remove", norm
 def histogram(records, universe):
     """Seed 003's histogram view of a database: x_i = number of records equal to the
     i-th record of ``universe`` (x in N^|X|). Records outside the universe raise."""
-    uni = _check_universe(universe)
+    uni = _valid_universe(universe)
     if isinstance(records, (str, bytes)):
         raise TypeError("records must be a sequence of records, not a string")
     if not hasattr(records, "__iter__"):
@@ -549,7 +549,7 @@ def histogram(records, universe):
 
 
 def _vector(name, v):
-    arr = check_values(name, v)
+    arr = valid_values(v, name)
     if arr.ndim > 1:
         raise ValueError(f"{name} must be a number or a 1-D vector, got shape {arr.shape}")
     return np.atleast_1d(arr)
@@ -580,7 +580,7 @@ def are_neighbours(x, y, *, neighbours="add_remove") -> bool:
     added or removed; seed 003 writes <= 1, which also lets a database neighbour
     itself); ``substitute``: the same number of records and ||x - y||_1 = 2."""
     a, b = _pair(x, y)
-    neighbours = _check_neighbours(neighbours)
+    neighbours = _valid_neighbours(neighbours)
     for name, h in (("x", a), ("y", b)):
         if (h < 0).any() or (h != np.round(h)).any():
             raise ValueError(f"{name} must be a histogram of non-negative whole counts")

@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import (check_count, check_epsilon, check_noise_scale, check_positive_int, check_real,
-                      check_rng, check_sensitivity, check_values)
+from ._validate import (valid_count, valid_epsilon, valid_noise_scale, valid_positive_int, valid_real,
+                      valid_rng, valid_sensitivity, valid_values)
 from .mechanisms import laplace_mechanism, report_noisy_max
 
 __all__ = [
@@ -52,27 +52,27 @@ __all__ = [
 ]
 
 
-def _check_answers(query_answers):
-    a = check_values("query_answers", query_answers)
+def _valid_answers(query_answers):
+    a = valid_values(query_answers, "query_answers")
     if a.ndim != 1:
         raise ValueError(f"query_answers must be one-dimensional, got shape {a.shape}")
     return a
 
 
-def _check_common(query_answers, threshold, epsilon, sensitivity):
-    a = _check_answers(query_answers)
-    t = check_real("threshold", threshold)
-    epsilon, d = _check_budget(epsilon, sensitivity)
+def _valid_common(query_answers, threshold, epsilon, sensitivity):
+    a = _valid_answers(query_answers)
+    t = valid_real(threshold, "threshold")
+    epsilon, d = _valid_budget(epsilon, sensitivity)
     return a, t, epsilon, d
 
 
-def _check_budget(epsilon, sensitivity):
+def _valid_budget(epsilon, sensitivity):
     """epsilon and sensitivity, and both noise scales 2 Delta/eps, 4 Delta/eps in range."""
-    epsilon = check_epsilon(epsilon)
-    d = check_sensitivity(sensitivity, positive=True)
+    epsilon = valid_epsilon(epsilon)
+    d = valid_sensitivity(sensitivity, positive=True)
     with np.errstate(over="ignore"):
-        check_noise_scale(2.0 * d / epsilon, "sensitivity / epsilon", "2 sensitivity / epsilon")
-        check_noise_scale(4.0 * d / epsilon, "sensitivity / epsilon", "4 sensitivity / epsilon")
+        valid_noise_scale(2.0 * d / epsilon, "sensitivity / epsilon", "2 sensitivity / epsilon")
+        valid_noise_scale(4.0 * d / epsilon, "sensitivity / epsilon", "4 sensitivity / epsilon")
     return epsilon, d
 
 
@@ -81,7 +81,7 @@ def above_threshold_scales(epsilon, sensitivity=1.0):
     in the queries' units. Half the budget goes to the threshold, half to the one query
     that is reported (whose noise must cover a shift of 2 Delta). Both scales must lie in
     [1e-300, 1e305] (an extreme epsilon or sensitivity is refused, naming them). Notebook 15."""
-    epsilon, d = _check_budget(epsilon, sensitivity)
+    epsilon, d = _valid_budget(epsilon, sensitivity)
     return 2.0 * d / epsilon, 4.0 * d / epsilon
 
 
@@ -96,8 +96,8 @@ def above_threshold(query_answers, threshold, epsilon, *, sensitivity=1.0, rng=N
     the queries may be chosen adaptively; here they are given up front). Only the index
     is released, never a noisy value. Notebook 15.
     """
-    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
-    rng = check_rng(rng)
+    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
+    rng = valid_rng(rng)
     # Laplace noise of scale 2Δ/ε on the threshold and 4Δ/ε on each query
     noisy_threshold = laplace_mechanism(t, 2.0 * d, epsilon, rng=rng)
     for i, answer in enumerate(a):
@@ -116,9 +116,9 @@ def sparse(query_answers, threshold, epsilon, c, *, sensitivity=1.0, rng=None):
     epsilon / c, so the whole is epsilon-DP [DR14 Sec. 3.6]. With c = 1 it is
     :func:`above_threshold` (same noise, same distribution). Notebook 15.
     """
-    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
-    c = check_positive_int(c, "c", maximum=max(1, a.size))
-    rng = check_rng(rng)
+    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
+    c = valid_positive_int(c, "c", maximum=max(1, a.size))
+    rng = valid_rng(rng)
     sigma = sparse_scales(epsilon, c, sensitivity=d)[0]
     found = []
     noisy_threshold = t + rng.laplace(0.0, sigma)
@@ -140,9 +140,9 @@ def numeric_sparse(query_answers, threshold, epsilon, c, *, sensitivity=1.0, rng
     a_i + Lap(2 c Delta / epsilon_2). The c values cost c * epsilon_2 / (2c) = epsilon / 9,
     so the whole is epsilon_1 + epsilon / 9 = epsilon-DP [DR14 Sec. 3.6]. Notebook 15.
     """
-    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
-    c = check_positive_int(c, "c", maximum=max(1, a.size))
-    rng = check_rng(rng)
+    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
+    c = valid_positive_int(c, "c", maximum=max(1, a.size))
+    rng = valid_rng(rng)
     b_value = sparse_scales(epsilon, c, sensitivity=d, numeric=True)[2]
     chosen = sparse(a, t, 8.0 * epsilon / 9.0, c, sensitivity=d, rng=rng)
     return [(i, float(a[i] + rng.laplace(0.0, b_value))) for i in chosen]
@@ -159,8 +159,8 @@ def sparse_scales(epsilon, c, *, sensitivity=1.0, numeric=False):
     9 c Delta / (4 epsilon), 9 c Delta / (2 epsilon) and 9 c Delta / epsilon. Every scale
     grows like c: the price of answering c queries with one budget. Notebook 15.
     """
-    epsilon, d = _check_budget(epsilon, sensitivity)
-    c = check_positive_int(c, "c", maximum=10**9)
+    epsilon, d = _valid_budget(epsilon, sensitivity)
+    c = valid_positive_int(c, "c", maximum=10**9)
     if numeric:
         eps1, eps2 = 8.0 * epsilon / 9.0, 2.0 * epsilon / 9.0
         return 2.0 * c * d / eps1, 4.0 * c * d / eps1, 2.0 * c * d / eps2
@@ -193,11 +193,11 @@ def sparse_draws(query_answers, threshold, epsilon, c, *, size, sensitivity=1.0,
     per query, and, for NumericSparse, one Lap(b_value) per query, released only for the
     answered ones (:func:`sparse_scales`). Notebook 15's panel and tables.
     """
-    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
+    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
     k = a.size
-    c = check_positive_int(c, "c", maximum=max(1, k))
-    size = check_count(size, "size", per_item=max(k, 1) * 3)
-    rng = check_rng(rng)
+    c = valid_positive_int(c, "c", maximum=max(1, k))
+    size = valid_count(size, "size", per_item=max(k, 1) * 3)
+    rng = valid_rng(rng)
     b_threshold, b_query, b_value = sparse_scales(epsilon, c, sensitivity=d, numeric=numeric)
     rho = t + rng.laplace(0.0, b_threshold, size=(size, c))
     noisy = a + rng.laplace(0.0, b_query, size=(size, k))
@@ -222,13 +222,13 @@ def sparse_run_error(query_answers, threshold, answered, c):
     one row per run (shape (k,) or (runs, k)); returns one alpha per run, in the queries'
     units. With c = 1 it is :func:`run_error`. Notebook 15.
     """
-    a = _check_answers(query_answers)
-    t = check_real("threshold", threshold)
+    a = _valid_answers(query_answers)
+    t = valid_real(threshold, "threshold")
     ans = np.asarray(answered)
     if ans.dtype.kind != "b" or ans.shape[-1:] != a.shape or ans.ndim > 2:
         raise ValueError(f"answered must be booleans of shape (k,) or (runs, k) with k = {a.size}, "
                          f"got {ans.dtype} of shape {ans.shape}")
-    c = check_positive_int(c, "c", maximum=max(1, a.size))
+    c = valid_positive_int(c, "c", maximum=max(1, a.size))
     before = np.cumsum(ans, axis=-1) - ans             # answers before query i
     passed = (before < c) & ~ans
     too_low = np.where(ans, t - a, 0.0).max(axis=-1)
@@ -245,9 +245,9 @@ def sparse_accuracy_bound(k, epsilon, beta, c, *, sensitivity=1.0):
     >= T - alpha [DR14 Sec. 3.6, Sparse's accuracy for delta = 0]. It grows like c ln c
     at a fixed epsilon. Notebook 15.
     """
-    c = check_positive_int(c, "c", maximum=10**9)
-    epsilon = check_epsilon(epsilon)
-    beta = check_real("beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
+    c = valid_positive_int(c, "c", maximum=10**9)
+    epsilon = valid_epsilon(epsilon)
+    beta = valid_real(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True)
     try:
         return accuracy_bound(k, epsilon / c, beta / c, sensitivity=sensitivity)
     except ValueError as exc:
@@ -268,10 +268,10 @@ def noisy_top_c(query_answers, epsilon, c, *, sensitivity=1.0, rng=None):
     to choose (Lyu, Su & Li 2017: in the non-interactive setting SVT can be replaced by
     the exponential mechanism, with better accuracy). Notebook 15.
     """
-    a = _check_answers(query_answers)
-    epsilon, d = _check_budget(epsilon, sensitivity)
-    c = check_positive_int(c, "c", maximum=max(1, a.size))
-    rng = check_rng(rng)
+    a = _valid_answers(query_answers)
+    epsilon, d = _valid_budget(epsilon, sensitivity)
+    c = valid_positive_int(c, "c", maximum=max(1, a.size))
+    rng = valid_rng(rng)
     left = np.arange(a.size)
     chosen = []
     for _ in range(c):
@@ -288,9 +288,9 @@ def above_threshold_draws(query_answers, threshold, epsilon, *, size, sensitivit
     "none reported" (None in :func:`above_threshold`). Same distribution; the noise of
     queries after the stop is drawn but never used. Notebook 15.
     """
-    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
-    size = check_count(size, "size", per_item=max(a.size, 1))   # size x k noise draws
-    rng = check_rng(rng)
+    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
+    size = valid_count(size, "size", per_item=max(a.size, 1))   # size x k noise draws
+    rng = valid_rng(rng)
     return _draw(a, t, 2.0 * d / epsilon, 4.0 * d / epsilon, size, rng)
 
 
@@ -327,7 +327,7 @@ def above_threshold_probabilities(query_answers, threshold, epsilon, *, sensitiv
     kinks r = a_j - T: the probabilities sum to 1 (to 1e-12) however far the answers lie
     from the threshold. Notebook 15.
     """
-    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
+    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
     return _probabilities(a, t, 2.0 * d / epsilon, 4.0 * d / epsilon)
 
 
@@ -404,16 +404,16 @@ def variant_mechanism(name, threshold, epsilon, *, sensitivity=1.0):
     at most 10^8 / k runs (refused before any draw), ``rng`` a Generator."""
     if name not in VARIANTS:
         raise ValueError(f"name must be one of {sorted(VARIANTS)}, got {name!r}")
-    t = check_real("threshold", threshold)
-    epsilon, d = _check_budget(epsilon, sensitivity)
+    t = valid_real(threshold, "threshold")
+    epsilon, d = _valid_budget(epsilon, sensitivity)
     b_threshold = 2.0 * d / epsilon
     b_query = 0.0 if name == "no_query_noise" else 4.0 * d / epsilon
 
     def mechanism(data, size, rng):
-        a = check_values("data", data)
+        a = valid_values(data, "data")
         if a.ndim != 1:
             raise ValueError(f"data must be one-dimensional query answers, got shape {a.shape}")
-        size = check_count(size, "size", per_item=max(a.size, 1))
+        size = valid_count(size, "size", per_item=max(a.size, 1))
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         return _draw(a, t, b_threshold, b_query, size, rng,
@@ -431,7 +431,7 @@ def variant_probabilities(name, query_answers, threshold, epsilon, *, sensitivit
     if name not in VARIANTS or name == "no_stop":
         raise ValueError(f"name must be a stopping variant, one of "
                          f"{sorted(set(VARIANTS) - {'no_stop'})}, got {name!r}")
-    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
+    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
     b_threshold, b_query = 2.0 * d / epsilon, 4.0 * d / epsilon
     if name == "no_query_noise":
         # report i iff a_i >= T + rho > max_{j<i} a_j: rho in (max_{j<i} a_j - T, a_i - T]
@@ -452,7 +452,7 @@ def no_stop_pattern_probability(query_answers, pattern, threshold, epsilon, *, s
     variant's loss grows with the number of answers above.
     """
     from scipy import stats
-    a, t, epsilon, d = _check_common(query_answers, threshold, epsilon, sensitivity)
+    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
     pat = np.asarray(pattern)
     if pat.shape != a.shape or pat.dtype.kind != "b":
         raise ValueError(f"pattern must be booleans of the same length as query_answers "
@@ -479,10 +479,10 @@ def accuracy_bound(k, epsilon, beta, *, sensitivity=1.0):
     noises together move no comparison by more than alpha; that part, and so the bound on
     :func:`run_error`, holds for any stream of k queries. Natural logarithms. Notebook 15.
     """
-    k = check_positive_int(k, "k", maximum=10 ** 15)
-    epsilon = check_epsilon(epsilon)
-    beta = check_real("beta", beta, low=0.0, high=1.0, low_open=True, high_open=True)
-    d = check_sensitivity(sensitivity, positive=True)
+    k = valid_positive_int(k, "k", maximum=10 ** 15)
+    epsilon = valid_epsilon(epsilon)
+    beta = valid_real(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True)
+    d = valid_sensitivity(sensitivity, positive=True)
     alpha = 8.0 * d * (np.log(k) + np.log(2.0) - np.log(beta)) / epsilon
     if not np.isfinite(alpha):
         raise ValueError(f"epsilon is outside the usable range: alpha = 8 Δ (ln k + ln(2/beta)) / "
@@ -495,9 +495,9 @@ def run_error(query_answers, threshold, index):
     such that the reported answer is >= T - alpha and every answer passed over is
     <= T + alpha. ``index`` is the reported index (``len(query_answers)`` or None: none
     reported). In the queries' units. Notebook 15."""
-    a = _check_answers(query_answers)
-    t = check_real("threshold", threshold)
-    index = a.size if index is None else _check_index(index, a.size)
+    a = _valid_answers(query_answers)
+    t = valid_real(threshold, "threshold")
+    index = a.size if index is None else _valid_index(index, a.size)
     err = 0.0
     if index > 0:
         err = max(err, float(a[:index].max() - t))
@@ -506,20 +506,20 @@ def run_error(query_answers, threshold, index):
     return err
 
 
-def _check_index(index, k):
-    from ._checks import check_nonnegative_int
-    return check_nonnegative_int(index, "index", maximum=k)
+def _valid_index(index, k):
+    from ._validate import valid_nonnegative_int
+    return valid_nonnegative_int(index, "index", maximum=k)
 
 
 def example_answers(k=60, *, seed=15):
     """A seeded stream of k counting-query answers (people; sensitivity 1): mostly
     between 20 and 60 with a slow upward drift, so that later queries clear a threshold
     of 70 more often. Invented for notebook 15; not real data."""
-    k = check_count(k, "k")
-    rng = np.random.default_rng(_check_seed(seed))
+    k = valid_count(k, "k")
+    rng = np.random.default_rng(_valid_seed(seed))
     return np.round(np.clip(rng.normal(35, 12, size=k) + np.linspace(0, 25, k), 0, None))
 
 
-def _check_seed(seed):
-    from ._checks import check_nonnegative_int
-    return check_nonnegative_int(seed, "seed")
+def _valid_seed(seed):
+    from ._validate import valid_nonnegative_int
+    return valid_nonnegative_int(seed, "seed")

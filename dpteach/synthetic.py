@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
-from ._checks import (check_epsilon, check_nonnegative_int, check_positive_int, check_real, check_rng,
-                      check_values)
+from ._validate import (valid_epsilon, valid_nonnegative_int, valid_positive_int, valid_real, valid_rng,
+                      valid_values)
 
 __all__ = [
     "mwem",
@@ -44,7 +44,7 @@ __all__ = [
 
 
 def _histogram(histogram, name="histogram"):
-    h = check_values(name, histogram)
+    h = valid_values(histogram, name)
     if np.any(h < 0):
         raise ValueError(f"{name} must hold non-negative counts")
     if h.sum() <= 0:
@@ -53,7 +53,7 @@ def _histogram(histogram, name="histogram"):
 
 
 def _queries(queries, shape):
-    q = check_values("queries", queries)
+    q = valid_values(queries, "queries")
     size = int(np.prod(shape))
     if q.ndim == 1:
         q = q[None, :]
@@ -68,7 +68,7 @@ def _queries(queries, shape):
 
 def range_queries(domain_size):
     """Every interval [a, b] of 0..domain_size-1 as a 0/1 matrix (one row per interval)."""
-    k = check_positive_int(domain_size, "domain_size", maximum=2000)
+    k = valid_positive_int(domain_size, "domain_size", maximum=2000)
     lo, hi = np.triu_indices(k)
     cells = np.arange(k)
     return ((cells >= lo[:, None]) & (cells <= hi[:, None])).astype(float)
@@ -76,8 +76,8 @@ def range_queries(domain_size):
 
 def workload_error(histogram, synthetic, queries):
     """Largest absolute error over the workload: max_q |q(synthetic) - q(histogram)|."""
-    h = check_values("histogram", histogram).ravel()
-    s = check_values("synthetic", synthetic).ravel()
+    h = valid_values(histogram, "histogram").ravel()
+    s = valid_values(synthetic, "synthetic").ravel()
     q = _queries(queries, h.shape)
     return float(np.max(np.abs(q @ s - q @ h)))
 
@@ -86,9 +86,9 @@ def mwem_selection_probabilities(histogram, synthetic, queries, epsilon_round):
     """Probabilities of the exponential mechanism's choice in one round: P(q) proportional
     to exp(epsilon_select * |q(A) - q(x)| / 2) with epsilon_select = epsilon_round / 2."""
     h = _histogram(histogram).ravel()
-    s = check_values("synthetic", synthetic).ravel()
+    s = valid_values(synthetic, "synthetic").ravel()
     q = _queries(queries, h.shape)
-    eps = check_epsilon(epsilon_round, "epsilon_round")
+    eps = valid_epsilon(epsilon_round, "epsilon_round")
     score = np.abs(q @ s - q @ h)
     return softmax((eps / 2.0) * score / 2.0)
 
@@ -100,12 +100,12 @@ def multiplicative_weights_update(synthetic, query, measurement, total=None):
     ``synthetic`` A (non-negative, its total is n unless ``total`` is given), ``query`` a 0/1
     row, ``measurement`` m the noisy answer. Computed in log space, so it never overflows.
     """
-    a = check_values("synthetic", synthetic)
+    a = valid_values(synthetic, "synthetic")
     if np.any(a < 0):
         raise ValueError("synthetic must be non-negative")
-    n = float(a.sum()) if total is None else check_epsilon(total, "total")
+    n = float(a.sum()) if total is None else valid_epsilon(total, "total")
     q = _queries(query, a.shape)[0]
-    m = check_real("measurement", measurement)
+    m = valid_real(measurement, "measurement")
     return _mw_step(a.ravel(), q, m, n).reshape(a.shape)
 
 
@@ -127,10 +127,10 @@ def mwem_rounds(histogram, queries, epsilon, iterations, *, passes=1, rng=None):
     """
     h = _histogram(histogram)
     q = _queries(queries, h.shape)
-    epsilon = check_epsilon(epsilon)
-    T = check_positive_int(iterations, "iterations", maximum=10_000)
-    passes = check_positive_int(passes, "passes", maximum=1000)
-    rng = check_rng(rng)
+    epsilon = valid_epsilon(epsilon)
+    T = valid_positive_int(iterations, "iterations", maximum=10_000)
+    passes = valid_positive_int(passes, "passes", maximum=1000)
+    rng = valid_rng(rng)
     n = float(h.sum())
     flat_h = h.ravel()
     eps_round = epsilon / T
@@ -167,7 +167,7 @@ def example_table(*, seed=20):
     """An invented table of 10,000 patients: counts over 8 age groups x 4 conditions, with
     age and condition strongly related (the young mostly have condition 0, the old mostly
     condition 3). Notebook 20."""
-    g = np.random.default_rng(check_nonnegative_int(seed, "seed"))
+    g = np.random.default_rng(valid_nonnegative_int(seed, "seed"))
     ages = np.clip(np.round(g.normal(3.5, 1.8, size=10_000)), 0, 7).astype(int)
     p_cond = np.stack([np.array([0.80, 0.14, 0.05, 0.01]) * (1 - a / 7) +
                        np.array([0.01, 0.05, 0.24, 0.70]) * (a / 7) for a in range(8)])
@@ -181,8 +181,8 @@ def example_table(*, seed=20):
 def table_workload(n_rows, n_cols):
     """Queries over an n_rows x n_cols table, flattened row by row: every row range [a, b]
     within one column, and every row range over all columns (a 0/1 matrix, one row each)."""
-    n_rows = check_positive_int(n_rows, "n_rows", maximum=2000)
-    n_cols = check_positive_int(n_cols, "n_cols", maximum=100)
+    n_rows = valid_positive_int(n_rows, "n_rows", maximum=2000)
+    n_cols = valid_positive_int(n_cols, "n_cols", maximum=100)
     r = range_queries(n_rows)                       # (ranges, n_rows)
     per_col = [np.kron(r, np.eye(n_cols)[c]) for c in range(n_cols)]
     any_col = np.kron(r, np.ones(n_cols))
@@ -197,8 +197,8 @@ def independent_marginals(table, epsilon, *, rng=None):
     t = _histogram(table, "table")
     if t.ndim != 2:
         raise ValueError(f"table must be two-dimensional, got shape {t.shape}")
-    epsilon = check_epsilon(epsilon)
-    rng = check_rng(rng)
+    epsilon = valid_epsilon(epsilon)
+    rng = valid_rng(rng)
     rows = np.maximum(t.sum(axis=1) + rng.laplace(0.0, 2.0 / epsilon, size=t.shape[0]), 0.0)
     cols = np.maximum(t.sum(axis=0) + rng.laplace(0.0, 2.0 / epsilon, size=t.shape[1]), 0.0)
     if rows.sum() == 0 or cols.sum() == 0:

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ._checks import (check_delta, check_epsilon, check_noise_scale, check_nonnegative_int,
-                      check_positive_int, check_real, check_rng, check_sensitivity, check_values)
+from ._validate import (valid_delta, valid_epsilon, valid_noise_scale, valid_nonnegative_int,
+                      valid_positive_int, valid_real, valid_rng, valid_sensitivity, valid_values)
 from . import audit as _audit
 from .mechanisms import _gaussian_delta
 
@@ -41,7 +41,7 @@ MECHANISMS = ("laplace", "gaussian", "randomized_response")
 
 
 def _alpha(alpha):
-    a = check_values("alpha", alpha)
+    a = valid_values(alpha, "alpha")
     if ((a < 0) | (a > 1)).any():
         raise ValueError("alpha must lie in [0, 1] (a type I error probability)")
     return a
@@ -63,8 +63,8 @@ def tradeoff_curve(alpha, epsilon, delta=0.0):
     delta: beta = 1 - delta - alpha). Notebook 13.
     """
     a = _alpha(alpha)
-    e = check_epsilon(epsilon, allow_zero=True)
-    d = check_delta(delta)
+    e = valid_epsilon(epsilon, allow_zero=True)
+    d = valid_delta(delta)
     with np.errstate(over="ignore"):
         grow = np.exp(e)                   # inf for a huge eps: then alpha > 0 allows beta = 0
         steep = 1 - d - np.where(a > 0, grow * np.where(a > 0, a, 1.0), 0.0)
@@ -78,8 +78,8 @@ def advantage_bound(epsilon, delta=0.0):
     :func:`tradeoff_curve` cross, at alpha = beta = (1 - delta)/(1 + e^eps)
     [Kairouz, Oh & Viswanath 2015]. ``epsilon`` >= 0: at 0 the bound is 2 delta / 2 =
     delta (no test beats guessing by more than delta). Notebook 13."""
-    e = check_epsilon(epsilon, allow_zero=True)
-    d = check_delta(delta)
+    e = valid_epsilon(epsilon, allow_zero=True)
+    d = valid_delta(delta)
     return float((np.expm1(e) + 2 * d) / (np.exp(e) + 1)) if e < 700 else 1.0
 
 
@@ -93,7 +93,7 @@ def gaussian_tradeoff(alpha, mu):
     """
     from scipy import stats
     a = _alpha(alpha)
-    mu = check_real("mu", mu, low=0.0)
+    mu = valid_real(mu, "mu", low=0.0)
     return _out(stats.norm.cdf(stats.norm.isf(a) - mu))
 
 
@@ -103,7 +103,7 @@ def gdp_delta(epsilon, mu):
     exactly this whole curve of guarantees). It is the Gaussian mechanism's delta with
     sigma = 1/mu [Balle & Wang 2018, Theorem 8; Dong, Roth & Su 2022, Section 2].
     Computed by :func:`privacy_loss_distribution`; ``mu`` > 0. Notebook 13."""
-    mu = check_real("mu", mu, low=1e-100)   # mu -> 0 is sigma -> inf: refused, like tiny sigma
+    mu = valid_real(mu, "mu", low=1e-100)   # mu -> 0 is sigma -> inf: refused, like tiny sigma
     return privacy_loss_distribution("gaussian", sigma=1.0 / mu).delta(epsilon)
 
 
@@ -111,7 +111,7 @@ def gdp_compose(mus):
     """sqrt(mu_1^2 + ... + mu_k^2): mechanisms that are mu_i-GDP, run one after the other
     (also adaptively), are together this-GDP, exactly [Dong, Roth & Su 2022, Section 3].
     Notebook 13."""
-    m = check_values("mus", mus)
+    m = valid_values(mus, "mus")
     if m.size == 0 or (m < 0).any():
         raise ValueError(f"mus must be a non-empty list of numbers >= 0, got {mus!r}")
     return float(np.sqrt(np.sum(m * m)))
@@ -124,9 +124,9 @@ def gdp_clt_mu(loss_mean, loss_variance, k):
     and a normal loss is mu-GDP exactly when its mean is half its variance (mu^2/2 and
     mu^2); this mu matches the two up to the CLT's error. An approximation, not a bound.
     Notebook 13."""
-    m = check_real("loss_mean", loss_mean, low=0.0, low_open=True)
-    v = check_real("loss_variance", loss_variance, low=0.0, low_open=True)
-    k = check_positive_int(k, "k", maximum=10**12)
+    m = valid_real(loss_mean, "loss_mean", low=0.0, low_open=True)
+    v = valid_real(loss_variance, "loss_variance", low=0.0, low_open=True)
+    k = valid_positive_int(k, "k", maximum=10**12)
     return float(2.0 * k * m / np.sqrt(k * v))
 
 
@@ -143,7 +143,7 @@ def laplace_tradeoff(alpha, epsilon):
     """
     from scipy import stats
     a = _alpha(alpha)
-    e = check_epsilon(epsilon, allow_zero=True)
+    e = valid_epsilon(epsilon, allow_zero=True)
     return _out(stats.laplace.cdf(stats.laplace.isf(a) - e))
 
 
@@ -221,7 +221,7 @@ class LossDistribution:
         from scipy import stats
         from scipy.optimize import brentq
 
-        d = check_delta(delta)
+        d = valid_delta(delta)
         if self.mechanism == "gaussian" and d == 0:
             raise ValueError("delta must be > 0 for the Gaussian loss: no finite epsilon "
                              "has delta(epsilon) = 0")
@@ -240,7 +240,7 @@ class LossDistribution:
 
 
 def _eps_array(epsilon):
-    e = check_values("epsilon", epsilon)
+    e = valid_values(epsilon, "epsilon")
     if (e < 0).any():
         raise ValueError("epsilon must be >= 0")
     return e
@@ -269,14 +269,14 @@ def privacy_loss_distribution(mechanism, *, epsilon=None, sigma=None, sensitivit
     from scipy import stats
     if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
-    delta_f = check_sensitivity(sensitivity, positive=True)
+    delta_f = valid_sensitivity(sensitivity, positive=True)
     if grid is not None:
-        grid = check_values("grid", grid)
+        grid = valid_values(grid, "grid")
     empty = np.zeros(0)
     if mechanism == "gaussian":
         if sigma is None:
             raise ValueError("the Gaussian privacy loss needs sigma (the noise standard deviation)")
-        s = check_real("sigma", sigma, low=0.0, low_open=True)
+        s = valid_real(sigma, "sigma", low=0.0, low_open=True)
         with np.errstate(over="ignore", under="ignore"):
             mu = delta_f / s
         if not 1e-150 <= mu <= 1e150:
@@ -288,7 +288,7 @@ def privacy_loss_distribution(mechanism, *, epsilon=None, sigma=None, sensitivit
                                 empty, empty, grid, stats.norm.pdf(grid, mu ** 2 / 2, mu))
     if epsilon is None:
         raise ValueError(f"the {mechanism} privacy loss needs epsilon")
-    e = check_epsilon(epsilon, allow_inf=False)
+    e = valid_epsilon(epsilon, allow_inf=False)
     if e > 1e300:
         raise ValueError(f"epsilon must be <= 1e300 (the loss range 2 epsilon must stay finite), got {e!r}")
     if mechanism == "laplace":
@@ -319,20 +319,20 @@ def membership_attack(epsilon=None, *, n_trials=2000, count=40, noise="laplace",
     or "gaussian" (analytic sigma for (eps, delta), Balle & Wang 2018). Returns
     (out, in): ``n_trials`` releases on each table. Notebook 13.
     """
-    n_trials = check_positive_int(n_trials, "n_trials", maximum=10**8)
-    count = check_nonnegative_int(count, "count", maximum=2**53 - 1)
+    n_trials = valid_positive_int(n_trials, "n_trials", maximum=10**8)
+    count = valid_nonnegative_int(count, "count", maximum=2**53 - 1)
     if not isinstance(noise, str) or noise not in ("none", "laplace", "gaussian"):
         raise ValueError(f"noise must be 'none', 'laplace' or 'gaussian', got {noise!r}")
-    delta = check_delta(delta, required=True)          # checked even when unused
-    sensitivity_used = check_sensitivity(sensitivity_used, "sensitivity_used", positive=True)
-    rng = check_rng(rng)
+    delta = valid_delta(delta, required=True)          # checked even when unused
+    sensitivity_used = valid_sensitivity(sensitivity_used, "sensitivity_used", positive=True)
+    rng = valid_rng(rng)
     if noise == "none":
         base = np.zeros(n_trials)
         return base + count, base + count + 1
-    e = check_epsilon(epsilon)
+    e = valid_epsilon(epsilon)
     if noise == "laplace":
         with np.errstate(over="ignore"):
-            check_noise_scale(sensitivity_used / e, "sensitivity_used / epsilon",
+            valid_noise_scale(sensitivity_used / e, "sensitivity_used / epsilon",
                               "sensitivity_used / epsilon")
     elif e > 700:
         raise ValueError(f"epsilon must be <= 700 for the analytic Gaussian, got {e!r}")
@@ -351,9 +351,9 @@ def empirical_tradeoff(out, in_, thresholds):
     threshold t: alpha = fraction of ``out`` releases above t (false alarms), beta =
     fraction of ``in_`` releases at or below t (misses). Returns two arrays. Notebook 13.
     """
-    a = np.sort(check_values("out", out).ravel())
-    b = np.sort(check_values("in_", in_).ravel())
-    t = check_values("thresholds", thresholds)
+    a = np.sort(valid_values(out, "out").ravel())
+    b = np.sort(valid_values(in_, "in_").ravel())
+    t = valid_values(thresholds, "thresholds")
     alpha = 1.0 - np.searchsorted(a, t, side="right") / a.size
     beta = np.searchsorted(b, t, side="right") / b.size
     return alpha, beta
@@ -363,10 +363,10 @@ def attack_thresholds(out, in_, n=31, *, count=40):
     """Thresholds for the attack: quantiles of all releases, plus the midpoint between
     the two true counts, ``count`` and ``count + 1`` (the one test that separates exact
     counts). Used by :func:`empirical_tradeoff` in notebook 13's attack panel."""
-    out = check_values("out", out).ravel()
-    in_ = check_values("in_", in_).ravel()
-    n = check_positive_int(n, "n", maximum=10**6)
-    count = check_real("count", count)
+    out = valid_values(out, "out").ravel()
+    in_ = valid_values(in_, "in_").ravel()
+    n = valid_positive_int(n, "n", maximum=10**6)
+    count = valid_real(count, "count")
     both = np.concatenate([out, in_])
     return np.unique(np.append(np.quantile(both, np.linspace(0.01, 0.99, n)), count + 0.5))
 
@@ -390,12 +390,12 @@ def outside_region(alpha, beta, n_out, n_in, epsilon, delta=0.0, *, level=1e-6):
     :func:`tradeoff_curve`. Returns a boolean array. Notebook 13.
     """
     a = _alpha(alpha)
-    b = check_values("beta", beta)
+    b = valid_values(beta, "beta")
     if ((b < 0) | (b > 1)).any():
         raise ValueError("beta must lie in [0, 1] (a type II error probability)")
-    n_out = check_positive_int(n_out, "n_out", maximum=_MAX_TRIALS)
-    n_in = check_positive_int(n_in, "n_in", maximum=_MAX_TRIALS)
-    level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    n_out = valid_positive_int(n_out, "n_out", maximum=_MAX_TRIALS)
+    n_in = valid_positive_int(n_in, "n_in", maximum=_MAX_TRIALS)
+    level = valid_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
     _, a_high = _audit.clopper_pearson(np.round(a * n_out), n_out, alpha=level)
     _, b_high = _audit.clopper_pearson(np.round(b * n_in), n_in, alpha=level)
     return np.asarray(b_high < tradeoff_curve(np.asarray(a_high), epsilon, delta))

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from .._checks import check_real
-from ..anonymity import (_check_columns, _check_no_missing, _check_table, _ids, _prepare,
+from .._validate import valid_real
+from ..anonymity import (_valid_columns, _valid_no_missing, _valid_table, _ids, _prepare,
                          class_report, generalize)
 
 __all__ = ["linkage_attack", "homogeneity_attack", "background_knowledge_attack",
@@ -37,10 +37,10 @@ def linkage_attack(released, public, quasi_identifiers, sensitive, *, rules=None
     candidates agree, else None). Notebook 01.
     """
     released, qis = _prepare(released, quasi_identifiers, sensitive)
-    public = _check_table(public, "public")
-    _check_columns(public, qis, "quasi_identifiers (in the public table)")
+    public = _valid_table(public, "public")
+    _valid_columns(public, qis, "quasi_identifiers (in the public table)")
     keys = generalize(public, rules) if rules is not None else public
-    _check_no_missing(keys, qis)
+    _valid_no_missing(keys, qis)
     grouped = released.groupby(qis, sort=False, observed=True)[sensitive]
     classes = grouped.agg(tuple).rename("candidates").reset_index()
     try:
@@ -66,7 +66,7 @@ def homogeneity_attack(table, quasi_identifiers, sensitive) -> pd.DataFrame:
     report = class_report(table, quasi_identifiers, sensitive)
     hit = report[report["l_distinct"] == 1].copy()
     hit["disclosed"] = [next(iter(v)) for v in hit["values"]]
-    qis = _check_columns(table, quasi_identifiers, "quasi_identifiers")
+    qis = _valid_columns(table, quasi_identifiers, "quasi_identifiers")
     return hit[qis + ["size", "disclosed"]]
 
 
@@ -102,7 +102,7 @@ def background_knowledge_attack(table, quasi_identifiers, sensitive, target, kno
     if isinstance(knowledge, Mapping):
         weights = {}
         for value, w in knowledge.items():
-            weights[value] = check_real(f"knowledge[{value!r}]", w, low=0.0)
+            weights[value] = valid_real(w, f"knowledge[{value!r}]", low=0.0)
     else:
         if isinstance(knowledge, str) or not isinstance(knowledge, Iterable):
             raise TypeError("knowledge must be a list of ruled-out values or a dict value -> likelihood")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._checks import check_positive_int, check_real, check_rng, check_size, check_values
+from .._validate import valid_positive_int, valid_real, valid_rng, valid_size, valid_values
 from ..accounting import BudgetExceededError
 from ..bounds import laplace_std
 
@@ -33,10 +33,10 @@ def averaging_attack(release, k) -> float:
     """
     if not callable(release):
         raise TypeError(f"release must be a callable returning one noisy answer, got {release!r}")
-    k = check_positive_int(k, "k", maximum=10 ** 7)
+    k = valid_positive_int(k, "k", maximum=10 ** 7)
     total = 0.0
     for _ in range(k):
-        total += check_real("release()", release())
+        total += valid_real(release(), "release()")
     return total / k
 
 
@@ -46,11 +46,11 @@ def collect_releases(release, k):
     Returns (answers as a float array, number of refused requests)."""
     if not callable(release):
         raise TypeError(f"release must be a callable returning one noisy answer, got {release!r}")
-    k = check_positive_int(k, "k", maximum=10 ** 7)
+    k = valid_positive_int(k, "k", maximum=10 ** 7)
     answers = []
     for i in range(k):
         try:
-            answers.append(check_real("release()", release()))
+            answers.append(valid_real(release(), "release()"))
         except BudgetExceededError:
             return np.array(answers, dtype=float), k - i
     return np.array(answers, dtype=float), 0
@@ -59,8 +59,8 @@ def collect_releases(release, k):
 def averaging_error(scale, k):
     """Standard deviation of the mean of k independent Lap(scale) noises:
     sqrt(2) * scale / sqrt(k), in the query's units. Vectorised over k."""
-    b = check_real("scale", scale, low=0.0)
-    kk = check_values("k", k)
+    b = valid_real(scale, "scale", low=0.0)
+    kk = valid_values(k, "k")
     if (kk < 1).any() or (kk != np.round(kk)).any():
         raise ValueError("k must contain whole numbers >= 1")
     out = laplace_std(b) / np.sqrt(kk)
@@ -77,8 +77,8 @@ class NaiveNoisyServer:
         if not isinstance(table, pd.DataFrame):
             raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
         self._table = table.copy()
-        self.scale = check_real("scale", scale, low=0.0)
-        self._rng = check_rng(rng)
+        self.scale = valid_real(scale, "scale", low=0.0)
+        self._rng = valid_rng(rng)
         self.answers_given = 0
 
     def _count(self, where):
@@ -92,7 +92,7 @@ class NaiveNoisyServer:
         that many independent answers at once, as if asked that many times."""
         if not callable(where):
             raise TypeError("where must be a callable taking the table and returning a mask")
-        size = check_size(size)
+        size = valid_size(size)
         return self._release(self._count(where), size)
 
     def _release(self, true, size=None):
@@ -133,8 +133,8 @@ def equivalent_phrasings(column, threshold, k):
     Each is a new query to a cache keyed by text, yet all have the same answer."""
     if not isinstance(column, str):
         raise TypeError(f"column must be a column name (str), got {column!r}")
-    t = check_real("threshold", threshold)
-    k = check_positive_int(k, "k", maximum=10 ** 7)
+    t = valid_real(threshold, "threshold")
+    k = valid_positive_int(k, "k", maximum=10 ** 7)
     out = [f"`{column}` > {t!r}"]
     for i in range(1, k):
         shift = (i + 1) // 2 * (1 if i % 2 else -1)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._checks import check_positive_int, check_real, check_rng, check_values
+from .._validate import valid_positive_int, valid_real, valid_rng, valid_values
 
 __all__ = ["difference_of_counts", "difference_of_means", "sickle_cell_queries",
            "exact_count", "exact_mean", "perturb_records", "blood_sugar_differencing",
@@ -27,8 +27,8 @@ def difference_of_counts(count_all, count_without_target) -> float:
     minus "how many, not named X, have it"). With a Curator's answers at epsilon each
     it is X's bit + Lap(1/epsilon) - Lap(1/epsilon), see :func:`difference_noise_pdf`.
     """
-    a = check_real("count_all", count_all)
-    b = check_real("count_without_target", count_without_target)
+    a = valid_real(count_all, "count_all")
+    b = valid_real(count_without_target, "count_without_target")
     return a - b
 
 
@@ -39,10 +39,10 @@ def difference_of_means(mean_all, n_all, mean_rest, n_rest) -> float:
     other; with one person left out, the difference is that person's value. Seed 004:
     5 * 5.58 - 4 * 5.50 = 5.9, Bob's blood sugar (mmol/L).
     """
-    m1 = check_real("mean_all", mean_all)
-    m2 = check_real("mean_rest", mean_rest)
-    n1 = check_positive_int(n_all, "n_all", maximum=2 ** 53)
-    n2 = check_positive_int(n_rest, "n_rest", maximum=2 ** 53)
+    m1 = valid_real(mean_all, "mean_all")
+    m2 = valid_real(mean_rest, "mean_rest")
+    n1 = valid_positive_int(n_all, "n_all", maximum=2 ** 53)
+    n2 = valid_positive_int(n_rest, "n_rest", maximum=2 ** 53)
     if n2 >= n1:
         raise ValueError(f"n_rest must be smaller than n_all, got n_rest={n2}, n_all={n1}")
     return n1 * m1 - n2 * m2
@@ -104,13 +104,13 @@ def perturb_records(values, bound, *, rng=None, size=None):
     records afresh, so repeated or differenced queries still leak (notebook 02).
     ``size`` draws that many independent perturbed copies (shape size + shape(values)).
     """
-    vals = check_values("values", values)
-    b = check_real("bound", bound, low=0.0, high=1e300)
-    rng = check_rng(rng)
+    vals = valid_values(values, "values")
+    b = valid_real(bound, "bound", low=0.0, high=1e300)
+    rng = valid_rng(rng)
     if size is None:
         shape = vals.shape
     else:
-        k = check_positive_int(size, "size")
+        k = valid_positive_int(size, "size")
         shape = (k,) + vals.shape
     return vals + rng.uniform(-b, b, size=shape)
 
@@ -133,8 +133,8 @@ def blood_sugar_differencing(table=None, *, bound=2.0, rng=None, size=None):
             raise ValueError(f"table must have a {col!r} column")
     values = table["Blood sugar"].to_numpy(float)
     female = (table["Gender"] == "F").to_numpy()
-    rng = check_rng(rng)
-    reps = 1 if size is None else check_positive_int(size, "size")
+    rng = valid_rng(rng)
+    reps = 1 if size is None else valid_positive_int(size, "size")
     first = perturb_records(values, bound, rng=rng, size=reps)
     second = perturb_records(values[female], bound, rng=rng, size=reps)
     est = values.size * first.mean(axis=1) - female.sum() * second.mean(axis=1)
@@ -148,8 +148,8 @@ def difference_noise_pdf(z, scale):
     The noise left after differencing two Laplace answers (notebook 02). Its log-ratio
     between the worlds "X has the trait" and "X has not" is at most 2/b: two queries at
     epsilon each cost 2 epsilon, as composition says."""
-    z = check_values("z", z)
-    b = check_real("scale", scale, low=0.0, low_open=True)
+    z = valid_values(z, "z")
+    b = valid_real(scale, "scale", low=0.0, low_open=True)
     t = np.abs(z) / b
     out = (1.0 + t) * np.exp(-t) / (4.0 * b)
     return out.item() if out.ndim == 0 else out

@@ -34,8 +34,8 @@ import math
 
 import numpy as np
 
-from .._checks import (check_epsilon, check_nonnegative_int, check_positive_int, check_real,
-                       check_rng, check_size, check_values, release_shape)
+from .._validate import (valid_epsilon, valid_nonnegative_int, valid_positive_int, valid_real,
+                       valid_rng, valid_size, valid_values, release_shape)
 
 __all__ = ["naive_laplace_mechanism", "floating_point_attack", "preimages", "rule_out_fractions"]
 
@@ -46,8 +46,8 @@ _MAX_SCALE = 1e306
 _MAX_WINDOW = 10_000
 
 
-def _check_scale(scale):
-    return check_real("scale", scale, low=0.0, high=_MAX_SCALE, low_open=True)
+def _valid_scale(scale):
+    return valid_real(scale, "scale", low=0.0, high=_MAX_SCALE, low_open=True)
 
 
 def naive_laplace_mechanism(value, scale, *, rng=None, size=None):
@@ -60,14 +60,14 @@ def naive_laplace_mechanism(value, scale, *, rng=None, size=None):
     ``size`` as in :func:`dpteach.laplace_mechanism`. The once-in-2^53 draw u = -1/2 gives
     -inf, as in the textbook formula.
     """
-    value = check_values("value", value)
-    scale = _check_scale(scale)
+    value = valid_values(value, "value")
+    scale = _valid_scale(scale)
     if value.size and np.abs(value).max() > np.finfo(float).max - 37 * scale:
         raise ValueError(f"value must stay within +-(1.79e308 - 37 * scale) so that value + "
                          f"noise is finite, got a value of {np.abs(value).max():g} with "
                          f"scale={scale:g}")
-    size = check_size(size)
-    rng = check_rng(rng)
+    size = valid_size(size)
+    rng = valid_rng(rng)
     shape = release_shape(size, value.shape)
     u = rng.random(shape) - 0.5
     with np.errstate(divide="ignore"):
@@ -184,9 +184,9 @@ def floating_point_attack(outputs, candidates, scale, *, sampler="naive"):
     (:func:`naive_laplace_mechanism`) or "numpy" (``numpy.random.Generator.laplace``).
     Mironov 2012, Section 4. Notebook 11.
     """
-    out = check_values("outputs", outputs).ravel()
-    cand = check_values("candidates", candidates).ravel()
-    scale = _check_scale(scale)
+    out = valid_values(outputs, "outputs").ravel()
+    cand = valid_values(candidates, "candidates").ravel()
+    scale = _valid_scale(scale)
     if sampler not in _SAMPLERS:
         raise ValueError(f"sampler must be one of {_SAMPLERS}, got {sampler!r}")
     o_grid, c_grid = np.meshgrid(out, cand, indexing="ij")
@@ -205,12 +205,12 @@ def preimages(output, candidate, scale, *, sampler="naive", window=2):
     """
     import pandas as pd
 
-    o = check_real("output", output)
-    c = check_real("candidate", candidate)
-    scale = _check_scale(scale)
+    o = valid_real(output, "output")
+    c = valid_real(candidate, "candidate")
+    scale = _valid_scale(scale)
     if sampler not in _SAMPLERS:
         raise ValueError(f"sampler must be one of {_SAMPLERS}, got {sampler!r}")
-    window = check_nonnegative_int(window, "window", maximum=_MAX_WINDOW)
+    window = valid_nonnegative_int(window, "window", maximum=_MAX_WINDOW)
     rows = []
     oa, ca = np.array([o]), np.array([c])
     if sampler == "naive":
@@ -245,10 +245,10 @@ def rule_out_fractions(values, epsilons, *, n_outputs=150, rng=None):
     Returns sampler -> (fractions, truth): arrays (len(values), len(epsilons)) of the
     share ruling out value + 1 and the share ruling out the true value (always 0).
     Notebook 11's panel draws them."""
-    values = [float(v) for v in check_values("values", values).ravel()]
-    epsilons = [check_epsilon(e, "epsilons") for e in check_values("epsilons", epsilons).ravel()]
-    n_outputs = check_positive_int(n_outputs, "n_outputs", maximum=10**6)
-    rng = check_rng(rng)
+    values = [float(v) for v in valid_values(values, "values").ravel()]
+    epsilons = [valid_epsilon(e, "epsilons") for e in valid_values(epsilons, "epsilons").ravel()]
+    n_outputs = valid_positive_int(n_outputs, "n_outputs", maximum=10**6)
+    rng = valid_rng(rng)
     table = {}
     for sampler in ("naive", "numpy"):
         frac = np.zeros((len(values), len(epsilons)))

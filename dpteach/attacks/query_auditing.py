@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._checks import check_real, check_values
+from .._validate import valid_real, valid_values
 from .differencing import _mask
 
 __all__ = ["max_query", "infer_from_max_queries", "MaxAuditor", "refusal_attack"]
@@ -46,8 +46,8 @@ def infer_from_max_queries(max_group, max_group_with_target):
     holds it. Returns (low, high) bounds on the target's value: (3, 3) for seed 004's
     answers 2 and 3; otherwise (-inf, max_group_with_target).
     """
-    a = check_real("max_group", max_group)
-    b = check_real("max_group_with_target", max_group_with_target)
+    a = valid_real(max_group, "max_group")
+    b = valid_real(max_group_with_target, "max_group_with_target")
     if b > a:
         return (b, b)
     return (-np.inf, b)
@@ -77,7 +77,7 @@ class MaxAuditor:
         if not isinstance(simulatable, bool):
             raise TypeError(f"simulatable must be True or False, got {simulatable!r}")
         self._table = table.copy()
-        self._values = check_values(f"column {column!r}", table[column].to_numpy())
+        self._values = valid_values(table[column].to_numpy(), f"column {column!r}")
         self.simulatable = simulatable
         self.history: list[tuple[np.ndarray, float | None]] = []
 

@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from .._checks import (check_bits, check_positive_int, check_real,
-                       check_rng, check_values)
+from .._validate import (valid_bits, valid_positive_int, valid_real,
+                       valid_rng, valid_values)
 from ..mechanisms import laplace_mechanism
 from . import _solvers
 
@@ -38,13 +38,13 @@ MAX_EXHAUSTIVE_N = 24
 def random_subset_queries(m, n, *, rng=None) -> np.ndarray:
     """An m x n 0/1 matrix (int8): row j is a random subset, each person in with
     probability 1/2 independently (Dinur & Nissim 2003, the random-query attack)."""
-    m = check_positive_int(m, "m")
-    n = check_positive_int(n, "n")
-    rng = check_rng(rng)
+    m = valid_positive_int(m, "m")
+    n = valid_positive_int(n, "n")
+    rng = valid_rng(rng)
     return rng.integers(0, 2, size=(m, n), dtype=np.int8)
 
 
-def _check_queries(queries, name="queries") -> np.ndarray:
+def _valid_queries(queries, name="queries") -> np.ndarray:
     if isinstance(queries, (str, bytes)):
         raise TypeError(f"{name} must be a 0/1 matrix, got a string")
     q = np.asarray(queries)
@@ -66,8 +66,8 @@ def _check_queries(queries, name="queries") -> np.ndarray:
     return q
 
 
-def _check_answers(answers, m, name="answers") -> np.ndarray:
-    a = check_values(name, answers)
+def _valid_answers(answers, m, name="answers") -> np.ndarray:
+    a = valid_values(answers, name)
     if a.ndim != 1 or a.shape[0] != m:
         raise ValueError(f"{name} must be a vector of {m} answers (one per query row), "
                          f"got shape {a.shape}")
@@ -76,8 +76,8 @@ def _check_answers(answers, m, name="answers") -> np.ndarray:
 
 def answer_queries(queries, secret) -> np.ndarray:
     """The exact answers Q d: for each query row, how many selected people have bit 1."""
-    q = _check_queries(queries)
-    d = check_bits(secret, "secret")
+    q = _valid_queries(queries)
+    d = valid_bits(secret, "secret")
     if d.ndim != 1 or d.shape[0] != q.shape[1]:
         raise ValueError(f"secret must have one bit per query column ({q.shape[1]}), "
                          f"got shape {d.shape}")
@@ -90,8 +90,8 @@ def noisy_answers(queries, secret, scale, *, noise="gaussian", rng=None) -> np.n
     counts, of sensitivity 1, epsilon = 1/scale per answer) or ``"uniform"``
     U(-scale, scale) (noise bounded by scale)."""
     exact = answer_queries(queries, secret).astype(float)
-    scale = check_real("scale", scale, low=0.0)
-    rng = check_rng(rng)
+    scale = valid_real(scale, "scale", low=0.0)
+    rng = valid_rng(rng)
     if noise == "laplace":
         return laplace_mechanism(exact, scale, 1.0, rng=rng)
     if noise == "gaussian":
@@ -103,8 +103,8 @@ def noisy_answers(queries, secret, scale, *, noise="gaussian", rng=None) -> np.n
 
 def fraction_agree(guess, secret) -> float:
     """The fraction of positions where two bit vectors agree."""
-    g = check_bits(guess, "guess")
-    d = check_bits(secret, "secret")
+    g = valid_bits(guess, "guess")
+    d = valid_bits(secret, "secret")
     if g.shape != d.shape:
         raise ValueError(f"guess and secret must have the same shape, got {g.shape} and {d.shape}")
     return float(np.mean(g == d))
@@ -122,8 +122,8 @@ def reconstruct_lsq(queries, answers) -> np.ndarray:
     bit (notebook 03). How the equations are solved (an exact Gram matrix and Cholesky;
     for large Q, preconditioned conjugate gradients) is in ``_solvers.py``.
     """
-    q = _check_queries(queries)
-    a = _check_answers(answers, q.shape[0])
+    q = _valid_queries(queries)
+    a = _valid_answers(answers, q.shape[0])
     x = _solvers.lsq_cg(q, a) if q.size >= _solvers.CG_MIN_SIZE else None
     if x is None:                       # small Q, or conjugate gradients did not converge
         x = _solvers.lsq_gram(q, a)
@@ -161,11 +161,11 @@ def lp_decode(queries, answers, *, solver="highs", tol=1e-10, max_iter=100) -> L
     and more (benchmarks/bench_reconstruction.py).
     """
     from scipy import optimize
-    q = _check_queries(queries)
+    q = _valid_queries(queries)
     m, n = q.shape
-    a = _check_answers(answers, m)
-    tol = check_real("tol", tol, low=0.0, low_open=True)
-    max_iter = check_positive_int(max_iter, "max_iter")
+    a = _valid_answers(answers, m)
+    tol = valid_real(tol, "tol", low=0.0, low_open=True)
+    max_iter = valid_positive_int(max_iter, "max_iter")
     if solver == "highs":
         qf = q.astype(np.float64)
         res = optimize.linprog(np.concatenate([-a, np.ones(n)]),        # minimise -D
@@ -217,9 +217,9 @@ def textbook_lp(queries, answers):
     :func:`lp_decode`.
     """
     from scipy import optimize, sparse
-    q = _check_queries(queries)
+    q = _valid_queries(queries)
     m, n = q.shape
-    a = _check_answers(answers, m)
+    a = _valid_answers(answers, m)
     c = np.concatenate([np.zeros(n), np.ones(2 * m)])
     eye = sparse.identity(m, format="csr")
     a_eq = sparse.hstack([sparse.csr_matrix(q.astype(np.float64)), eye, -eye], format="csr")
@@ -247,7 +247,7 @@ _popcount = getattr(np, "bitwise_count", _popcount_swar)
 def subset_sums(secret) -> np.ndarray:
     """All 2^n exact subset sums of a bit vector: entry ``mask`` is the number of ones
     among the people whose bit is set in ``mask`` (person i <-> bit i). n <= 24."""
-    d = check_bits(secret, "secret")
+    d = valid_bits(secret, "secret")
     if d.ndim != 1:
         raise ValueError(f"secret must be one-dimensional, got shape {d.shape}")
     n = d.shape[0]
@@ -259,14 +259,14 @@ def subset_sums(secret) -> np.ndarray:
     return _popcount(masks & np.uint32(code)).astype(np.int64)
 
 
-def _check_noise_bound(noise_bound):
-    return check_real("noise_bound", noise_bound, low=0.0, high=1e300)
+def _valid_noise_bound(noise_bound):
+    return valid_real(noise_bound, "noise_bound", low=0.0, high=1e300)
 
 
 def bounded_noise_answers(secret, noise_bound, *, rng=None) -> np.ndarray:
     """All 2^n subset sums, each plus independent U(-E, E) noise (noise bounded by E)."""
-    e = _check_noise_bound(noise_bound)
-    rng = check_rng(rng)
+    e = _valid_noise_bound(noise_bound)
+    rng = valid_rng(rng)
     exact = subset_sums(secret).astype(float)
     return exact + rng.uniform(-e, e, size=exact.shape)
 
@@ -282,9 +282,9 @@ def decoy_answers(secret, noise_bound, *, rng=None):
     that attack), and any attacker is at least 2E off in one of the two worlds (secret or
     decoy) that these answers cannot tell apart (notebook 03). Returns (answers, decoy).
     """
-    d = check_bits(secret, "secret").copy()
-    e = _check_noise_bound(noise_bound)
-    rng = check_rng(rng)
+    d = valid_bits(secret, "secret").copy()
+    e = _valid_noise_bound(noise_bound)
+    rng = valid_rng(rng)
     k = int(math.floor(2 * e + 1e-12))
     ones = np.flatnonzero(d == 1)
     zeros = np.flatnonzero(d == 0)
@@ -296,8 +296,8 @@ def decoy_answers(secret, noise_bound, *, rng=None):
     return exact + np.clip(diff, -e, e), decoy
 
 
-def _check_subset_answers(subset_answers):
-    a = check_values("subset_answers", subset_answers)
+def _valid_subset_answers(subset_answers):
+    a = valid_values(subset_answers, "subset_answers")
     if a.ndim != 1:
         raise ValueError(f"subset_answers must be one-dimensional (length 2^n), got shape {a.shape}")
     size = a.shape[0]
@@ -331,8 +331,8 @@ def consistent_candidates(subset_answers, noise_bound) -> np.ndarray:
     """Every database c in {0,1}^n with |c(S) - a(S)| <= E for all 2^n subsets S
     (a k x n array of bits; person i is bit i of the mask). For small n (at most 14):
     it filters the two halves first, then checks every surviving pair."""
-    a, n = _check_subset_answers(subset_answers)
-    e = _check_noise_bound(noise_bound)
+    a, n = _valid_subset_answers(subset_answers)
+    e = _valid_noise_bound(noise_bound)
     if n > 14:
         raise ValueError(f"consistent_candidates lists every candidate; n must be <= 14, got {n}")
     found = [c for c in _consistent_codes(a, n, e, first_only=False)]
@@ -394,8 +394,8 @@ def reconstruct_exhaustive(subset_answers, noise_bound) -> np.ndarray:
     ``_consistent_codes``), so n = 20 takes a fraction of a second, not 4^20 comparisons.
     Raises ValueError if no candidate fits, i.e. the noise exceeded E.
     """
-    a, n = _check_subset_answers(subset_answers)
-    e = _check_noise_bound(noise_bound)
+    a, n = _valid_subset_answers(subset_answers)
+    e = _valid_noise_bound(noise_bound)
     for code in _consistent_codes(a, n, e, first_only=True):
         return _codes_to_bits([code], n)[0]
     raise ValueError(f"no database is consistent with every answer within noise_bound={e:g}: "
@@ -416,17 +416,17 @@ def phase_transition(ns, ratios, *, queries_per_person=4, method="lsq", trials=3
     """
     import pandas as pd
 
-    ns = [check_positive_int(k, "ns") for k in np.atleast_1d(ns)]
-    ratios = check_values("ratios", ratios)
+    ns = [valid_positive_int(k, "ns") for k in np.atleast_1d(ns)]
+    ratios = valid_values(ratios, "ratios")
     if (ratios < 0).any():
         raise ValueError("ratios must be >= 0")
-    qpp = check_positive_int(queries_per_person, "queries_per_person")
-    trials = check_positive_int(trials, "trials", maximum=10 ** 4)
-    prevalence = check_real("prevalence", prevalence, low=0.0, high=1.0)
+    qpp = valid_positive_int(queries_per_person, "queries_per_person")
+    trials = valid_positive_int(trials, "trials", maximum=10 ** 4)
+    prevalence = valid_real(prevalence, "prevalence", low=0.0, high=1.0)
     if method not in ("lsq", "lp"):
         raise ValueError(f"method must be 'lsq' or 'lp', got {method!r}")
     solver = reconstruct_lsq if method == "lsq" else reconstruct_lp
-    rng = check_rng(rng)
+    rng = valid_rng(rng)
     jobs = [(n, r) for n in ns for r in ratios]
     rows = []
     for n, r in (progress(jobs) if progress else jobs):
@@ -445,9 +445,9 @@ def exhaustive_sweep(n, grid, *, rng=None):
     with (a) answers steered to a decoy and (b) uniform noise in [-E, E]; and how many
     databases are consistent (notebook 03's exhaustive panel).
     Returns three arrays over ``grid``: worst_decoy, worst_uniform, count_decoy."""
-    n = check_positive_int(n, "n", maximum=MAX_EXHAUSTIVE_N)
-    grid = [check_real("grid", e, low=0.0, high=1e300) for e in check_values("grid", grid).ravel()]
-    rng = check_rng(rng)
+    n = valid_positive_int(n, "n", maximum=MAX_EXHAUSTIVE_N)
+    grid = [valid_real(e, "grid", low=0.0, high=1e300) for e in valid_values(grid, "grid").ravel()]
+    rng = valid_rng(rng)
     d = (rng.random(n) < 0.5).astype(np.int8)
     worst_decoy, worst_unif, count_decoy = [], [], []
     for e in grid:
@@ -468,12 +468,12 @@ class RandomQuerySweep:
     decoding or least squares recovers) and ``guess(i, method, j)``. Notebook 03."""
 
     def __init__(self, n, ratios, per_person, *, rng=None):
-        n = check_positive_int(n, "n", maximum=10**5)
-        ratios = check_values("ratios", ratios)
+        n = valid_positive_int(n, "n", maximum=10**5)
+        ratios = valid_values(ratios, "ratios")
         if ratios.ndim != 1 or (ratios < 0).any():
             raise ValueError("ratios must be a 1-D list of noise ratios sigma/sqrt(n) >= 0")
-        per_person = [check_positive_int(q, "per_person", maximum=100) for q in per_person]
-        rng = check_rng(rng)
+        per_person = [valid_positive_int(q, "per_person", maximum=100) for q in per_person]
+        rng = valid_rng(rng)
         self.n = n
         self.ratios, self.per_person = np.asarray(ratios, float), tuple(per_person)
         self.d = (rng.random(n) < 0.5).astype(np.int8)
@@ -515,12 +515,12 @@ def dp_defence_sweep(n, m, trials, prevalence, log_epsilons, *, rng=None):
     serve every ε on the grid; bit i is guessed 1 when the estimate is >= 1/2, as in
     :func:`reconstruct_lsq`. ε runs over 10**log_epsilons. Returns (mean fraction per ε,
     the first population, its guesses per ε). Notebook 03's defence panel."""
-    n = check_positive_int(n, "n", maximum=10**5)
-    m = check_positive_int(m, "m", maximum=10**6)
-    trials = check_positive_int(trials, "trials", maximum=10**4)
-    prevalence = check_real("prevalence", prevalence, low=0.0, high=1.0)
-    log_epsilons = check_values("log_epsilons", log_epsilons).ravel()
-    rng = check_rng(rng)
+    n = valid_positive_int(n, "n", maximum=10**5)
+    m = valid_positive_int(m, "m", maximum=10**6)
+    trials = valid_positive_int(trials, "trials", maximum=10**4)
+    prevalence = valid_real(prevalence, "prevalence", low=0.0, high=1.0)
+    log_epsilons = valid_values(log_epsilons, "log_epsilons").ravel()
+    rng = valid_rng(rng)
     fr = np.zeros((len(log_epsilons), trials))
     scales = m / 10.0 ** log_epsilons
     for t in range(trials):

@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.ticker import NullLocator
 
 from .. import mechanisms
-from .._checks import check_epsilon
+from .._validate import valid_epsilon
 from ..accounting import BudgetExceededError, PrivacyAccountant
 from ..attacks.averaging import averaging_error
 from ..attacks.differencing import difference_noise_pdf
@@ -155,7 +155,7 @@ def attacks_curator_budget(epsilon=0.05, k=60, budget=1.0, seed=0):
     the budget never beats one answer that spends all of it (composition). The y-axis is
     fixed; answers beyond it are marked at its edge. The ``seed`` slider redraws the
     curator's noise (one unit-scale stream per seed, scaled by 1/ε)."""
-    budget = check_epsilon(budget, "budget")      # not a slider: checked here
+    budget = valid_epsilon(budget, "budget")      # not a slider: checked here
     controls = {"epsilon": log_slider("ε per query", epsilon, -2.5, 0.0),
                 "k": int_slider("questions asked k", k, 1, 200),
                 "seed": int_slider("seed", seed, 0, _SEED_MAX)}

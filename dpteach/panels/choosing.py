@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import mechanisms
-from .._checks import check_values
+from .._validate import valid_values
 from ..comparison import count_release_errors
 from ..plots import PALETTE, density_line, label_axes, new_figure, note, vline
 from ._base import Panel, int_slider, log_slider, register, readout
@@ -29,7 +29,7 @@ _COLOURS = {"Laplace": PALETTE["orange"], "Gaussian": PALETTE["blue"],
 
 def error_curves(eps_grid, *, delta, count):
     """Expected absolute errors of the three mechanisms over ``eps_grid`` (dict of arrays)."""
-    eps_grid = check_values("eps_grid", eps_grid)
+    eps_grid = valid_values(eps_grid, "eps_grid")
     if eps_grid.ndim != 1 or (eps_grid <= 0).any():
         raise ValueError("eps_grid must be a 1-D list of epsilons > 0")
     rows = [count_release_errors(e, delta=delta, count=count, n_max=N_MAX) for e in eps_grid]

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import dp_sgd as _sgd
 from ..plots import PALETTE, density_line, label_axes, new_figure
-from .._checks import check_real
+from .._validate import valid_real
 from ..tradeoff import outside_region, tradeoff_curve
 from ._base import Panel, dropdown, int_slider, register
 
@@ -78,7 +78,7 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
     """
     ex = _sgd.EXAMPLE
     opts = [("non-private (no clip, no noise)", 0.0)] + [(f"σ = {s:g}", s) for s in SIGMAS[1:]]
-    noise_multiplier = check_real("noise_multiplier", noise_multiplier, low=0.0)
+    noise_multiplier = valid_real(noise_multiplier, "noise_multiplier", low=0.0)
     controls = {"noise_multiplier": dropdown("noise multiplier", opts, noise_multiplier),
                 "epoch": int_slider("after epoch", epoch, 1, ex["epochs"]),
                 "seed": int_slider("seed", seed, 0, SEEDS - 1)}

@@ -7,7 +7,7 @@ import numpy as np
 from scipy import special
 
 from .. import sensitivity as sens
-from .._checks import check_positive_int, check_real
+from .._validate import valid_positive_int, valid_real
 from ..plots import PALETTE, bars, label_axes, new_figure
 from ._base import Panel, float_slider, int_slider, register
 
@@ -22,9 +22,9 @@ def two_cluster_dataset(n, spread, split):
     quantiles with standard deviation ``spread``; rounded and clipped. Deterministic
     (no randomness), so a slider position always shows the same data. Notebook 05.
     """
-    n = check_positive_int(n, "n")
-    spread = check_real("spread", spread, low=0.0)
-    split = check_real("split", split, low=0.0, high=100.0)
+    n = valid_positive_int(n, "n")
+    spread = valid_real(spread, "spread", low=0.0)
+    split = valid_real(split, "split", low=0.0, high=100.0)
     lo_n, hi_n = n // 2, n - n // 2
 
     def cluster(m, centre):

@@ -1,4 +1,5 @@
-"""Parameter checks shared by the whole package.
+"""Parameter validators shared by the whole package (``valid_*``: "check" is the
+coursework's word, for grading an answer).
 
 Every public function validates its inputs here, before doing any work, so that a
 student who passes ``epsilon=float('nan')`` or ``delta=1.5`` gets a message that names
@@ -13,32 +14,35 @@ import numbers
 import numpy as np
 
 __all__ = [
-    "check_real",
-    "check_epsilon",
-    "check_delta",
-    "check_sensitivity",
-    "check_positive_int",
-    "check_nonnegative_int",
-    "check_probability",
-    "check_flag",
-    "check_values",
-    "check_scores",
-    "check_bits",
-    "check_rng",
-    "check_size",
-    "check_count",
-    "check_finite_result",
-    "check_noise_scale",
+    "valid_real",
+    "valid_epsilon",
+    "valid_delta",
+    "valid_sensitivity",
+    "valid_positive_int",
+    "valid_nonnegative_int",
+    "valid_probability",
+    "valid_flag",
+    "valid_values",
+    "valid_scores",
+    "valid_bits",
+    "valid_rng",
+    "valid_size",
+    "valid_count",
+    "finite_result",
+    "valid_noise_scale",
+    "valid_range",
+    "describe",
     "release_shape",
 ]
 
 
-def _describe(value) -> str:
+def describe(value) -> str:
+    """A value's repr for an error message, shortened to 60 characters."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def check_real(name: str, value, *, low=None, high=None, low_open=False,
+def valid_real(value, name: str, *, low=None, high=None, low_open=False,
                high_open=False, allow_inf=False) -> float:
     """Return ``value`` as a float after checking that it is a real number in range.
 
@@ -50,7 +54,7 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False,
         if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
             value = value.item()
         else:
-            raise TypeError(f"{name} must be a real number, got {_describe(value)} "
+            raise TypeError(f"{name} must be a real number, got {describe(value)} "
                             f"of type {type(value).__name__}")
     try:
         x = float(value)
@@ -63,7 +67,7 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False,
     if ((low is not None and (x < low or (low_open and x == low)))
             or (high is not None and (x > high or (high_open and x == high)))):
         rng_text = _range_text(low, high, low_open, high_open)
-        raise ValueError(f"{name} must be {rng_text}, got {_describe(value)}")
+        raise ValueError(f"{name} must be {rng_text}, got {describe(value)}")
     return x
 
 
@@ -77,63 +81,63 @@ def _range_text(low, high, low_open, high_open) -> str:
     return "a real number"
 
 
-def check_epsilon(epsilon, name: str = "epsilon", *, allow_inf: bool = False,
+def valid_epsilon(epsilon, name: str = "epsilon", *, allow_inf: bool = False,
                   allow_zero: bool = False) -> float:
     """epsilon > 0, finite (``allow_inf`` only where a docstring says inf means no noise;
     ``allow_zero`` only where epsilon = 0, perfect privacy, is a valid input, e.g. a
     trade-off curve, which is then beta = 1 - delta - alpha)."""
-    return check_real(name, epsilon, low=0.0, low_open=not allow_zero, allow_inf=allow_inf)
+    return valid_real(epsilon, name, low=0.0, low_open=not allow_zero, allow_inf=allow_inf)
 
 
-def check_delta(delta, name: str = "delta", *, required: bool = False) -> float:
+def valid_delta(delta, name: str = "delta", *, required: bool = False) -> float:
     """delta in [0, 1); with ``required`` (Gaussian mechanism) delta in (0, 1)."""
-    return check_real(name, delta, low=0.0, high=1.0, low_open=required, high_open=True)
+    return valid_real(delta, name, low=0.0, high=1.0, low_open=required, high_open=True)
 
 
-def check_sensitivity(sensitivity, name: str = "sensitivity", *, positive: bool = False) -> float:
+def valid_sensitivity(sensitivity, name: str = "sensitivity", *, positive: bool = False) -> float:
     """sensitivity >= 0 and finite (> 0 with ``positive``)."""
-    return check_real(name, sensitivity, low=0.0, low_open=positive)
+    return valid_real(sensitivity, name, low=0.0, low_open=positive)
 
 
-def check_probability(p, name: str, *, open_low=False, open_high=False) -> float:
-    return check_real(name, p, low=0.0, high=1.0, low_open=open_low, high_open=open_high)
+def valid_probability(p, name: str, *, low_open=False, high_open=False) -> float:
+    return valid_real(p, name, low=0.0, high=1.0, low_open=low_open, high_open=high_open)
 
 
-def check_positive_int(value, name: str, *, maximum: int | None = None) -> int:
+def valid_positive_int(value, name: str, *, maximum: int | None = None) -> int:
     """A positive whole number (1, 2, ...); 3.0 is accepted, 2.5, True and '3' are not."""
-    return _check_int(value, name, minimum=1, maximum=maximum)
+    return _valid_int(value, name, minimum=1, maximum=maximum)
 
 
-def check_nonnegative_int(value, name: str, *, maximum: int | None = None) -> int:
-    return _check_int(value, name, minimum=0, maximum=maximum)
+def valid_nonnegative_int(value, name: str, *, maximum: int | None = None) -> int:
+    return _valid_int(value, name, minimum=0, maximum=maximum)
 
 
-def _check_int(value, name, *, minimum, maximum):
+def _valid_int(value, name, *, minimum, maximum):
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
         value = value.item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
-        raise TypeError(f"{name} must be an integer, got {_describe(value)} of type {type(value).__name__}")
+        raise TypeError(f"{name} must be an integer, got {describe(value)} of type {type(value).__name__}")
     if isinstance(value, (numbers.Integral, np.integer)):
         x = int(value)  # exact, even beyond 2**53
     else:
         x = float(value)
         if not np.isfinite(x) or x != int(x):
-            raise ValueError(f"{name} must be a whole number, got {_describe(value)}")
+            raise ValueError(f"{name} must be a whole number, got {describe(value)}")
         x = int(x)
     if x < minimum or (maximum is not None and x > maximum):
         upper = "" if maximum is None else f" and <= {maximum}"
-        raise ValueError(f"{name} must be an integer >= {minimum}{upper}, got {_describe(value)}")
+        raise ValueError(f"{name} must be an integer >= {minimum}{upper}, got {describe(value)}")
     return x
 
 
-def check_values(name: str, values, *, allow_empty: bool = False, allow_inf: bool = False) -> np.ndarray:
+def valid_values(values, name: str, *, allow_empty: bool = False, allow_inf: bool = False) -> np.ndarray:
     """A real-valued array (scalars allowed) with no NaN (and no infinities unless allowed)."""
     if isinstance(values, (str, bytes, bool, np.bool_)):
-        raise TypeError(f"{name} must be numeric, got {_describe(values)} of type {type(values).__name__}")
+        raise TypeError(f"{name} must be numeric, got {describe(values)} of type {type(values).__name__}")
     try:
         arr = np.asarray(values)
     except (TypeError, ValueError):  # ragged nesting
-        raise TypeError(f"{name} must be a numeric array, got {_describe(values)}") from None
+        raise TypeError(f"{name} must be a numeric array, got {describe(values)}") from None
     kind = arr.dtype.kind
     if kind == "b":
         raise TypeError(f"{name} must be numeric, not boolean")
@@ -142,11 +146,11 @@ def check_values(name: str, values, *, allow_empty: bool = False, allow_inf: boo
         for item in arr.flat:
             if (isinstance(item, (bool, np.bool_))
                     or not isinstance(item, (numbers.Real, np.integer, np.floating))):
-                raise TypeError(f"{name} must contain only real numbers, got {_describe(item)} "
+                raise TypeError(f"{name} must contain only real numbers, got {describe(item)} "
                                 f"of type {type(item).__name__}")
     elif kind not in "iuf":
         # strings ('1'), complex numbers, dates: refused rather than silently converted
-        raise TypeError(f"{name} must be numeric, got {_describe(values)} (dtype {arr.dtype})")
+        raise TypeError(f"{name} must be numeric, got {describe(values)} (dtype {arr.dtype})")
     try:
         arr = arr.astype(float, copy=False)
     except OverflowError:
@@ -160,15 +164,15 @@ def check_values(name: str, values, *, allow_empty: bool = False, allow_inf: boo
     return arr
 
 
-def check_scores(scores, name: str = "scores") -> np.ndarray:
+def valid_scores(scores, name: str = "scores") -> np.ndarray:
     """A non-empty 1-D array of finite scores (utilities) for the exponential mechanism."""
-    arr = check_values(name, scores)
+    arr = valid_values(scores, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
     return arr
 
 
-def check_bits(bits, name: str = "bits") -> np.ndarray:
+def valid_bits(bits, name: str = "bits") -> np.ndarray:
     """An array of 0/1 values (booleans are accepted as bits)."""
     if isinstance(bits, (str, bytes)):
         raise TypeError(f"{name} must be an array of 0/1 values, got a string")
@@ -181,11 +185,11 @@ def check_bits(bits, name: str = "bits") -> np.ndarray:
         return arr.astype(np.int8)
     bad = ~np.isin(arr, (0, 1))
     if bad.any():
-        raise ValueError(f"{name} must contain only 0 and 1, got {_describe(arr[bad].flat[0])}")
+        raise ValueError(f"{name} must contain only 0 and 1, got {describe(arr[bad].flat[0])}")
     return arr.astype(np.int8)
 
 
-def check_rng(rng) -> np.random.Generator:
+def valid_rng(rng) -> np.random.Generator:
     """None -> a fresh Generator; a Generator is used as is; an int seeds a new one."""
     if rng is None:
         return np.random.default_rng()
@@ -194,38 +198,38 @@ def check_rng(rng) -> np.random.Generator:
     if isinstance(rng, (numbers.Integral, np.integer)) and not isinstance(rng, (bool, np.bool_)):
         if rng < 0:
             raise ValueError(f"rng must be a numpy.random.Generator, a non-negative int seed "
-                             f"or None, got {_describe(rng)}")
+                             f"or None, got {describe(rng)}")
         return np.random.default_rng(int(rng))
     raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None, got {type(rng).__name__}")
 
 
 #: the most numbers one call may draw or allocate (10^8 float64 = 800 MB): a larger size is
-#: refused by :func:`check_size` / :func:`check_count` before anything is allocated, so a
+#: refused by :func:`valid_size` / :func:`valid_count` before anything is allocated, so a
 #: size such as 10**12 gives an error at once instead of a MemoryError or a hang
 MAX_DRAWS = 10 ** 8
 
 
-def check_size(size, name: str = "size", *, per_draw: int = 1, maximum: int = MAX_DRAWS):
+def valid_size(size, name: str = "size", *, per_draw: int = 1, maximum: int = MAX_DRAWS):
     """numpy's size= convention: None, a non-negative int or a tuple of them, asking for at
     most ``maximum`` numbers in all when each draw needs ``per_draw`` of them."""
     if size is None:
         return None
     if isinstance(size, (tuple, list)):
-        out = tuple(check_nonnegative_int(s, name) for s in size)
+        out = tuple(valid_nonnegative_int(s, name) for s in size)
         total = int(np.prod(out, dtype=object)) if out else 1
     else:
-        out = total = check_nonnegative_int(size, name)
+        out = total = valid_nonnegative_int(size, name)
     if total * max(int(per_draw), 1) > maximum:
         raise ValueError(f"{name} asks for {total} draws of {max(int(per_draw), 1)} number(s) each; "
-                         f"at most {maximum} numbers per call, got {name}={_describe(size)}")
+                         f"at most {maximum} numbers per call, got {name}={describe(size)}")
     return out
 
 
-def check_count(value, name: str, *, minimum: int = 1, maximum: int = MAX_DRAWS, per_item: int = 1) -> int:
+def valid_count(value, name: str, *, minimum: int = 1, maximum: int = MAX_DRAWS, per_item: int = 1) -> int:
     """A whole number of draws, runs, steps or categories in [minimum, maximum / per_item]:
     what a call will loop over or allocate, refused before any work when too large."""
     limit = max(int(maximum) // max(int(per_item), 1), minimum)
-    return _check_int(value, name, minimum=minimum, maximum=limit)
+    return _valid_int(value, name, minimum=minimum, maximum=limit)
 
 
 #: the usable range of a noise scale (Laplace b, Gaussian sigma): below it densities and
@@ -233,7 +237,7 @@ def check_count(value, name: str, *, minimum: int = 1, maximum: int = MAX_DRAWS,
 SCALE_RANGE = (1e-300, 1e305)
 
 
-def check_noise_scale(scale, name: str, formula: str) -> float:
+def valid_noise_scale(scale, name: str, formula: str) -> float:
     """A noise scale computed from checked parameters (``formula``, e.g. "2 sensitivity /
     epsilon") must lie in :data:`SCALE_RANGE`; a subnormal epsilon (1e-320) or a huge
     sensitivity (1e308) is refused here, naming the parameter and the usable range."""
@@ -245,7 +249,7 @@ def check_noise_scale(scale, name: str, formula: str) -> float:
     return b
 
 
-def check_finite_result(value, name: str, formula: str):
+def finite_result(value, name: str, formula: str):
     """A quantity computed from checked parameters (a noise scale such as sensitivity/epsilon,
     a bound such as e^epsilon) must be a finite number: a valid but extreme parameter (epsilon =
     1e-320) can make it overflow. Refused naming the parameter and the formula."""
@@ -256,7 +260,7 @@ def check_finite_result(value, name: str, formula: str):
     return value
 
 
-def check_flag(value, name: str) -> bool:
+def valid_flag(value, name: str) -> bool:
     """A True/False switch: a bool or numpy bool (not 0/1, not a string). Returns a bool."""
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {value!r}")
@@ -273,10 +277,10 @@ def release_shape(size, value_shape) -> tuple:
     return (size,) + tuple(value_shape)
 
 
-def check_range(lower, upper) -> tuple:
+def valid_range(lower, upper) -> tuple:
     """A clamping or clipping range: finite reals with lower < upper. Returns (lower, upper)."""
-    lo = check_real("lower", lower)
-    hi = check_real("upper", upper)
+    lo = valid_real(lower, "lower")
+    hi = valid_real(upper, "upper")
     if lo >= hi:
         raise ValueError(f"lower must be < upper, got lower={lo:g}, upper={hi:g}")
     return lo, hi
