@@ -12,7 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
-                      valid_sensitivity, valid_values)
+                        valid_sensitivity, valid_values)
 
 __all__ = ["basic_composition", "advanced_composition", "PrivacyAccountant",
            "BudgetExceededError"]

@@ -36,7 +36,7 @@ from scipy import special
 from ._audit_outputs import _as_values, _decode, _run
 from ._validate import describe
 from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
-                      valid_rng)
+                        valid_rng)
 
 __all__ = [
     "epsilon_lower_bound",

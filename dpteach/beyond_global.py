@@ -43,7 +43,7 @@ import math
 import numpy as np
 
 from ._validate import (valid_delta, valid_nonnegative_int, valid_positive_int,
-                      valid_range, valid_real, valid_rng, valid_values)
+                        valid_range, valid_real, valid_rng, valid_values)
 
 __all__ = [
     "local_sensitivity_median",

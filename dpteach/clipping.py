@@ -23,7 +23,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._validate import (valid_count, valid_epsilon, valid_noise_scale, valid_probability, valid_real,
-                      valid_rng, valid_range, valid_size, valid_values)
+                        valid_rng, valid_range, valid_size, valid_values)
 from .mechanisms import clamped_sum, exponential_mechanism, exponential_probabilities, laplace_mechanism
 
 __all__ = [

@@ -22,7 +22,7 @@ import pandas as pd
 
 from . import bounds, mechanisms
 from ._validate import (valid_delta, valid_epsilon, valid_flag, valid_nonnegative_int, valid_positive_int,
-                      valid_real, valid_scores, valid_sensitivity, valid_values)
+                        valid_real, valid_scores, valid_sensitivity, valid_values)
 
 __all__ = ["MechanismCard", "MECHANISMS", "mechanism_table", "noise_std", "choose_mechanism",
            "Recommendation", "count_release_errors", "noisy_argmax_probabilities",

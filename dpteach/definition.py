@@ -11,7 +11,7 @@ from scipy import special
 
 from . import mechanisms
 from ._validate import (valid_bits, valid_epsilon, valid_probability, valid_real, valid_rng,
-                      valid_sensitivity, valid_values)
+                        valid_sensitivity, valid_values)
 
 __all__ = ["coin_flip_survey", "rr_standard_error", "posterior_bounds", "blip_distributions",
            "gaussian_loss_tail", "hockey_stick_divergence", "smallest_delta", "max_probability_ratio",

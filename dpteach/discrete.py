@@ -23,7 +23,7 @@ from fractions import Fraction
 import numpy as np
 
 from ._validate import (valid_epsilon, valid_positive_int, valid_rng, valid_size, release_shape,
-                      valid_values)
+                        valid_values)
 
 __all__ = ["discrete_laplace_mechanism", "discrete_laplace_noise", "discrete_laplace_pmf",
            "epsilon_as_fraction", "discrete_gaussian_mechanism", "discrete_gaussian_noise",

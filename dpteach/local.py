@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from ._validate import (valid_bits, valid_epsilon, valid_flag, valid_nonnegative_int, valid_positive_int,
-                      valid_real, valid_rng, valid_size, valid_values)
+                        valid_real, valid_rng, valid_size, valid_values)
 from .mechanisms import laplace_mechanism, randomized_response
 
 __all__ = [

@@ -11,8 +11,8 @@ import numpy as np
 from scipy import special
 
 from ._validate import (valid_bits, valid_delta, valid_epsilon, valid_flag, valid_real, valid_rng,
-                      valid_scores, valid_sensitivity, valid_size, valid_values,
-                      release_shape)
+                        valid_scores, valid_sensitivity, valid_size, valid_values,
+                        release_shape)
 
 __all__ = [
     "laplace_scale",

@@ -29,7 +29,7 @@ import numpy as np
 from scipy import special
 
 from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
-                      valid_sensitivity, valid_values)
+                        valid_sensitivity, valid_values)
 from .mechanisms import _gaussian_delta
 
 __all__ = ["gaussian_rdp", "gaussian_zcdp", "rdp_to_dp", "rdp_to_dp_order", "zcdp_to_dp",

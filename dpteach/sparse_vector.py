@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._validate import (valid_count, valid_epsilon, valid_noise_scale, valid_positive_int, valid_real,
-                      valid_rng, valid_sensitivity, valid_values)
+                        valid_rng, valid_sensitivity, valid_values)
 from .mechanisms import laplace_mechanism, report_noisy_max
 
 __all__ = [

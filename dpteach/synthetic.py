@@ -28,7 +28,7 @@ import numpy as np
 from scipy.special import softmax
 
 from ._validate import (valid_epsilon, valid_nonnegative_int, valid_positive_int, valid_real, valid_rng,
-                      valid_values)
+                        valid_values)
 
 __all__ = [
     "mwem",

@@ -28,7 +28,7 @@ import numpy as np
 from scipy import special
 
 from ._validate import (valid_delta, valid_epsilon, valid_noise_scale, valid_nonnegative_int,
-                      valid_positive_int, valid_real, valid_rng, valid_sensitivity, valid_values)
+                        valid_positive_int, valid_real, valid_rng, valid_sensitivity, valid_values)
 from . import audit as _audit
 from .mechanisms import _gaussian_delta
 

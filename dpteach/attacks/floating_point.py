@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from .._validate import (valid_epsilon, valid_nonnegative_int, valid_positive_int, valid_real,
-                       valid_rng, valid_size, valid_values, release_shape)
+                         valid_rng, valid_size, valid_values, release_shape)
 
 __all__ = ["naive_laplace_mechanism", "floating_point_attack", "preimages", "rule_out_fractions"]
 

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from .._validate import (valid_bits, valid_positive_int, valid_real,
-                       valid_rng, valid_values)
+                         valid_rng, valid_values)
 from ..mechanisms import laplace_mechanism
 from . import _solvers
 
