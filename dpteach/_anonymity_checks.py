@@ -129,13 +129,12 @@ def check_disclosure(found, table, quasi_identifiers, sensitive, target, *,
     quasi-identifier values) falls in one class; if every row of it shares one
     sensitive value, that value is disclosed and ``found`` must name it; otherwise
     ``found`` must be None-like "no disclosure" (the string "none"). Notebook A1."""
-    from .anonymity import _prepare
-    from .attacks.anonymity_attacks import _target_class
+    from ._tables import prepare, target_class
 
     if _unsolved(found):
         return _not_solved(name)
-    tbl, qis = _prepare(table, quasi_identifiers, sensitive)
-    rows = _target_class(tbl, qis, target)
+    tbl, qis = prepare(table, quasi_identifiers, sensitive)
+    rows = target_class(tbl, qis, target)
     values = rows[sensitive].unique().tolist()
     expected = values[0] if len(values) == 1 else "none"
     if str(found).strip().lower() == str(expected).strip().lower():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def _run(mechanism, data, size, rng, which):
+def run_mechanism(mechanism, data, size, rng, which):
     out = mechanism(data, size, rng)
     arr = np.asarray(out)
     if arr.ndim == 0 or arr.shape[0] != size:
@@ -22,7 +22,7 @@ def _run(mechanism, data, size, rng, which):
     return arr
 
 
-def _as_values(arr):
+def as_values(arr):
     """1-D values, one per run: rows of a 2-D output become integers or byte strings."""
     if arr.ndim == 1:
         return arr, None
@@ -41,8 +41,8 @@ def _as_values(arr):
     return void, ("void", flat.dtype, flat.shape[1])
 
 
-def _decode(value, how):
-    """The original output (a tuple for rows) of a value made by _as_values."""
+def decode(value, how):
+    """The original output (a tuple for rows) of a value made by as_values."""
     if how is None:
         return value.item() if hasattr(value, "item") else value
     if how[0] == "radix":

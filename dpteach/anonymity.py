@@ -54,12 +54,12 @@ the seed tables and on random tables; they agree, except where pycanon is wrong:
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
+from ._tables import class_ids, prepare, valid_columns, valid_no_missing, valid_table
 from ._validate import valid_flag, valid_nonnegative_int, valid_positive_int, valid_real, valid_values
 
 __all__ = [
@@ -68,72 +68,6 @@ __all__ = [
     "mask_zip", "bucket_ages", "suppress_column", "suppress_rows", "suppress_small_classes",
     "generalize", "four_anonymous_rules",
 ]
-
-
-# -- input checks -------------------------------------------------------------------
-def _valid_table(table, name="table") -> pd.DataFrame:
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}")
-    if len(table) == 0:
-        raise ValueError(f"{name} is empty (0 rows); anonymity needs at least one row")
-    return table
-
-
-def _valid_columns(table, columns, name, *, allow_empty=False) -> list:
-    """A column name or a list of names, every one a column of ``table``."""
-    if isinstance(columns, (str, numbers.Number)) or columns is None:
-        columns = [columns]
-    try:
-        columns = list(columns)
-    except TypeError:
-        raise TypeError(f"{name} must be a column name or a list of column names, "
-                        f"got {columns!r}") from None
-    if not columns and not allow_empty:
-        raise ValueError(f"{name} must name at least one column")
-    for col in columns:
-        if col not in table.columns:
-            raise ValueError(f"{name}: unknown column {col!r}; the table has columns "
-                             f"{list(table.columns)}")
-    dup = [c for c in set(columns) if columns.count(c) > 1]
-    if dup:
-        raise ValueError(f"{name}: column {dup[0]!r} is listed twice")
-    return columns
-
-
-def _valid_no_missing(table, columns):
-    for col in columns:
-        missing = table[col].isna().to_numpy()
-        if missing.any():
-            first = table.index[np.argmax(missing)]
-            raise ValueError(f"column {col!r} has {int(missing.sum())} missing value(s) "
-                             f"(NaN/None), first at row {first!r}; fill or drop them first")
-
-
-def _prepare(table, quasi_identifiers, sensitive=None):
-    table = _valid_table(table)
-    qis = _valid_columns(table, quasi_identifiers, "quasi_identifiers")
-    cols = list(qis)
-    if sensitive is not None:
-        if isinstance(sensitive, (list, tuple)):
-            raise TypeError(f"sensitive must be one column name, got {sensitive!r}")
-        _valid_columns(table, [sensitive], "sensitive")
-        if sensitive in qis:
-            raise ValueError(f"sensitive column {sensitive!r} is also a quasi-identifier")
-        cols.append(sensitive)
-    _valid_no_missing(table, cols)
-    return table, qis
-
-
-# -- the shared group computation ----------------------------------------------------
-def _ids(table, qis) -> np.ndarray:
-    """Class number of every row, 0, 1, ... in order of first appearance."""
-    # factorize column by column and re-factorize the combined key (keeps it small);
-    # pd.factorize numbers values in order of first appearance, so classes are too
-    key = np.zeros(len(table), np.int64)
-    for col in qis:
-        codes, uniques = pd.factorize(table[col], sort=False)
-        key, _ = pd.factorize(key * len(uniques) + codes, sort=False)
-    return key.astype(np.int64)
 
 
 def _codes(column: pd.Series, ordered: bool):
@@ -158,7 +92,7 @@ class _Groups:
     """Sparse counts of (class, sensitive value): one entry per pair that occurs."""
 
     def __init__(self, table, qis, sensitive, *, ordered=False):
-        cls = _ids(table, qis)
+        cls = class_ids(table, qis)
         codes, self.values = _codes(table[sensitive], ordered)
         self.m = len(self.values)
         self.n = len(table)
@@ -245,8 +179,8 @@ def _snap(x: float) -> float:
 def equivalence_class_ids(table, quasi_identifiers) -> pd.Series:
     """The equivalence class of every row: 0, 1, ... in order of first appearance,
     aligned with ``table.index``. Notebook 01."""
-    table, qis = _prepare(table, quasi_identifiers)
-    return pd.Series(_ids(table, qis), index=table.index, name="class")
+    table, qis = prepare(table, quasi_identifiers)
+    return pd.Series(class_ids(table, qis), index=table.index, name="class")
 
 
 def equivalence_classes(table, quasi_identifiers) -> pd.DataFrame:
@@ -257,8 +191,8 @@ def equivalence_classes(table, quasi_identifiers) -> pd.DataFrame:
     >>> equivalence_classes(dp.datasets.hospital_visits(), ["Race", "Birth", "Gender", "ZIP"])
     ... # three classes: {t1, t2}, {t3, t4}, {t5, t6, t7}
     """
-    table, qis = _prepare(table, quasi_identifiers)
-    ids = _ids(table, qis)
+    table, qis = prepare(table, quasi_identifiers)
+    ids = class_ids(table, qis)
     sizes = np.bincount(ids)
     order = np.argsort(ids, kind="stable")            # rows grouped by class, in table order
     ends = np.cumsum(sizes)
@@ -277,8 +211,8 @@ def k_anonymity(table, quasi_identifiers) -> int:
     The table is k-anonymous for this k and every smaller one: each row shares its
     quasi-identifier values with at least k - 1 other rows. Notebook 01.
     """
-    table, qis = _prepare(table, quasi_identifiers)
-    return int(np.bincount(_ids(table, qis)).min())
+    table, qis = prepare(table, quasi_identifiers)
+    return int(np.bincount(class_ids(table, qis)).min())
 
 
 def l_diversity(table, quasi_identifiers, sensitive, *, kind="distinct", c=None):
@@ -304,7 +238,7 @@ def l_diversity(table, quasi_identifiers, sensitive, *, kind="distinct", c=None)
         c = valid_real(c, "c", low=0.0, low_open=True)
     elif c is not None:
         raise ValueError(f"c is only used with kind='recursive', not kind={kind!r}")
-    table, qis = _prepare(table, quasi_identifiers, sensitive)
+    table, qis = prepare(table, quasi_identifiers, sensitive)
     g = _Groups(table, qis, sensitive)
     if kind == "distinct":
         return int(g.distinct().min())
@@ -327,7 +261,7 @@ def t_closeness(table, quasi_identifiers, sensitive, *, ordered=False) -> float:
     0.375, and t = 0.375 for the table. Notebook 01.
     """
     valid_flag(ordered, "ordered")
-    table, qis = _prepare(table, quasi_identifiers, sensitive)
+    table, qis = prepare(table, quasi_identifiers, sensitive)
     g = _Groups(table, qis, sensitive, ordered=bool(ordered))
     return float(g.emd(bool(ordered)).max())
 
@@ -367,7 +301,7 @@ def class_report(table, quasi_identifiers, sensitive, *, ordered=False) -> pd.Da
     :func:`t_closeness`) and ``values`` (the sensitive values with their counts).
     The table's k, l and t are the column minima / maximum. Notebook 01."""
     valid_flag(ordered, "ordered")
-    table, qis = _prepare(table, quasi_identifiers, sensitive)
+    table, qis = prepare(table, quasi_identifiers, sensitive)
     g = _Groups(table, qis, sensitive, ordered=bool(ordered))
     out = table.iloc[g.first_row][qis].reset_index(drop=True)
     out["size"] = g.sizes
@@ -399,7 +333,7 @@ def mask_zip(values, keep, *, char="*") -> pd.Series:
     keep = valid_nonnegative_int(keep, "keep")
     if not isinstance(char, str) or len(char) != 1:
         raise ValueError(f"char must be a single character, got {char!r}")
-    _valid_no_missing(s.to_frame(name=s.name if s.name is not None else "values"),
+    valid_no_missing(s.to_frame(name=s.name if s.name is not None else "values"),
                       [s.name if s.name is not None else "values"])
     codes, uniques = pd.factorize(s.astype(str))
     masked = np.array([u[:keep] + char * max(len(u) - keep, 0) for u in uniques], dtype=object)
@@ -417,7 +351,7 @@ def bucket_ages(values, width=None, *, edges=None, labels=None) -> pd.Series:
     if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
         raise TypeError(f"values (ages) must be numbers, got dtype {s.dtype}")
     name = s.name if s.name is not None else "values"
-    _valid_no_missing(s.to_frame(name=name), [name])
+    valid_no_missing(s.to_frame(name=name), [name])
     x = s.to_numpy(dtype=float)
     if width is not None:
         width = valid_positive_int(width, "width", maximum=10 ** 6)
@@ -446,8 +380,8 @@ def bucket_ages(values, width=None, *, edges=None, labels=None) -> pd.Series:
 
 def suppress_column(table, column, *, char="*") -> pd.DataFrame:
     """A copy of ``table`` with every value of ``column`` replaced by ``char``."""
-    table = _valid_table(table)
-    (column,) = _valid_columns(table, [column], "column")
+    table = valid_table(table)
+    (column,) = valid_columns(table, [column], "column")
     out = table.copy()
     out[column] = pd.Series([char] * len(out), index=out.index)
     return out
@@ -456,7 +390,7 @@ def suppress_column(table, column, *, char="*") -> pd.DataFrame:
 def suppress_rows(table, rows) -> pd.DataFrame:
     """A copy of ``table`` without ``rows`` (index labels, or a boolean mask aligned
     with the table: True = suppress)."""
-    table = _valid_table(table)
+    table = valid_table(table)
     if isinstance(rows, (pd.Series, np.ndarray, list)) and len(rows) == len(table) and \
             np.asarray(rows).dtype.kind == "b":
         mask = np.asarray(rows, bool)
@@ -471,9 +405,9 @@ def suppress_rows(table, rows) -> pd.DataFrame:
 def suppress_small_classes(table, quasi_identifiers, k) -> pd.DataFrame:
     """A copy of ``table`` without the rows of classes smaller than ``k``: the remaining
     table is k-anonymous (unless nothing remains, which raises)."""
-    table, qis = _prepare(table, quasi_identifiers)
+    table, qis = prepare(table, quasi_identifiers)
     k = valid_positive_int(k, "k")
-    ids = _ids(table, qis)
+    ids = class_ids(table, qis)
     keep = np.bincount(ids)[ids] >= k
     if not keep.any():
         raise ValueError(f"every class has fewer than k={k} rows; suppression would leave nothing")
@@ -493,10 +427,10 @@ def generalize(table, rules: Mapping) -> pd.DataFrame:
     the same length. Example, seed 004's table (a) -> (b): see
     :func:`four_anonymous_rules`.
     """
-    table = _valid_table(table)
+    table = valid_table(table)
     if not isinstance(rules, Mapping):
         raise TypeError(f"rules must be a dict column -> rule; {_RULES_HELP}")
-    _valid_columns(table, list(rules), "rules", allow_empty=True)
+    valid_columns(table, list(rules), "rules", allow_empty=True)
     out = table.copy()
     for col, rule in rules.items():
         if rule is None:

@@ -33,7 +33,7 @@ from typing import Callable
 import numpy as np
 from scipy import special
 
-from ._audit_outputs import _as_values, _decode, _run
+from ._audit_outputs import as_values, decode, run_mechanism
 from ._validate import describe
 from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
                         valid_rng)
@@ -465,15 +465,15 @@ def audit(mechanism, x, y, *, n, alpha=0.05, delta=0.0, rng=None, claimed_epsilo
     rng = valid_rng(rng)
     n_sel = min(max(int(round(select_fraction * n)), 10), n - 10)
     t0 = time.perf_counter()
-    out_x = _run(mechanism, x, n, rng, "x")
-    out_y = _run(mechanism, y, n, rng, "y")
+    out_x = run_mechanism(mechanism, x, n, rng, "x")
+    out_y = run_mechanism(mechanism, y, n, rng, "y")
     if out_x.shape[1:] != out_y.shape[1:]:
         raise ValueError(f"outputs on x and y differ in shape: {out_x.shape[1:]} vs {out_y.shape[1:]}")
     if out_x.ndim > 1:       # encode x and y together, so equal rows get equal codes
-        both, how = _as_values(np.concatenate([out_x, out_y]))
+        both, how = as_values(np.concatenate([out_x, out_y]))
         vx, vy = both[:n], both[n:]
     else:
-        (vx, how), (vy, _) = _as_values(out_x), _as_values(out_y)
+        (vx, how), (vy, _) = as_values(out_x), as_values(out_y)
     numeric = how is None and vx.dtype.kind in "iuf"
     sel_x, sel_y = vx[:n_sel], vy[:n_sel]
     cnt_x, cnt_y = vx[n_sel:], vy[n_sel:]
@@ -509,7 +509,7 @@ def audit(mechanism, x, y, *, n, alpha=0.05, delta=0.0, rng=None, claimed_epsilo
     else:
         numerator, order = set_fams[best_set[1]][:2]
         chosen = values[order[: best_set[2] + 1]]
-        event = Event("set", outcomes=tuple(_decode(v, how) for v in chosen))
+        event = Event("set", outcomes=tuple(decode(v, how) for v in chosen))
         count_x = int(np.count_nonzero(np.isin(cnt_x, chosen)))
         count_y = int(np.count_nonzero(np.isin(cnt_y, chosen)))
     n_count = n - n_sel

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ._gaussian import gaussian_delta_exact
 from ._validate import (valid_bits, valid_delta, valid_epsilon, valid_flag, valid_real, valid_rng,
                         valid_scores, valid_sensitivity, valid_size, valid_values,
                         release_shape)
@@ -98,7 +99,7 @@ def gaussian_delta(sigma, l2_sensitivity, epsilon) -> float:
     sigma = valid_real(sigma, "sigma", low=0.0, low_open=True)
     d = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
     epsilon = valid_epsilon(epsilon)
-    return _gaussian_delta(sigma, d, epsilon)
+    return gaussian_delta_exact(sigma, d, epsilon)
 
 
 def sigma_curves(eps_grid, l2_sensitivity, delta):
@@ -119,46 +120,6 @@ def sigma_curves(eps_grid, l2_sensitivity, delta):
     true_delta = np.array([gaussian_delta(s, l2_sensitivity, e)
                            for s, e in zip(classic, eps_grid)])
     return classic, analytic, true_delta
-
-
-#: Gauss-Legendre nodes and weights on [0, 1] for the cancellation-free branch below
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(48)
-_GL_X, _GL_W = (_GL_X + 1) / 2, _GL_W / 2
-
-
-def _gaussian_delta(sigma, d, epsilon):
-    """Phi(a) - e^eps Phi(b), a = D/(2 sigma) - eps sigma/D, b = a - D/sigma; never negative.
-
-    Where the two terms are far apart, the difference is taken in log space:
-    Phi(a) (1 - e^(eps + log Phi(b) - log Phi(a))). Where they nearly cancel (the ratio
-    above 1/2, e.g. sigma >> D at a tiny delta), that loses digits; there
-    e^eps phi(b) = phi(a) (since b^2 = a^2 + 2 eps) gives the difference without
-    cancellation as phi(a) times the integral over t in [-a, -b] of 1 - t M(t), with
-    M(t) = Phi(-t)/phi(t) = sqrt(pi/2) erfcx(t/sqrt(2)) the Mills ratio (M' = t M - 1),
-    a smooth positive integrand, by 48-point Gauss-Legendre quadrature.
-    """
-    sigma, d, epsilon = np.broadcast_arrays(*(np.asarray(v, dtype=float)
-                                              for v in (sigma, d, epsilon)))
-    shape = sigma.shape
-    sigma, d, epsilon = (np.ravel(v) for v in (sigma, d, epsilon))
-    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        a = d / (2 * sigma) - epsilon * sigma / d
-        b = -d / (2 * sigma) - epsilon * sigma / d
-        log_a = special.log_ndtr(a)
-        log_ratio = epsilon + special.log_ndtr(b) - log_a
-        direct = np.exp(log_a) * -np.expm1(np.minimum(log_ratio, 0.0))
-        direct = np.where(np.isneginf(log_a), 0.0, direct)      # Phi(a) itself underflows
-        near = log_ratio > -np.log(2.0)
-        out = direct
-        if np.any(near):
-            lo, width = -a[near], (d / sigma)[near]
-            t = lo[..., None] + width[..., None] * _GL_X
-            integrand = 1.0 - t * np.sqrt(np.pi / 2) * special.erfcx(t / np.sqrt(2))
-            integral = width * (integrand @ _GL_W)
-            out = direct.copy()
-            out[near] = np.exp(-a[near] ** 2 / 2) / np.sqrt(2 * np.pi) * integral
-    out = np.maximum(out, 0.0).reshape(shape)
-    return out.item() if out.ndim == 0 else out
 
 
 def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
@@ -193,12 +154,12 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
     # delta depends on Delta_2 / sigma only, so solve for Delta_2 = 1 and scale by d
     # (no underflow for a tiny d such as 5e-324)
     lo, hi = 1e-3, 1.0
-    while _gaussian_delta(lo, 1.0, epsilon) < delta:
+    while gaussian_delta_exact(lo, 1.0, epsilon) < delta:
         lo /= 10
-    while _gaussian_delta(hi, 1.0, epsilon) > delta:
+    while gaussian_delta_exact(hi, 1.0, epsilon) > delta:
         hi *= 10
     try:
-        root = optimize.brentq(lambda s: _gaussian_delta(s, 1.0, epsilon) - delta, lo, hi,
+        root = optimize.brentq(lambda s: gaussian_delta_exact(s, 1.0, epsilon) - delta, lo, hi,
                                xtol=1e-300, rtol=1e-14, maxiter=500)
     except RuntimeError:
         raise ValueError(f"epsilon={epsilon:g} is too large for the analytic calibration to "

@@ -30,7 +30,7 @@ from scipy import special
 
 from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
                         valid_sensitivity, valid_values)
-from .mechanisms import _gaussian_delta
+from ._gaussian import gaussian_delta_exact
 
 __all__ = ["gaussian_rdp", "gaussian_zcdp", "rdp_to_dp", "rdp_to_dp_order", "zcdp_to_dp",
            "gaussian_epsilon", "subsampled_gaussian_rdp", "RDPAccountant", "DEFAULT_ORDERS",
@@ -224,7 +224,7 @@ def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
 def _epsilon_of_mu(mu, delta):
     from scipy import optimize
     def gap(eps):
-        return _gaussian_delta(1.0, mu, eps) - delta
+        return gaussian_delta_exact(1.0, mu, eps) - delta
 
     if gap(0.0) <= 0:
         return 0.0
@@ -251,10 +251,10 @@ def _epsilon_of_mu_array(mu, delta, iterations=80):
     with np.errstate(over="ignore", invalid="ignore"):
         for _ in range(iterations):
             mid = 0.5 * (lo + hi)
-            above = _gaussian_delta(1.0, mu, mid) > delta
+            above = gaussian_delta_exact(1.0, mu, mid) > delta
             lo = np.where(above, mid, lo)
             hi = np.where(above, hi, mid)
-    return np.where(_gaussian_delta(1.0, mu, 0.0) <= delta, 0.0, hi)
+    return np.where(gaussian_delta_exact(1.0, mu, 0.0) <= delta, 0.0, hi)
 
 
 # -- subsampling ---------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from scipy import special
 from ._validate import (valid_delta, valid_epsilon, valid_noise_scale, valid_nonnegative_int,
                         valid_positive_int, valid_real, valid_rng, valid_sensitivity, valid_values)
 from . import audit as _audit
-from .mechanisms import _gaussian_delta
+from ._gaussian import gaussian_delta_exact
 
 __all__ = ["tradeoff_curve", "gaussian_tradeoff", "laplace_tradeoff", "privacy_loss_distribution",
            "LossDistribution", "membership_attack", "empirical_tradeoff", "outside_region",
@@ -200,7 +200,7 @@ class LossDistribution:
         e = _eps_array(epsilon)
         m, p = self.mechanism, self.params
         if m == "gaussian":   # Balle & Wang's delta with sigma = 1, sensitivity mu
-            out = _gaussian_delta(1.0, p["mu"], e)
+            out = gaussian_delta_exact(1.0, p["mu"], e)
         elif m == "laplace":
             e0 = p["epsilon"]
             out = np.where(e >= e0, 0.0, -np.expm1(-(e0 - np.minimum(e, e0)) / 2))

@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from .._tables import class_ids, prepare, target_class, valid_columns, valid_no_missing, valid_table
 from .._validate import valid_real
-from ..anonymity import (_valid_columns, _valid_no_missing, _valid_table, _ids, _prepare,
-                         class_report, generalize)
+from ..anonymity import class_report, generalize
 
 __all__ = ["linkage_attack", "homogeneity_attack", "background_knowledge_attack",
            "skewness_attack", "similarity_attack"]
@@ -36,11 +36,11 @@ def linkage_attack(released, public, quasi_identifiers, sensitive, *, rules=None
     ``reidentified`` (exactly one match) and ``disclosed`` (the sensitive value when all
     candidates agree, else None). Notebook 01.
     """
-    released, qis = _prepare(released, quasi_identifiers, sensitive)
-    public = _valid_table(public, "public")
-    _valid_columns(public, qis, "quasi_identifiers (in the public table)")
+    released, qis = prepare(released, quasi_identifiers, sensitive)
+    public = valid_table(public, "public")
+    valid_columns(public, qis, "quasi_identifiers (in the public table)")
     keys = generalize(public, rules) if rules is not None else public
-    _valid_no_missing(keys, qis)
+    valid_no_missing(keys, qis)
     grouped = released.groupby(qis, sort=False, observed=True)[sensitive]
     classes = grouped.agg(tuple).rename("candidates").reset_index()
     try:
@@ -66,22 +66,8 @@ def homogeneity_attack(table, quasi_identifiers, sensitive) -> pd.DataFrame:
     report = class_report(table, quasi_identifiers, sensitive)
     hit = report[report["l_distinct"] == 1].copy()
     hit["disclosed"] = [next(iter(v)) for v in hit["values"]]
-    qis = _valid_columns(table, quasi_identifiers, "quasi_identifiers")
+    qis = valid_columns(table, quasi_identifiers, "quasi_identifiers")
     return hit[qis + ["size", "disclosed"]]
-
-
-def _target_class(table, qis, target):
-    if not isinstance(target, Mapping):
-        raise TypeError("target must be a dict quasi-identifier -> value (as released)")
-    missing = [q for q in qis if q not in target]
-    if missing:
-        raise ValueError(f"target has no value for quasi-identifier {missing[0]!r}")
-    mask = np.ones(len(table), bool)
-    for q in qis:
-        mask &= (table[q] == target[q]).to_numpy()
-    if not mask.any():
-        raise ValueError(f"no released row matches the target {dict((q, target[q]) for q in qis)}")
-    return table.loc[mask]
 
 
 def background_knowledge_attack(table, quasi_identifiers, sensitive, target, knowledge):
@@ -96,8 +82,8 @@ def background_knowledge_attack(table, quasi_identifiers, sensitive, target, kno
     posterior probabilities (proportional to count in the class x likelihood), largest
     first.
     """
-    table, qis = _prepare(table, quasi_identifiers, sensitive)
-    rows = _target_class(table, qis, target)
+    table, qis = prepare(table, quasi_identifiers, sensitive)
+    rows = target_class(table, qis, target)
     counts = rows[sensitive].value_counts(sort=False).astype(float)
     if isinstance(knowledge, Mapping):
         weights = {}
@@ -123,13 +109,13 @@ def skewness_attack(table, quasi_identifiers, sensitive, value) -> pd.DataFrame:
     Returns one row per class: quasi-identifiers, ``size``, ``l_distinct``, ``share``
     (fraction of the class with ``value``), ``overall`` (fraction of the table) and
     ``lift`` = share / overall, largest lift first."""
-    table, qis = _prepare(table, quasi_identifiers, sensitive)
+    table, qis = prepare(table, quasi_identifiers, sensitive)
     hits = (table[sensitive] == value).to_numpy()
     overall = hits.mean()
     if overall == 0:
         raise ValueError(f"value {value!r} does not occur in column {sensitive!r}")
     report = class_report(table, qis, sensitive)
-    ids = _ids(table, qis)
+    ids = class_ids(table, qis)
     share = np.bincount(ids, weights=hits) / np.bincount(ids)
     out = report[qis + ["size", "l_distinct"]].copy()
     out["share"] = share
@@ -147,7 +133,7 @@ def similarity_attack(table, quasi_identifiers, sensitive, categories) -> pd.Dat
     Returns one row per class: quasi-identifiers, ``size``, ``l_distinct``,
     ``categories`` (the distinct categories, a tuple) and ``disclosed`` (the category
     when there is only one, else None)."""
-    table, qis = _prepare(table, quasi_identifiers, sensitive)
+    table, qis = prepare(table, quasi_identifiers, sensitive)
     col = table[sensitive]
     if isinstance(categories, Mapping):
         unknown = [v for v in pd.unique(col) if v not in categories]

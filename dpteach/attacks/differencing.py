@@ -11,8 +11,8 @@ difference of two Laplace noises, which hides it. Taught in notebook 02.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
+from .._tables import row_mask
 from .._validate import valid_positive_int, valid_real, valid_rng, valid_values
 
 __all__ = ["difference_of_counts", "difference_of_means", "sickle_cell_queries",
@@ -66,30 +66,16 @@ def sickle_cell_queries(target="X", *, column="Sickle cell trait", name_column="
     return with_trait, with_trait_not_target
 
 
-def _mask(table, where):
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
-    if where is None:
-        return np.ones(len(table), dtype=bool)
-    if not callable(where):
-        raise TypeError(f"where must be a callable (table -> boolean mask) or None, got {where!r}")
-    mask = np.asarray(where(table))
-    if mask.shape != (len(table),) or mask.dtype.kind != "b":
-        raise ValueError(f"where must return a boolean mask with one entry per row, got "
-                         f"dtype {mask.dtype} and shape {mask.shape}")
-    return mask
-
-
 def exact_count(table, where=None) -> int:
     """The true number of rows selected by ``where`` (what an unprotected server says)."""
-    return int(_mask(table, where).sum())
+    return int(row_mask(table, where).sum())
 
 
 def exact_mean(table, column, where=None) -> float:
     """The true mean of ``column`` over the rows selected by ``where``."""
     if column not in table.columns:
         raise ValueError(f"column must be one of {list(table.columns)}, got {column!r}")
-    mask = _mask(table, where)
+    mask = row_mask(table, where)
     if not mask.any():
         raise ValueError("where selects no rows; the mean is undefined")
     return float(table.loc[mask, column].astype(float).mean())

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import valid_real, valid_values
-from .differencing import _mask
+from .._tables import row_mask
 
 __all__ = ["max_query", "infer_from_max_queries", "MaxAuditor", "refusal_attack"]
 
@@ -30,7 +30,7 @@ def max_query(table, column, where=None) -> float:
         raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
     if column not in table.columns:
         raise ValueError(f"column must be one of {list(table.columns)}, got {column!r}")
-    mask = _mask(table, where)
+    mask = row_mask(table, where)
     if not mask.any():
         raise ValueError("where selects no rows; the maximum is undefined")
     return float(table.loc[mask, column].max())
@@ -98,7 +98,7 @@ class MaxAuditor:
         return False
 
     def max(self, where=None):
-        mask = _mask(self._table, where)
+        mask = row_mask(self._table, where)
         if not mask.any():
             raise ValueError("where selects no rows; the maximum is undefined")
         if self.simulatable:
