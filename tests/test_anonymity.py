@@ -482,3 +482,22 @@ def test_skewness_and_emd_panels():
     assert "ordered EMD = 0.375" in e.status.value and "t (ordered) = 0.375" in e.status.value
     e.controls["grouping"].value = "regrouped (Li et al.'s Table 5)"
     assert "t (ordered) = 0.1667" in e.status.value
+
+
+# ------------------------------------------------- one class numbering in notebook 01
+# (the salary panel's classes are numbered as an.class_report prints them)
+def test_salary_panel_numbers_classes_as_the_printed_report_does():
+    from dpteach import panels
+    from dpteach.datasets import salary_groupings
+
+    panel = panels.anonymity_emd_salary()
+    options = panel.controls["class_index"]._options_full
+    for grouping, table in salary_groupings().items():
+        report = an.class_report(table, ["ZIP Code", "Age"], "Salary", ordered=True)
+        panel.controls["grouping"].value = grouping
+        for label, index in options:
+            assert label == f"class {report.index[index]}"          # "class 0" is row 0
+            panel.controls["class_index"].value = index
+            members = sorted(int(s) for s in report["values"].iloc[index])
+            assert "{" + ", ".join(f"{s}K" for s in members) + "}" in panel.status.value
+    panel.close()

@@ -30,10 +30,10 @@ TEST_TOOLS = ("pytest", "hypothesis")
 #: unit tests of the lesson modules; the coursework, grading, notebook, browser and
 #: environment layers (and the peers they cross-check against) stay in the main layer
 UNIT_TESTS = (
-    "accounting", "anonymity", "attacks", "audit", "bad_input", "beyond_global", "bounds", "checks",
+    "accounting", "anonymity", "attacks", "audit", "bad_input", "beyond_global", "bounds", "validate",
     "clipping", "comparison", "composition_extras", "curator", "discrete", "dp_definition",
     "dp_sgd", "exponential_examples", "floating_point", "local", "mechanisms",
-    "properties", "properties_dp", "reconstruction", "sensitivity", "sparse_vector",
+    "invariants", "properties_of_dp", "reconstruction", "sensitivity", "sparse_vector",
     "synthetic", "tradeoff",
 )
 RECIPE = "uv venv; uv pip install --resolution lowest-direct -e . " + " ".join(TEST_TOOLS)

@@ -221,3 +221,38 @@ def test_exceptions_are_used_and_give_a_one_word_reason():
         for number, reason in table.items():
             assert re.fullmatch(r"[a-z]+", reason), f"{name} {number}: one lower-case word"
             assert number in unlisted, f"{name}: {number} is shown or set by the notebook now"
+
+
+# ---------------------------------------------------- the corrected statements stay corrected
+def _notebook_text(name):
+    import json
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "notebooks" / name
+    cells = json.loads(path.read_text())["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+
+
+@pytest.mark.parametrize("name, wrong", [
+    ("03_reconstruction_attacks.ipynb", "4E is\nthe best possible guarantee"),
+    ("03_reconstruction_attacks.ipynb", "4E is the best possible guarantee"),
+    ("03_reconstruction_attacks.ipynb", "show with adversarial noise that it is tight"),
+    ("03_reconstruction_attacks.ipynb", "tight (decoy noise)"),
+    ("01_anonymization_and_its_limits.ipynb", "panel's class 1 of the seed's table"),
+    ("05_sensitivity.ipynb", "and divide,\nnotebook 06.)"),
+])
+def test_corrected_statements_are_gone(name, wrong):
+    assert wrong not in _notebook_text(name)
+
+
+@pytest.mark.parametrize("name, needed", [
+    ("03_reconstruction_attacks.ipynb", "at least 2E bits from the truth"),
+    ("05_sensitivity.ipynb", "notebook 06, section 6"),
+    ("06_laplace_mechanism.ipynb", "## 6. Noisy sums, counts and a mean"),
+    ("06_laplace_mechanism.ipynb", "**Note on the source.**"),
+    ("06_laplace_mechanism.ipynb", "*Seed 003, eq. 11.*"),
+    ("06_laplace_mechanism.ipynb", "*Seed 001*"),
+    ("06_laplace_mechanism.ipynb", "*Seed 004, \"Proof (2)\"*"),
+])
+def test_corrections_are_in_place(name, needed):
+    assert needed in _notebook_text(name)
