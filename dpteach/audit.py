@@ -475,13 +475,27 @@ def audit(mechanism, x, y, *, n, alpha=0.05, delta=0.0, rng=None, claimed_epsilo
     else:
         (vx, how), (vy, _) = as_values(out_x), as_values(out_y)
     numeric = how is None and vx.dtype.kind in "iuf"
-    sel_x, sel_y = vx[:n_sel], vy[:n_sel]
-    cnt_x, cnt_y = vx[n_sel:], vy[n_sel:]
+    # Step 1: choose the event on the selection runs.
+    event, numerator, count = _choose_event(vx[:n_sel], vy[:n_sel], n_sel, how, numeric,
+                                            alpha, delta)
+    # Step 2: count the chosen event on the counting runs, which step 1 never saw.
+    count_x, count_y = count(vx[n_sel:]), count(vy[n_sel:])
+    n_count = n - n_sel
+    a, b = (count_x, count_y) if numerator == "x" else (count_y, count_x)
+    lb = epsilon_lower_bound(a, b, n_count, alpha=alpha, delta=delta)
+    return AuditResult(epsilon_lb=float(lb), event=event, numerator=numerator,
+                       count_x=count_x, count_y=count_y, n_select=n_sel, n_count=n_count,
+                       alpha=alpha, delta=delta, claimed_epsilon=claimed_epsilon,
+                       seconds=time.perf_counter() - t0)
 
-    # Step 1: choose the event on the selection runs. Each candidate is scored by a
-    # Bonferroni-corrected lower bound (alpha / number of candidates): a score that is
-    # valid for all candidates at once does not reward events whose ratio looks large
-    # only because they were seen a handful of times (the winner's curse).
+
+def _choose_event(sel_x, sel_y, n_sel, how, numeric, alpha, delta):
+    """Step 1 of :func:`audit`: the event chosen on the selection runs, which output
+    ("x" or "y") is its numerator, and a function counting it in an array of outputs."""
+    # Each candidate is scored by a Bonferroni-corrected lower bound (alpha / number of
+    # candidates): a score that is valid for all candidates at once does not reward
+    # events whose ratio looks large only because they were seen a handful of times
+    # (the winner's curse).
     thr_fams, set_fams = [], []
     if numeric:
         thresholds, thr_fams = _threshold_events(sel_x, sel_y, n_sel)
@@ -499,26 +513,20 @@ def audit(mechanism, x, y, *, n, alpha=0.05, delta=0.0, rng=None, claimed_epsilo
         # (alpha = 0.5, close to the point estimate but still wary of tiny counts)
         best_thr = _best(0.5, thr_fams, n_sel, delta) if thr_fams else (-1.0, None, None)
         best_set = _best(0.5, set_fams, n_sel, delta) if set_fams else (-1.0, None, None)
-
-    # Step 2: count the chosen event on the counting runs, which step 1 never saw.
     if best_thr[0] >= best_set[0]:
         direction, numerator = thr_fams[best_thr[1]][:2]
         event = Event("threshold", threshold=float(thresholds[best_thr[2]]), direction=direction)
-        count_x = int(np.count_nonzero(event.contains(cnt_x)))
-        count_y = int(np.count_nonzero(event.contains(cnt_y)))
+
+        def count(values_):
+            return int(np.count_nonzero(event.contains(values_)))
     else:
         numerator, order = set_fams[best_set[1]][:2]
         chosen = values[order[: best_set[2] + 1]]
         event = Event("set", outcomes=tuple(decode(v, how) for v in chosen))
-        count_x = int(np.count_nonzero(np.isin(cnt_x, chosen)))
-        count_y = int(np.count_nonzero(np.isin(cnt_y, chosen)))
-    n_count = n - n_sel
-    a, b = (count_x, count_y) if numerator == "x" else (count_y, count_x)
-    lb = epsilon_lower_bound(a, b, n_count, alpha=alpha, delta=delta)
-    return AuditResult(epsilon_lb=float(lb), event=event, numerator=numerator,
-                       count_x=count_x, count_y=count_y, n_select=n_sel, n_count=n_count,
-                       alpha=alpha, delta=delta, claimed_epsilon=claimed_epsilon,
-                       seconds=time.perf_counter() - t0)
+
+        def count(values_):
+            return int(np.count_nonzero(np.isin(values_, chosen)))
+    return event, numerator, count
 
 
 def per_call_mechanism(release: Callable, *args, **kwargs):

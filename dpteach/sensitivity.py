@@ -359,27 +359,8 @@ def global_sensitivity(query, universe, size, *, neighbours="add_remove", norm=1
                          f"more than max_datasets={max_datasets:,} datasets; use a "
                          "smaller universe or size")
 
-    # answers on every dataset, indexed by rank
-    answers, n_datasets, n_undefined, dim = {}, 0, 0, None
     eval_sizes = range(min_size, size + 1) if neighbours == "add_remove" else (size,)
-    for m in eval_sizes:
-        ds = space.enumerate(m)
-        vals = _evaluate(query, ds, uni, batched)
-        n_datasets += ds.shape[0]
-        if vals is None:
-            n_undefined += ds.shape[0]
-            answers[m] = None
-            continue
-        if dim is not None and vals.shape[1] != dim:
-            raise ValueError(f"query must return answers of one length, got {dim} and {vals.shape[1]}")
-        dim = vals.shape[1]
-        n_undefined += int(np.isnan(vals[:, 0]).sum())
-        by_rank = np.empty_like(vals)
-        by_rank[space.rank(ds)] = vals
-        answers[m] = by_rank
-    if dim is None:
-        raise ValueError("query is undefined (None, NaN or an error) on every dataset; "
-                         "check it on a small example, e.g. query(np.array(universe[:2]))")
+    answers, n_datasets, n_undefined = _answers_by_rank(query, space, uni, batched, eval_sizes)
 
     best, witness, n_pairs = -1.0, None, 0
     top = size if neighbours == "add_remove" else size
@@ -416,6 +397,32 @@ def global_sensitivity(query, universe, size, *, neighbours="add_remove", norm=1
         x = tuple(_record(uni[i]) for i in witness[0])
         y = tuple(_record(uni[i]) for i in witness[1])
     return SensitivityResult(float(best), x, y, n_datasets, n_undefined, n_pairs, neighbours, norm)
+
+
+def _answers_by_rank(query, space, uni, batched, eval_sizes):
+    """The query's answers on every dataset of each size in ``eval_sizes``, indexed by the
+    dataset's rank in ``space`` (None for a size where it is undefined everywhere), and
+    the numbers of datasets and of undefined answers."""
+    answers, n_datasets, n_undefined, dim = {}, 0, 0, None
+    for m in eval_sizes:
+        ds = space.enumerate(m)
+        vals = _evaluate(query, ds, uni, batched)
+        n_datasets += ds.shape[0]
+        if vals is None:
+            n_undefined += ds.shape[0]
+            answers[m] = None
+            continue
+        if dim is not None and vals.shape[1] != dim:
+            raise ValueError(f"query must return answers of one length, got {dim} and {vals.shape[1]}")
+        dim = vals.shape[1]
+        n_undefined += int(np.isnan(vals[:, 0]).sum())
+        by_rank = np.empty_like(vals)
+        by_rank[space.rank(ds)] = vals
+        answers[m] = by_rank
+    if dim is None:
+        raise ValueError("query is undefined (None, NaN or an error) on every dataset; "
+                         "check it on a small example, e.g. query(np.array(universe[:2]))")
+    return answers, n_datasets, n_undefined
 
 
 def _record(r):

@@ -190,21 +190,7 @@ def _ipm(q, a, tol, max_iter):
     qt = np.ascontiguousarray(qf.T)
     q32 = q.astype(np.float32)
 
-    # A strictly feasible start: x = s = 1/2; u - v = r = a - Qx with u, v >= theta
-    # (theta = mean |r|, so that u p and v q are of the size of the residuals); y = 0,
-    # p = q = 1; z = w = theta (Q^T y - z + w = 0).
-    x = np.full(n, 0.5)
-    s = 1.0 - x
-    r = a - qf @ x
-    theta = max(1.0, float(np.mean(np.abs(r))))
-    u = np.maximum(r, 0.0) + theta
-    v = u - r
-    y = np.zeros(m)
-    p = 1.0 - y
-    qq = 1.0 + y
-    g = qt @ y
-    z = np.maximum(g, 0.0) + theta
-    w = z - g
+    x, s, u, v, y, p, qq, z, w = _feasible_start(qf, qt, a)
     n_pairs = 2 * n + 2 * m
 
     best = None
@@ -265,26 +251,8 @@ def _ipm(q, a, tol, max_iter):
                cen - u * p - du * dp, cen - v * qq - dv * dq)
         step = solve(*rhs)
         ap, ad = _step_lengths(x, s, u, v, w, z, p, qq, step)
-        # Gondzio's centrality correctors: each costs one more solve with the same
-        # factor (cheap next to forming it) and lengthens the steps, so fewer
-        # iterations -- fewer normal matrices -- are needed
-        for _ in range(_CORRECTORS):
-            if min(ap, ad) >= 1.0:
-                break
-            tp, td = min(1.0, ap + _CORRECTOR_REACH), min(1.0, ad + _CORRECTOR_REACH)
-            dx, ds, du, dv, dy, dw, dz, dp, dq = step
-            lo, hi = 0.1 * cen, 10.0 * cen
-            extra = []
-            for prim, dprim, dual_, ddual in ((x, dx, w, dw), (s, ds, z, dz), (u, du, p, dp),
-                                              (v, dv, qq, dq)):
-                prod = (prim + tp * dprim) * (dual_ + td * ddual)
-                extra.append(np.maximum(np.clip(prod, lo, hi) - prod, -hi))
-            trial_rhs = tuple(c + t for c, t in zip(rhs, extra))
-            trial = solve(*trial_rhs)
-            tap, tad = _step_lengths(x, s, u, v, w, z, p, qq, trial)
-            if min(tap, tad) < min(ap, ad) + 0.1 * _CORRECTOR_REACH:
-                break
-            step, rhs, ap, ad = trial, trial_rhs, tap, tad
+        step, ap, ad = _centrality_correctors(solve, (x, s, u, v, w, z, p, qq), step, rhs,
+                                              ap, ad, cen)
         ap, ad = min(1.0, 0.9995 * ap), min(1.0, 0.9995 * ad)
         dx, ds, du, dv, dy, dw, dz, dp, dq = step
         x = x + ap * dx
@@ -302,6 +270,48 @@ def _ipm(q, a, tol, max_iter):
             best = (primal - dual, x.copy(), y.copy(), primal, dual)
     _, xb, yb, _, _ = best
     return np.clip(xb, 0.0, 1.0), np.clip(yb, -1.0, 1.0), it
+
+
+def _feasible_start(qf, qt, a):
+    """A strictly feasible start: x = s = 1/2; u - v = r = a - Qx with u, v >= theta
+    (theta = mean |r|, so that u p and v q are of the size of the residuals); y = 0,
+    p = q = 1; z = w = theta (Q^T y - z + w = 0). Returns (x, s, u, v, y, p, q, z, w)."""
+    m, n = qf.shape
+    x = np.full(n, 0.5)
+    s = 1.0 - x
+    r = a - qf @ x
+    theta = max(1.0, float(np.mean(np.abs(r))))
+    u = np.maximum(r, 0.0) + theta
+    v = u - r
+    y = np.zeros(m)
+    g = qt @ y
+    z = np.maximum(g, 0.0) + theta
+    return x, s, u, v, y, 1.0 - y, 1.0 + y, z, z - g
+
+
+def _centrality_correctors(solve, point, step, rhs, ap, ad, cen):
+    """Gondzio's centrality correctors: each costs one more solve with the same factor
+    (cheap next to forming it) and lengthens the steps, so fewer iterations -- fewer
+    normal matrices -- are needed. Returns the (possibly corrected) step and its lengths."""
+    x, s, u, v, w, z, p, qq = point
+    for _ in range(_CORRECTORS):
+        if min(ap, ad) >= 1.0:
+            break
+        tp, td = min(1.0, ap + _CORRECTOR_REACH), min(1.0, ad + _CORRECTOR_REACH)
+        dx, ds, du, dv, dy, dw, dz, dp, dq = step
+        lo, hi = 0.1 * cen, 10.0 * cen
+        extra = []
+        for prim, dprim, dual_, ddual in ((x, dx, w, dw), (s, ds, z, dz), (u, du, p, dp),
+                                          (v, dv, qq, dq)):
+            prod = (prim + tp * dprim) * (dual_ + td * ddual)
+            extra.append(np.maximum(np.clip(prod, lo, hi) - prod, -hi))
+        trial_rhs = tuple(c + t for c, t in zip(rhs, extra))
+        trial = solve(*trial_rhs)
+        tap, tad = _step_lengths(x, s, u, v, w, z, p, qq, trial)
+        if min(tap, tad) < min(ap, ad) + 0.1 * _CORRECTOR_REACH:
+            break
+        step, rhs, ap, ad = trial, trial_rhs, tap, tad
+    return step, ap, ad
 
 
 _CROSSOVER_FROM = 1e-6      # relative gap below which vertex guesses are worth a try

@@ -85,6 +85,17 @@ class _GlyphRaster:
                 np.maximum(region, cell[:region.shape[0], :w], out=region)
 
 
+def _privacy_bars(bars_ax):
+    """The generaliser's three bars (k, distinct ℓ, t), empty, and their value labels."""
+    hbars = bars_ax.barh([2, 1, 0], [0, 0, 0], color=[PALETTE["blue"], PALETTE["green"],
+                                                       PALETTE["orange"]], height=0.6)
+    bars_ax.set_yticks([2, 1, 0], ["k", "ℓ (distinct)", "t (EMD)"])
+    bars_ax.set_xlim(0, 1.45)
+    bars_ax.set_xticks([0, 0.5, 1.0], ["0", "½", "max"])
+    label_axes(bars_ax, "share of the largest possible value", None, "Privacy numbers")
+    return hbars, [bars_ax.text(0, y, "", va="center", fontsize=10) for y in (2, 1, 0)]
+
+
 @register("anonymity_generalizer")
 def anonymity_generalizer(zip_digits=3, age_width=10, suppress_nationality=True):
     """Generalise seed 004's 12-row hospital table live and watch k, l and t.
@@ -138,14 +149,7 @@ def anonymity_generalizer(zip_digits=3, age_width=10, suppress_nationality=True)
     colours = np.array([matplotlib.colors.to_rgb(c) for c in _CLASS_COLOURS])
     colours = 1 - 0.5 * (1 - colours)         # pale versions, so black text stays readable
 
-    names = ["k", "ℓ (distinct)", "t (EMD)"]
-    hbars = bars_ax.barh([2, 1, 0], [0, 0, 0], color=[PALETTE["blue"], PALETTE["green"],
-                                                       PALETTE["orange"]], height=0.6)
-    bars_ax.set_yticks([2, 1, 0], names)
-    bars_ax.set_xlim(0, 1.45)
-    bars_ax.set_xticks([0, 0.5, 1.0], ["0", "½", "max"])
-    label_axes(bars_ax, "share of the largest possible value", None, "Privacy numbers")
-    values = [bars_ax.text(0, y, "", va="center", fontsize=10) for y in (2, 1, 0)]
+    hbars, values = _privacy_bars(bars_ax)
 
     cache = {}
 

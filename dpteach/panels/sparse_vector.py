@@ -124,6 +124,29 @@ _ERROR_RUNS = 200              # runs per c for the error curve (the seed fixes 
 _ALGORITHMS = [("Sparse (indices only)", "sparse"), ("NumericSparse (+ values)", "numeric")]
 
 
+def _error_axes(ax2, cs):
+    """The bottom of :func:`sparse_answers`: the error against c (bound, measured, noise
+    scale, the stream's largest error, and a ring at the chosen c), lines still empty."""
+    (bound_line,) = ax2.plot(cs, cs * 1.0, "-", color=PALETTE["black"],
+                             label=r"bound $8c(\ln k + \ln(2c/\beta))/\varepsilon$, $\beta = 0.05$")
+    (meas_line,) = ax2.plot(cs, cs * 1.0, "o-", color=PALETTE["blue"],
+                            label=r"measured: 95% of runs have error $\leq$")
+    (noise_line,) = ax2.plot(cs, cs * 1.0, "--", color=PALETTE["orange"],
+                             label=r"noise scale of each answer (Sparse: $4c/\varepsilon$)")
+    (cap_line,) = ax2.plot([0.5, _C_MAX + 0.5], [1.0, 1.0], ":", color=PALETTE["grey"], linewidth=1.5,
+                           label=r"largest error possible on this stream, $\max_i |a_i - T|$")
+    (here,) = ax2.plot([], [], "o", color=PALETTE["vermillion"], markersize=11, fillstyle="none",
+                       markeredgewidth=2)
+    ax2.set_yscale("log")
+    ax2.set_xlim(0.5, _C_MAX + 0.5)
+    ax2.set_ylim(0.5, 3e4)
+    ax2.set_xticks(cs)
+    label_axes(ax2, "answers $c$ (one budget ε for all)", r"error $\alpha$ (people)",
+               r"Accuracy falls as $c$ grows at fixed $\varepsilon$ (an error of 0 is drawn at 0.5)")
+    ax2.legend(loc="upper left", fontsize=8, ncol=2)
+    return bound_line, meas_line, noise_line, cap_line, here
+
+
 @register("sparse_answers")
 def sparse_answers(epsilon=1.0, c=2, threshold=60.0, algorithm="sparse", seed=0):
     """Sparse and NumericSparse (Dwork & Roth 2014, Algorithms 2 and 3) on 60 queries.
@@ -161,23 +184,7 @@ def sparse_answers(epsilon=1.0, c=2, threshold=60.0, algorithm="sparse", seed=0)
     ax1.legend(loc="upper left", fontsize=8, ncol=3)
     txt1 = note(ax1, "", loc="lower right")
     cs = np.arange(1, _C_MAX + 1)
-    (bound_line,) = ax2.plot(cs, cs * 1.0, "-", color=PALETTE["black"],
-                             label=r"bound $8c(\ln k + \ln(2c/\beta))/\varepsilon$, $\beta = 0.05$")
-    (meas_line,) = ax2.plot(cs, cs * 1.0, "o-", color=PALETTE["blue"],
-                            label=r"measured: 95% of runs have error $\leq$")
-    (noise_line,) = ax2.plot(cs, cs * 1.0, "--", color=PALETTE["orange"],
-                             label=r"noise scale of each answer (Sparse: $4c/\varepsilon$)")
-    (cap_line,) = ax2.plot([0.5, _C_MAX + 0.5], [1.0, 1.0], ":", color=PALETTE["grey"], linewidth=1.5,
-                           label=r"largest error possible on this stream, $\max_i |a_i - T|$")
-    (here,) = ax2.plot([], [], "o", color=PALETTE["vermillion"], markersize=11, fillstyle="none",
-                       markeredgewidth=2)
-    ax2.set_yscale("log")
-    ax2.set_xlim(0.5, _C_MAX + 0.5)
-    ax2.set_ylim(0.5, 3e4)
-    ax2.set_xticks(cs)
-    label_axes(ax2, "answers $c$ (one budget ε for all)", r"error $\alpha$ (people)",
-               r"Accuracy falls as $c$ grows at fixed $\varepsilon$ (an error of 0 is drawn at 0.5)")
-    ax2.legend(loc="upper left", fontsize=8, ncol=2)
+    bound_line, meas_line, noise_line, cap_line, here = _error_axes(ax2, cs)
     curves = {}
 
     def error_curve(epsilon, threshold, numeric, seed):
