@@ -23,7 +23,6 @@ __all__ = ["NATIONALITY", "EYE_COLOUR", "log_ratio", "worst_case_log_ratio", "ut
 #: :func:`dpteach.datasets.eye_colour_counts`.
 NATIONALITY = datasets.nationality_counts().to_dict()
 EYE_COLOUR = datasets.eye_colour_counts().to_dict()
-_EXAMPLES = {"nationality": NATIONALITY, "eye colour": EYE_COLOUR}
 
 
 def _probabilities(scores, sensitivity, epsilon, half):

@@ -16,14 +16,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import bounds, datasets, mechanisms
-from ..exponential import (_EXAMPLES, apple_outputs, log_ratio, posted_price_revenue, price_grid,
-                           tied_scores, utility_tail)
+from ..exponential import (EYE_COLOUR, NATIONALITY, apple_outputs, log_ratio,
+                           posted_price_revenue, price_grid, tied_scores, utility_tail)
 from ..plots import PALETTE, bars, density_line, hline, label_axes, new_figure, note, vline
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 from .gaussian import log_axes
 
 __all__ = ["exponential_selection", "exponential_half_ratio", "exponential_utility",
            "exponential_apples"]
+
+#: the selection panel's two questions (seed 004)
+_EXAMPLES = {"nationality": NATIONALITY, "eye colour": EYE_COLOUR}
 
 
 # -------------------------------------------------------------------------------- panels
