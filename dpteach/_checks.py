@@ -153,10 +153,11 @@ def check_values(name: str, values, *, allow_empty: bool = False, allow_inf: boo
         raise ValueError(f"{name} must be finite, got an entry beyond the float range") from None
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name} must not be empty")
-    if np.isnan(arr).any():
-        raise ValueError(f"{name} must not contain NaN")
-    if not allow_inf and np.isinf(arr).any():
-        raise ValueError(f"{name} must be finite, got an infinite entry")
+    if allow_inf or not np.isfinite(arr).all():       # one pass when all is well
+        if np.isnan(arr).any():
+            raise ValueError(f"{name} must not contain NaN")
+        if not allow_inf:
+            raise ValueError(f"{name} must be finite, got an infinite entry")
     return arr
 
 

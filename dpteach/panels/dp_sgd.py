@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dp_sgd as _sgd
+from .. import sgd as _sgd
 from ..plots import PALETTE, density_line, label_axes, new_figure
 from .._checks import check_real
 from ..tradeoff import outside_region, tradeoff_curve
@@ -14,30 +14,16 @@ from ._base import Panel, dropdown, int_slider, register
 SIGMAS = (0.0, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
 SEEDS = 3
 _ALPHA = np.linspace(0.0, 1.0, 201)
-#: ε at δ after each epoch, all epochs from one accountant curve (lives beside dp_sgd)
-epsilon_per_epoch = _sgd._epsilon_per_epoch
-
-
-class _Silent:
-    """An accountant that records nothing: the panel accounts once per σ beside it."""
-
-    def compose_gaussian(self, *args, **kwargs):
-        return self
-
-    def epsilon(self, delta):
-        return 0.0
-
-
 def training_grid(sigmas=SIGMAS, seeds=SEEDS, data_seed=0):
-    """Play the notebook's membership game (:func:`dpteach.dp_sgd.membership_game`) once
-    per σ and seed: the 300 training and 300 held-out examples of
-    :data:`dpteach.dp_sgd.EXAMPLE` form a pool, each joins the training set by its own coin
-    (add/remove neighbours, the relation of the accountant's ε), and the model is trained
-    on those that joined.
+    """Play the notebook's membership game (:func:`dpteach.membership_game`) once per σ
+    and seed: the 300 training and 300 held-out examples of :data:`dpteach.EXAMPLE` form a
+    pool, each joins the training set by its own coin (add/remove neighbours, the relation
+    of the accountant's ε), and the model is trained on those that joined.
 
-    Returns a dict with ``eps[σ]`` (ε per epoch, RDP accountant) and ``runs[(σ, seed)]``
-    holding test accuracy per epoch and, per epoch, the losses of the members and of the
-    rest of the pool (the attack's two samples)."""
+    Returns a dict with ``eps[σ]`` (ε per epoch, from the RDP accountant of the σ's first
+    run; ε does not depend on the seed, so the other runs keep no account) and
+    ``runs[(σ, seed)]`` holding test accuracy per epoch and, per epoch, the losses of the
+    members and of the rest of the pool (the attack's two samples)."""
     ex = _sgd.EXAMPLE
     X, y, Xt, yt = _sgd.make_overfit_data(ex["n_train"], ex["n_test"], ex["d"],
                                           noise_scale=ex["noise_scale"], signal=ex["signal"],
@@ -47,21 +33,18 @@ def training_grid(sigmas=SIGMAS, seeds=SEEDS, data_seed=0):
     Xt, yt = Xt[n:], yt[n:]                                   # test on the rest
     out = {"eps": {}, "runs": {}, "n": n}
     for s in sigmas:
-        out["eps"][s] = (np.full(ex["epochs"], np.inf) if s == 0 else
-                         epsilon_per_epoch(s, ex["batch_rate"], ex["epochs"], ex["delta"]))
         for seed in range(seeds):
             r, joined = _sgd.membership_game(
                 pool_X, pool_y, epochs=ex["epochs"], batch_rate=ex["batch_rate"],
                 clip=ex["clip"] if s else np.inf, noise_multiplier=s,
-                learning_rate=ex["learning_rate"], rng=1000 + seed, accountant=_Silent(),
-                delta=ex["delta"])
-            H = r.history[1:]                                   # (epochs, d)
-            zt = Xt @ H.T
-            acc = ((zt > 0) == (yt[:, None] == 1)).mean(axis=0)
-            z = pool_X @ H.T
-            loss = np.logaddexp(0.0, z) - pool_y[:, None] * z
-            out["runs"][(s, seed)] = {"acc": acc, "member": loss[joined].T.copy(),
-                                      "nonmember": loss[~joined].T.copy()}
+                learning_rate=ex["learning_rate"], rng=1000 + seed,
+                accountant="rdp" if seed == 0 else None, delta=ex["delta"])
+            if seed == 0:
+                out["eps"][s] = r.epsilons                      # inf for σ = 0
+            H = r.history[1:]                                   # (epochs, d): one model per epoch
+            loss = _sgd.logistic_loss(H, pool_X, pool_y)        # (epochs, pool)
+            out["runs"][(s, seed)] = {"acc": _sgd.accuracy(H, Xt, yt),
+                                      "member": loss[:, joined], "nonmember": loss[:, ~joined]}
     return out
 
 
