@@ -72,6 +72,17 @@ def _short(v):
 
 
 # ------------------------------------------------------- helpers for methods and classes
+def _swept(bads, good):
+    """Bad values for a parameter that accepts arrays: each scalar bad value alone, then in
+    a list beside a good value, then (numbers only) in a numpy array beside it. A
+    one-element list such as [1.0] is a good array there, so it is left out."""
+    alone = [v for v in bads if not isinstance(v, list)]
+    listed = [[good, v] for v in alone]
+    arrays = [np.array([good, v]) for v in alone
+              if isinstance(v, (float, int, np.floating)) and not isinstance(v, (bool, np.bool_))]
+    return alone + listed + arrays
+
+
 def accountant_spend(epsilon, delta=0.0, label=None):
     return accounting.PrivacyAccountant(5.0, 0.5).spend(epsilon, delta, label)
 
@@ -137,8 +148,11 @@ SPECS = [
                         [0.1, None], [], "0.1", NAN, 0],
               deltas=[[0.0, NAN], [0.0, 1.0], [0.0, -1e-9], [0.0, True], [0.0, "0"], [0.0, None],
                       [0.0], [0.0, 0.0, 0.0], "00"])),
+    # every parameter may be an array (a panel sweeps it): each bad value is refused alone,
+    # inside a list and inside an array, naming the parameter
     Spec(accounting.advanced_composition, dict(epsilon=0.1, delta=1e-7, k=10, delta_slack=1e-6),
-         dict(epsilon=BAD_EPSILON, delta=BAD_DELTA, k=BAD_COUNT, delta_slack=BAD_DELTA_REQUIRED)),
+         dict(epsilon=_swept(BAD_EPSILON, 0.1), delta=_swept(BAD_DELTA, 1e-7), k=_swept(BAD_COUNT, 10),
+              delta_slack=_swept(BAD_DELTA_REQUIRED, 1e-6))),
     Spec(accounting.PrivacyAccountant, dict(epsilon=1.0, delta=1e-5),
          dict(epsilon=BAD_EPSILON, delta=BAD_DELTA)),
     Spec(accountant_spend, dict(epsilon=0.1, delta=1e-6, label="q"),
