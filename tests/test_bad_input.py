@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from dpteach import accounting, bounds, mechanisms
+from _bad_values import swept  # bad rows for a parameter that accepts arrays
 
 NAN, INF = float("nan"), float("inf")
 
@@ -72,17 +73,6 @@ def _short(v):
 
 
 # ------------------------------------------------------- helpers for methods and classes
-def _swept(bads, good):
-    """Bad values for a parameter that accepts arrays: each scalar bad value alone, then in
-    a list beside a good value, then (numbers only) in a numpy array beside it. A
-    one-element list such as [1.0] is a good array there, so it is left out."""
-    alone = [v for v in bads if not isinstance(v, list)]
-    listed = [[good, v] for v in alone]
-    arrays = [np.array([good, v]) for v in alone
-              if isinstance(v, (float, int, np.floating)) and not isinstance(v, (bool, np.bool_))]
-    return alone + listed + arrays
-
-
 def accountant_spend(epsilon, delta=0.0, label=None):
     return accounting.PrivacyAccountant(5.0, 0.5).spend(epsilon, delta, label)
 
@@ -151,8 +141,8 @@ SPECS = [
     # every parameter may be an array (a panel sweeps it): each bad value is refused alone,
     # inside a list and inside an array, naming the parameter
     Spec(accounting.advanced_composition, dict(epsilon=0.1, delta=1e-7, k=10, delta_slack=1e-6),
-         dict(epsilon=_swept(BAD_EPSILON, 0.1), delta=_swept(BAD_DELTA, 1e-7), k=_swept(BAD_COUNT, 10),
-              delta_slack=_swept(BAD_DELTA_REQUIRED, 1e-6))),
+         dict(epsilon=swept(BAD_EPSILON, 0.1), delta=swept(BAD_DELTA, 1e-7), k=swept(BAD_COUNT, 10),
+              delta_slack=swept(BAD_DELTA_REQUIRED, 1e-6))),
     Spec(accounting.PrivacyAccountant, dict(epsilon=1.0, delta=1e-5),
          dict(epsilon=BAD_EPSILON, delta=BAD_DELTA)),
     Spec(accountant_spend, dict(epsilon=0.1, delta=1e-6, label="q"),
@@ -1220,6 +1210,12 @@ EDGE_SPECS = [
              ("lower", "upper", "epsilon"), ("size",), arrays=("values",)),
     EdgeSpec(_clipping.clipped_mean_error, dict(values=[0.2, 0.5], lower=0.0, upper=1.0, epsilon=1.0),
              ("lower", "upper", "epsilon"), arrays=("values",)),
+    EdgeSpec(_clipping.clipped_mean_releases, dict(values=[0.2, 0.5], lower=0.0, upper=1.0, epsilon=1.0,
+                                                   unit_noise=[[0.1, -0.3], [0.2, 1.0]]),
+             ("lower", "upper", "epsilon"), arrays=("values", "unit_noise")),
+    EdgeSpec(_clipping.clipped_mean_ratio, dict(noisy_sum=[0.3, 4.0], noisy_count=[2.0, -1.0], lower=0.0,
+                                                upper=1.0),
+             ("lower", "upper"), arrays=("noisy_sum", "noisy_count")),
     EdgeSpec(_clipping.quantile_interval_probabilities,
              dict(values=[0.2, 0.5], q=0.5, lower=0.0, upper=1.0, epsilon=1.0),
              ("q", "lower", "upper", "epsilon"), arrays=("values",)),
