@@ -112,6 +112,8 @@ _EXPORTS = {
     "clipped_mean_noise_scales": "clipping",
     "noisy_sum_and_count": "clipping",
     "clipped_mean_error": "clipping",
+    "clipped_mean_ratio": "clipping",
+    "clipped_mean_releases": "clipping",
     "ClippedMeanError": "clipping",
     "quantile_interval_probabilities": "clipping",
     "example_incomes": "clipping",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from .. import sgd as _sgd
@@ -14,6 +16,11 @@ from ._base import Panel, dropdown, int_slider, register
 SIGMAS = (0.0, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
 SEEDS = 3
 _ALPHA = np.linspace(0.0, 1.0, 201)
+#: :func:`training_grid`'s results as the panel reads them (:func:`grid_record`), so that
+#: the panel opens without training for a second and a half; tests/test_sgd.py retrains
+#: the grid and compares it with this file bit for bit (rewrite it with
+#: ``save_grid_record()`` after a change to the training)
+GRID_RECORD = Path(__file__).with_name("dp_sgd_grid.npz")
 def training_grid(sigmas=SIGMAS, seeds=SEEDS, data_seed=0):
     """Play the notebook's membership game (:func:`dpteach.membership_game`) once per σ
     and seed: the 300 training and 300 held-out examples of :data:`dpteach.EXAMPLE` form a
@@ -48,6 +55,54 @@ def training_grid(sigmas=SIGMAS, seeds=SEEDS, data_seed=0):
     return out
 
 
+def grid_record(grid):
+    """What the panel reads from :func:`training_grid`, compactly: ``eps`` (σ, epoch),
+    ``acc`` (σ, seed, epoch), and for each model ``members`` (σ, seed, epoch, bits): which
+    examples of the pool are members, in the order of their losses, and ``ties``: which
+    loss in that order equals the one before it (packed bits). The loss-threshold attack
+    depends on the losses only through their order, ties included, so the attack on the
+    ranks this keeps is the attack on the losses (the same α, β and thresholds)."""
+    sig = sorted(grid["eps"])
+    seeds = sorted({k for (_, k) in grid["runs"]})
+    members = np.zeros((len(sig), len(seeds), len(grid["eps"][sig[0]]), 2 * grid["n"]), bool)
+    ties = np.zeros_like(members)
+    for i, s in enumerate(sig):
+        for j, k in enumerate(seeds):
+            run = grid["runs"][(s, k)]
+            loss = np.concatenate([run["member"], run["nonmember"]], axis=1)
+            is_member = np.r_[np.ones(run["member"].shape[1], bool),
+                              np.zeros(run["nonmember"].shape[1], bool)]
+            order = np.argsort(loss, axis=1, kind="stable")
+            members[i, j] = is_member[order]
+            ties[i, j, :, 1:] = np.diff(np.take_along_axis(loss, order, axis=1), axis=1) == 0
+    return {"sigmas": np.array(sig), "eps": np.array([grid["eps"][s] for s in sig]),
+            "acc": np.array([[grid["runs"][(s, k)]["acc"] for k in seeds] for s in sig]),
+            "members": np.packbits(members, axis=-1), "ties": np.packbits(ties, axis=-1),
+            "pool": np.array(2 * grid["n"])}
+
+
+def save_grid_record(path=GRID_RECORD):
+    """Train :func:`training_grid` and write its :func:`grid_record` to ``path``."""
+    np.savez_compressed(path, **grid_record(training_grid()))
+
+
+def _grid_from_record(path=GRID_RECORD):
+    """The panel's grid from the record: ranks in the loss order stand for the losses."""
+    rec = np.load(path)
+    pool = int(rec["pool"])
+    out = {"eps": {}, "runs": {}, "n": pool // 2}
+    for i, s in enumerate(rec["sigmas"].tolist()):
+        out["eps"][s] = rec["eps"][i]
+        for k in range(rec["acc"].shape[1]):
+            order = np.unpackbits(rec["members"][i, k], axis=-1, count=pool).astype(bool)
+            tie = np.unpackbits(rec["ties"][i, k], axis=-1, count=pool).astype(bool)
+            ranks = np.cumsum(~tie, axis=-1) - 1.0      # equal losses, equal ranks
+            out["runs"][(s, k)] = {"acc": rec["acc"][i, k],
+                                   "member": ranks[order].reshape(len(order), -1),
+                                   "nonmember": ranks[~order].reshape(len(order), -1)}
+    return out
+
+
 @register("dp_sgd_attack")
 def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
     """DP-SGD on the notebook's overfitting logistic regression (1500 features), in the
@@ -55,9 +110,10 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
     coin: add/remove neighbours): left, test accuracy against ε epoch by epoch, for this σ
     and (grey) the final models of every σ, with the non-private model's accuracy; right,
     the loss-threshold membership attack's (α, β) against the trade-off region of the run's
-    (ε, δ) (RDP accountant; for the non-private run, the region of the σ = 3 run). Every
-    run is trained when the panel is built (24 runs, about a second); a move only looks
-    results up.
+    (ε, δ) (RDP accountant; for the non-private run, the region of the σ = 3 run). The 24
+    runs are :func:`training_grid`'s; the panel reads their results from
+    :data:`GRID_RECORD` (which the tests retrain and compare), or trains them when the
+    record is missing (about a second and a half); a move only looks results up.
     """
     ex = _sgd.EXAMPLE
     opts = [("non-private (no clip, no noise)", 0.0)] + [(f"σ = {s:g}", s) for s in SIGMAS[1:]]
@@ -65,7 +121,7 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
     controls = {"noise_multiplier": dropdown("noise multiplier", opts, noise_multiplier),
                 "epoch": int_slider("after epoch", epoch, 1, ex["epochs"]),
                 "seed": int_slider("seed", seed, 0, SEEDS - 1)}
-    grid = training_grid()
+    grid = _grid_from_record() if GRID_RECORD.exists() else training_grid()
     delta = ex["delta"]
     ref_sigma = ex["noise_multiplier"]
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(10.0, 3.9))
