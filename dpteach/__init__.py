@@ -87,13 +87,13 @@ _EXPORTS = {
     "unary_encoding": "local",
     "unary_encoding_estimate": "local",
     "local_variance": "local",
-    # DP-SGD (notebook 18; the training function itself is dp.dp_sgd.dp_sgd)
-    "clip_gradients": "dp_sgd",
-    "noisy_gradient_sum": "dp_sgd",
-    "membership_inference": "dp_sgd",
+    # DP-SGD (notebook 18; the module is dpteach.sgd)
+    "dp_sgd": "sgd",
+    "clip_gradients": "sgd",
+    "noisy_gradient_sum": "sgd",
+    "membership_inference": "sgd",
     # the rest of the public names of notebooks 12-18's modules (issue 19); left out because
-    # the name clashes: MECHANISMS (comparison, tradeoff, local), dp_sgd (the submodule
-    # itself). clopper_pearson has one home, audit (notebooks 11 and 13, A7)
+    # the name clashes: MECHANISMS (comparison, tradeoff, local). clopper_pearson has one home, audit (notebooks 11 and 13, A7)
     "clopper_pearson": "audit",
     "gaussian_group_delta": "properties",
     "postprocess_laplace": "properties",
@@ -112,6 +112,8 @@ _EXPORTS = {
     "clipped_mean_noise_scales": "clipping",
     "noisy_sum_and_count": "clipping",
     "clipped_mean_error": "clipping",
+    "clipped_mean_ratio": "clipping",
+    "clipped_mean_releases": "clipping",
     "ClippedMeanError": "clipping",
     "quantile_interval_probabilities": "clipping",
     "example_incomes": "clipping",
@@ -152,13 +154,13 @@ _EXPORTS = {
     "krr_crossover_k": "local_protocols",
     "krr_crossover_epsilon": "local_protocols",
     "report_bits": "local_protocols",
-    "per_example_gradients": "dp_sgd",
-    "logistic_loss": "dp_sgd",
-    "predict": "dp_sgd",
-    "accuracy": "dp_sgd",
-    "DPSGDResult": "dp_sgd",
-    "make_overfit_data": "dp_sgd",
-    "EXAMPLE": "dp_sgd",
+    "per_example_gradients": "sgd",
+    "logistic_loss": "sgd",
+    "predict": "sgd",
+    "accuracy": "sgd",
+    "DPSGDResult": "sgd",
+    "make_overfit_data": "sgd",
+    "EXAMPLE": "sgd",
     # beyond global sensitivity (notebook 19)
     "local_sensitivity_median": "beyond_global",
     "median_sensitivity_window": "beyond_global",
@@ -191,7 +193,7 @@ _EXPORTS = {
     "olh_hash_size": "local",
     "olh_reports": "local",
     "olh_variance": "local",
-    "membership_game": "dp_sgd",
+    "membership_game": "sgd",
 }
 
 _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",
@@ -199,7 +201,7 @@ _SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "
                "discrete", "notebook", "comparison", "definition", "exponential",
                "properties", "tradeoff",
                "assignments", "clipping", "sparse_vector", "rdp", "pld", "local", "local_protocols",
-               "dp_sgd", "beyond_global", "synthetic"}
+               "sgd", "beyond_global", "synthetic"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

@@ -15,6 +15,8 @@ import numpy as np
 
 __all__ = [
     "valid_real",
+    "valid_reals",
+    "valid_positive_ints",
     "valid_epsilon",
     "valid_delta",
     "valid_sensitivity",
@@ -69,6 +71,65 @@ def valid_real(value, name: str, *, low=None, high=None, low_open=False,
         rng_text = _range_text(low, high, low_open, high_open)
         raise ValueError(f"{name} must be {rng_text}, got {describe(value)}")
     return x
+
+
+def _elements(name, value):
+    """An array-like as a numeric array, or None when it needs element-by-element checks
+    (a list or object array may hide a boolean, a string or None among its numbers)."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):  # ragged nesting
+        raise TypeError(f"{name} must be a number or an array of numbers, got "
+                        f"{describe(value)}") from None
+    if isinstance(value, np.ndarray) and arr.dtype.kind in "iuf":
+        return arr
+    return None
+
+
+def valid_reals(value, name: str, **limits):
+    """:func:`valid_real` for a scalar (a float back) and for every element of an array-like
+    (a float array back, same shape): the same rules and messages, element by element --
+    what a lesson function sweeps for a panel (numpy broadcasting: scalar in, scalar out)."""
+    if np.ndim(value) == 0 and not isinstance(value, (list, tuple)):
+        return valid_real(value, name, **limits)
+    arr = _elements(name, value)
+    if arr is None:                  # lists, object arrays: every element by valid_real
+        obj = np.asarray(value, dtype=object)
+        return np.array([valid_real(v, name, **limits) for v in obj.flat],
+                        dtype=float).reshape(obj.shape)
+    x = arr.astype(float)
+    bad = np.isnan(x) | (np.isinf(x) & (not limits.get("allow_inf", False)))
+    low, high = limits.get("low"), limits.get("high")
+    if low is not None:
+        bad |= (x < low) | ((x == low) & limits.get("low_open", False))
+    if high is not None:
+        bad |= (x > high) | ((x == high) & limits.get("high_open", False))
+    if bad.any():                    # the first bad element, with valid_real's own message
+        valid_real(x[bad].flat[0], name, **limits)
+    return x
+
+
+def valid_positive_ints(value, name: str):
+    """:func:`valid_positive_int` for a scalar (an exact int back) and for every element of
+    an array-like (a float array back, same shape; each element a whole number >= 1 within
+    the float range)."""
+    if np.ndim(value) == 0 and not isinstance(value, (list, tuple)):
+        return valid_positive_int(value, name)
+    arr = _elements(name, value)
+    if arr is None:
+        obj = np.asarray(value, dtype=object)
+        ints = [valid_positive_int(v, name) for v in obj.flat]
+    else:
+        ints = arr.ravel()
+        bad = ~np.isfinite(ints) | (ints < 1) | (ints != np.round(ints)) if arr.dtype.kind == "f" \
+            else ints < 1
+        if bad.any():
+            valid_positive_int(ints[bad][0].item(), name)
+        return arr.astype(float)
+    try:
+        return np.array(ints, dtype=float).reshape(obj.shape)
+    except OverflowError:
+        raise ValueError(f"{name} must be below 1.8e308 (the float range)") from None
 
 
 def _range_text(low, high, low_open, high_open) -> str:
@@ -157,10 +218,11 @@ def valid_values(values, name: str, *, allow_empty: bool = False, allow_inf: boo
         raise ValueError(f"{name} must be finite, got an entry beyond the float range") from None
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name} must not be empty")
-    if np.isnan(arr).any():
-        raise ValueError(f"{name} must not contain NaN")
-    if not allow_inf and np.isinf(arr).any():
-        raise ValueError(f"{name} must be finite, got an infinite entry")
+    if allow_inf or not np.isfinite(arr).all():       # one pass when all is well
+        if np.isnan(arr).any():
+            raise ValueError(f"{name} must not contain NaN")
+        if not allow_inf:
+            raise ValueError(f"{name} must be finite, got an infinite entry")
     return arr
 
 

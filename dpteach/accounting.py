@@ -5,14 +5,13 @@ Notebook 07 teaches this module; the Curator (notebooks 02 and 03) charges one.
 
 from __future__ import annotations
 
-import numbers
 import threading
 from fractions import Fraction
 
 import numpy as np
 
-from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
-                        valid_sensitivity, valid_values)
+from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_positive_ints,
+                        valid_real, valid_reals, valid_sensitivity, valid_values)
 
 __all__ = ["basic_composition", "advanced_composition", "PrivacyAccountant",
            "BudgetExceededError"]
@@ -57,19 +56,40 @@ def advanced_composition(epsilon, delta, k, delta_slack):
     (Dwork, Rothblum & Vadhan 2010; DR14 Theorem 3.20). ``delta_slack`` is delta'.
 
     It beats basic composition (k eps) only when k is large compared with
-    ln(1/delta'); notebook 07 computes the crossover.
+    ln(1/delta'); notebook 07 computes the crossover. Every parameter may be an array
+    (numpy broadcasting, each element checked as a scalar would be): the notebook 07 panel
+    sweeps k, notebook 16's compares it at a per-release epsilon for each k. Scalars give
+    a pair of floats, arrays a pair of arrays of the broadcast shape.
     """
-    epsilon = valid_epsilon(epsilon)
-    delta = valid_delta(delta)
-    k = valid_positive_int(k, "k")
-    slack = valid_delta(delta_slack, "delta_slack", required=True)
-    kf = _float_k(k)
+    epsilon = valid_reals(epsilon, "epsilon", low=0.0, low_open=True)
+    delta = valid_reals(delta, "delta", low=0.0, high=1.0, high_open=True)
+    k = valid_positive_ints(k, "k")
+    slack = valid_reals(delta_slack, "delta_slack", low=0.0, high=1.0, low_open=True,
+                        high_open=True)
+    try:
+        shape = np.broadcast_shapes(*(np.shape(x) for x in (epsilon, delta, k, slack)))
+    except ValueError:
+        raise ValueError(f"epsilon, delta, k and delta_slack must broadcast together, got shapes "
+                         f"{[np.shape(x) for x in (epsilon, delta, k, slack)]}") from None
+    kf = _float_k(k) if np.ndim(k) == 0 else k
+    eps_total = _advanced_epsilon(epsilon, kf, slack)
+    if not np.isfinite(eps_total).all():
+        bad = np.broadcast_to(~np.isfinite(eps_total), shape)
+        e, kk = (np.broadcast_to(np.asarray(x, dtype=object), shape)[bad].flat[0] for x in (epsilon, k))
+        raise ValueError(f"the total epsilon overflows the float range for epsilon={e:g} "
+                         f"and k={kk}; use a smaller epsilon or k")
+    delta_total = kf * delta + slack
+    if shape == ():
+        return float(eps_total), float(delta_total)
+    return (np.broadcast_to(eps_total, shape).astype(float),
+            np.broadcast_to(delta_total, shape).astype(float))
+
+
+def _advanced_epsilon(epsilon, k, slack):
+    """eps sqrt(2 k ln(1/delta')) + k eps (e^eps - 1) for checked numbers or arrays (k a
+    float); inf where it overflows. The one place the formula is written."""
     with np.errstate(over="ignore", invalid="ignore"):
-        eps_total = epsilon * np.sqrt(2 * kf * np.log(1 / slack)) + kf * epsilon * np.expm1(epsilon)
-    if not np.isfinite(eps_total):
-        raise ValueError(f"the total epsilon overflows the float range for epsilon={epsilon:g} "
-                         f"and k={k}; use a smaller epsilon or k")
-    return float(eps_total), float(kf * delta + slack)
+        return epsilon * np.sqrt(2 * k * np.log(1 / slack)) + k * epsilon * np.expm1(epsilon)
 
 
 def _float_k(k: int) -> float:
@@ -203,9 +223,7 @@ def advanced_composition_crossover(epsilon, delta_slack):
     k = max(1, int(np.floor(bound)) + 1)
 
     def wins(kk):
-        kf = float(kk)
-        return epsilon * np.sqrt(2 * kf * np.log(1 / slack)) + kf * epsilon * np.expm1(epsilon) \
-            < kf * epsilon
+        return _advanced_epsilon(epsilon, float(kk), slack) < kk * epsilon
 
     # the closed form can be off through rounding; settle it with the formula by a
     # bisection for the smallest winning k (at most ~1000 steps, even for k near 1e300)
@@ -241,8 +259,7 @@ def advanced_composition_epsilon(epsilon_total, k, delta_slack):
     root_l = np.sqrt(2 * kf * np.log(1 / slack))
 
     def f(e):
-        with np.errstate(over="ignore", invalid="ignore"):
-            return e * root_l + kf * e * np.expm1(e) - total
+        return _advanced_epsilon(e, kf, slack) - total
 
     if root_l > 0 and total / root_l < 1e-200:
         # second term k e (e^e - 1) ~ k e^2 is negligible: the root is total / root_l

@@ -22,8 +22,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._validate import (valid_count, valid_epsilon, valid_noise_scale, valid_probability, valid_real,
-                        valid_rng, valid_range, valid_size, valid_values)
+from ._validate import (valid_count, valid_epsilon, valid_noise_scale, valid_probability,
+                        valid_reals, valid_rng, valid_range, valid_size, valid_values)
 from .mechanisms import clamped_sum, exponential_mechanism, exponential_probabilities, laplace_mechanism
 
 __all__ = [
@@ -31,6 +31,8 @@ __all__ = [
     "clipped_mean_noise_scales",
     "noisy_sum_and_count",
     "clipped_mean",
+    "clipped_mean_ratio",
+    "clipped_mean_releases",
     "centred_clipped_mean",
     "known_n_mean",
     "clipped_mean_error",
@@ -46,6 +48,23 @@ def clip_range(lower, upper):
     return valid_range(lower, upper)
 
 
+def _ranges(lower, upper):
+    """:func:`clip_range` for numbers; for arrays (a panel sweeping a bound) every element
+    checked the same way. Returns (lower, upper) as floats or float arrays."""
+    if np.ndim(lower) == 0 and np.ndim(upper) == 0:
+        return clip_range(lower, upper)
+    lo, hi = valid_reals(lower, "lower"), valid_reals(upper, "upper")
+    try:
+        bad = np.broadcast_arrays(lo >= hi, lo, hi)
+    except ValueError:
+        raise ValueError(f"lower and upper must broadcast together, got shapes {np.shape(lo)} "
+                         f"and {np.shape(hi)}") from None
+    if bad[0].any():
+        raise ValueError(f"lower must be < upper, got lower={bad[1][bad[0]].flat[0]:g}, "
+                         f"upper={bad[2][bad[0]].flat[0]:g}")
+    return lo, hi
+
+
 def clipped_mean_noise_scales(lower, upper, epsilon):
     """Laplace scales (b_sum, b_count) used by :func:`clipped_mean` at total budget epsilon.
 
@@ -55,16 +74,21 @@ def clipped_mean_noise_scales(lower, upper, epsilon):
     gets epsilon/2, so b_count = 2 / epsilon (in people). Each Laplace noise Lap(b) has
     variance 2 b^2: Var(sum noise) = 8 D^2 / epsilon^2, Var(count noise) = 8 / epsilon^2.
     Both scales must lie in [1e-300, 1e305]: a subnormal epsilon or a range near the
-    float limit is refused, naming lower, upper and epsilon. Notebook 14.
+    float limit is refused, naming lower, upper and epsilon. ``lower``, ``upper`` and
+    ``epsilon`` may be arrays (broadcast; floats in, floats out). Notebook 14.
     """
-    lo, hi = clip_range(lower, upper)
-    epsilon = valid_epsilon(epsilon)
+    lo, hi = _ranges(lower, upper)
+    epsilon = valid_reals(epsilon, "epsilon", low=0.0, low_open=True)
     with np.errstate(over="ignore"):
-        b_sum = 2.0 * max(abs(lo), abs(hi)) / epsilon
+        b_sum = 2.0 * np.maximum(np.abs(lo), np.abs(hi)) / epsilon
         b_count = 2.0 / epsilon
-    if b_sum > 0:
-        valid_noise_scale(b_sum, "lower, upper or epsilon", "2 max(|lower|, |upper|) / epsilon")
-    valid_noise_scale(b_count, "epsilon", "2 / epsilon (the count's)")
+    positive = np.asarray(b_sum)[np.asarray(b_sum) > 0]
+    for b in (positive.min(), positive.max()) if positive.size else ():
+        valid_noise_scale(b, "lower, upper or epsilon", "2 max(|lower|, |upper|) / epsilon")
+    for b in (np.min(b_count), np.max(b_count)):
+        valid_noise_scale(b, "epsilon", "2 / epsilon (the count's)")
+    if np.ndim(b_sum) == 0 and np.ndim(b_count) == 0:
+        return float(b_sum), float(b_count)
     return b_sum, b_count
 
 
@@ -110,9 +134,44 @@ def clipped_mean(values, lower, upper, epsilon, *, rng=None, size=None):
     releases. Notebook 14.
     """
     noisy_sum, noisy_count = noisy_sum_and_count(values, lower, upper, epsilon, rng=rng, size=size)
-    lo, hi = float(lower), float(upper)
-    out = np.clip(np.asarray(noisy_sum) / np.maximum(np.asarray(noisy_count), 1.0), lo, hi)
+    return clipped_mean_ratio(noisy_sum, noisy_count, lower, upper)
+
+
+def clipped_mean_ratio(noisy_sum, noisy_count, lower, upper):
+    """The post-processing step of :func:`clipped_mean`: clip(sum~ / max(count~, 1), lower,
+    upper). Flooring the count at 1 and clipping into the range cost no privacy
+    [DR14 Prop. 2.1]. Broadcasts (floats in, float out). Notebook 14."""
+    s = valid_values(noisy_sum, "noisy_sum", allow_empty=True)
+    c = valid_values(noisy_count, "noisy_count", allow_empty=True)
+    lo, hi = _ranges(lower, upper)
+    out = np.clip(s / np.maximum(c, 1.0), lo, hi)
     return out.item() if out.ndim == 0 else out
+
+
+def clipped_mean_releases(values, lower, upper, epsilon, unit_noise):
+    """What :func:`clipped_mean` releases when its two Laplace noises are b_sum z_1 and
+    b_count z_2 for given Lap(1) draws ``unit_noise`` = (z_1, z_2), shape (2, runs):
+    :func:`clipped_mean_ratio` of sum_i clip(x_i, lower, upper) + b_sum z_1 and n + b_count
+    z_2, with the scales of :func:`clipped_mean_noise_scales` (a Laplace draw of scale b is
+    b times one of scale 1).
+
+    ``lower``, ``upper``, ``epsilon`` broadcast to a shape B; the result has shape
+    B + (runs,). The same draws at every bound are common random numbers: error curves
+    against the bound come out smooth (notebook 14's panel). A simulation, never a
+    release: the same noise at two bounds would give the data away.
+    """
+    x = valid_values(values, "values").ravel()
+    lo, hi = _ranges(lower, upper)
+    b_sum, b_count = clipped_mean_noise_scales(lo, hi, epsilon)
+    z = valid_values(unit_noise, "unit_noise")
+    if z.ndim != 2 or z.shape[0] != 2:
+        raise ValueError(f"unit_noise must have shape (2, runs), got {z.shape}")
+    if np.abs(z).max(initial=0.0) > 1000:     # a Lap(1) draw of a float64 generator is below 750
+        raise ValueError("unit_noise must hold Lap(1) draws, each within [-1000, 1000]")
+    lo, hi, b_sum, b_count = (np.asarray(a, float)[..., None] for a in np.broadcast_arrays(
+        lo, hi, b_sum, b_count))
+    clamped_sum = np.clip(x, lo, hi).sum(axis=-1, keepdims=True)
+    return clipped_mean_ratio(clamped_sum + b_sum * z[0], x.size + b_count * z[1], lo, hi)
 
 
 def centred_clipped_mean(values, lower, upper, epsilon, *, rng=None, size=None):
@@ -178,17 +237,26 @@ def clipped_mean_error(values, lower, upper, epsilon):
     It ignores the ratio's own bias (relative size about 8/(epsilon^2 n^2)) and the floor
     and clip of :func:`clipped_mean`, so it is accurate once n is a few dozen (notebook
     14 compares it with simulation). ``values``: a non-empty array, every entry used;
-    ``lower``, ``upper``: numbers. Returns a :class:`ClippedMeanError`. Notebook 14.
+    ``lower``, ``upper``, ``epsilon``: numbers, or arrays that broadcast (a sweep of the
+    bound, as notebook 14's panel draws), each field then an array of their shape.
+    Returns a :class:`ClippedMeanError`. Notebook 14.
     """
     values = valid_values(values, "values")       # not empty: a mean of no values has no error
-    lo, hi = clip_range(lower, upper)
+    lo, hi = _ranges(lower, upper)
     b_sum, b_count = clipped_mean_noise_scales(lo, hi, epsilon)
     x = values.ravel()
     n = x.size
-    m = float(np.clip(x, lo, hi).mean())
+    if np.ndim(lo) == 0 and np.ndim(hi) == 0:
+        m = float(np.clip(x, lo, hi).mean())
+    else:                           # one clamped mean per bound (last axis: as for a number)
+        m = np.clip(x, np.asarray(lo)[..., None], np.asarray(hi)[..., None]).mean(axis=-1)
     bias = m - float(x.mean())
-    noise_sd = float(np.sqrt(2 * b_sum ** 2 + m ** 2 * 2 * b_count ** 2) / n)
-    return ClippedMeanError(bias, noise_sd, float(np.hypot(bias, noise_sd)), m)
+    noise_sd = np.sqrt(2 * b_sum ** 2 + m ** 2 * 2 * b_count ** 2) / n
+    if np.ndim(noise_sd) == 0:
+        noise_sd = float(noise_sd)
+        return ClippedMeanError(bias, noise_sd, float(np.hypot(bias, noise_sd)), m)
+    bias, noise_sd, m = np.broadcast_arrays(bias, noise_sd, m)
+    return ClippedMeanError(bias, noise_sd, np.hypot(bias, noise_sd), m)
 
 
 # ------------------------------------------------------------------ private quantile

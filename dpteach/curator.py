@@ -18,8 +18,9 @@ import threading
 import numpy as np
 import pandas as pd
 
-from ._validate import valid_delta, valid_epsilon, valid_range, valid_real, valid_rng
+from ._validate import valid_delta, valid_epsilon, valid_range, valid_rng
 from .accounting import PrivacyAccountant
+from .clipping import clipped_mean_ratio
 from .mechanisms import laplace_mechanism
 
 __all__ = ["Curator"]
@@ -166,7 +167,7 @@ class Curator:
             total, mask = self._clipped_sum(column, lo, hi, where, eps)
             total = float(laplace_mechanism(total, sens, half, rng=self._rng))
             count = float(laplace_mechanism(float(mask.sum()), 1.0, half, rng=self._rng))
-            return float(np.clip(total / max(count, 1.0), lo, hi))
+            return float(clipped_mean_ratio(total, count, lo, hi))      # notebook 14's step
 
     def histogram(self, column, categories, *, epsilon, where=None):
         """Noisy count per category of ``column``: a pandas Series indexed by category,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import (SCALE_RANGE, valid_delta, valid_epsilon, finite_result,
-                        valid_positive_int, valid_real, valid_sensitivity, valid_values)
+                        valid_positive_int, valid_real, valid_values)
 
 __all__ = ["group_privacy", "group_privacy_chain", "gaussian_group_delta", "parallel_composition", "postprocess_laplace", "max_log_ratio",
            "OutputLaw", "POSTPROCESSINGS", "group_curves", "parallel_costs"]

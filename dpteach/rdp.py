@@ -28,8 +28,9 @@ import math
 import numpy as np
 from scipy import special
 
-from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
+from ._validate import (valid_delta, valid_positive_int, valid_real,
                         valid_sensitivity, valid_values)
+from .accounting import advanced_composition
 from ._gaussian import gaussian_delta_exact
 
 __all__ = ["gaussian_rdp", "gaussian_zcdp", "rdp_to_dp", "rdp_to_dp_order", "zcdp_to_dp",
@@ -457,9 +458,14 @@ def composition_epsilons(sigma, delta, ks, *, l2_sensitivity=1.0, orders=None):
     mu1 = d / sigma
     eps_basic0 = _epsilon_of_mu_array(np.full_like(k, mu1), delta / k)
     eps_adv0 = _epsilon_of_mu_array(np.full_like(k, mu1), delta / (2 * k))
-    with np.errstate(over="ignore"):
-        advanced = (eps_adv0 * np.sqrt(2 * k * (np.log(2) - np.log(delta)))
-                    + k * eps_adv0 * np.expm1(eps_adv0))
+    advanced = np.zeros_like(k)              # a release with epsilon 0 composes to 0
+    pos = eps_adv0 > 0
+    if pos.any():
+        try:
+            advanced[pos] = advanced_composition(eps_adv0[pos], 0.0, k[pos], delta / 2)[0]
+        except ValueError:
+            raise ValueError(f"sigma={sigma!r} is too small for advanced composition: its total "
+                             f"epsilon overflows the float range; use a larger sigma") from None
     rho = k * mu1 * mu1 / 2
     zcdp = rho + 2 * np.sqrt(rho) * np.sqrt(-np.log(delta))
     rdp_eps = np.maximum(_conversion(a[None, :], rho[:, None] * a[None, :], delta,

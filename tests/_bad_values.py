@@ -23,6 +23,17 @@ BAD_SIZE = [-1, 2.5, True, "5", NAN, INF, (2, -1), (2.5,), [3, "4"], 1j]
 BAD_SEED = [-1, 1.5, "x", True, None]
 
 
+def swept(bads, good):
+    """Bad values for a parameter that accepts arrays: each scalar bad value alone, then in
+    a list beside a good value, then (numbers only) in a numpy array beside it. A
+    one-element list such as [1.0] is a good array there, so it is left out."""
+    alone = [v for v in bads if not isinstance(v, list)]
+    listed = [[good, v] for v in alone]
+    arrays = [np.array([good, v]) for v in alone
+              if isinstance(v, (float, int, np.floating)) and not isinstance(v, (bool, np.bool_))]
+    return alone + listed + arrays
+
+
 def rows(table):
     """pytest params (func, good kwargs, param, bad value) from [(func, good, {param: bads})]."""
     out = []

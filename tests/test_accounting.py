@@ -205,3 +205,56 @@ def test_public_names_are_exported():
     for name in ("basic_composition", "advanced_composition", "PrivacyAccountant",
                  "BudgetExceededError"):
         assert getattr(dp, name) is getattr(dp.accounting, name)
+
+
+def test_advanced_composition_takes_arrays_elementwise():
+    """Issue 21: the panels sweep k (notebook 07) and a per-release epsilon (notebook 16)
+    through the one formula; each element equals the scalar call, shapes broadcast, and a
+    bad element is refused naming its parameter."""
+    ks = np.array([1, 7, 100, 12345])
+    eps = np.array([0.01, 0.1, 0.5, 1.0])
+    e, d = advanced_composition(eps[:, None], 1e-7, ks[None, :], 1e-6)
+    assert e.shape == d.shape == (4, 4)
+    for i, ep in enumerate(eps):
+        for j, k in enumerate(ks):
+            assert (e[i, j], d[i, j]) == advanced_composition(float(ep), 1e-7, int(k), 1e-6)
+    e1, d1 = advanced_composition(0.1, 0.0, [1.0, 2.0], 1e-6)
+    assert isinstance(e1, np.ndarray) and e1.shape == (2,)
+    assert isinstance(advanced_composition(0.1, 0.0, 3, 1e-6)[0], float)
+    for bad, name in [(dict(k=[1, 2.5]), "k"), (dict(k=np.array([3, 0])), "k"),
+                      (dict(epsilon=[0.1, float("nan")]), "epsilon"),
+                      (dict(epsilon=np.array([0.1, -0.1])), "epsilon"),
+                      (dict(delta_slack=[1e-6, 0.0]), "delta_slack"),
+                      (dict(delta=[0.0, True]), "delta"), (dict(k=[1, "2"]), "k")]:
+        kw = {**dict(epsilon=0.1, delta=0.0, k=10, delta_slack=1e-6), **bad}
+        with pytest.raises((ValueError, TypeError), match=name):
+            advanced_composition(**kw)
+    with pytest.raises(ValueError, match="broadcast"):
+        advanced_composition([0.1, 0.2], 0.0, [1, 2, 3], 1e-6)
+
+
+def test_the_panels_draw_advanced_composition_from_the_lesson(monkeypatch):
+    """The notebook 07 panel and notebook 16's composition_epsilons call
+    advanced_composition (the formula is written once): a wrong twin of it (k eps, no
+    sqrt term) shows up in both."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from dpteach import accounting, rdp
+    from dpteach.panels.composition import composition_advanced
+
+    real = rdp.composition_epsilons(2.0, 1e-5, [10, 100])["advanced"]
+    panel = composition_advanced(k=100, epsilon=0.1, delta_slack=1e-5)
+    curve = panel.figure.axes[0].lines[1].get_ydata()
+    np.testing.assert_array_equal(curve, accounting.advanced_composition(
+        0.1, 0.0, np.unique(np.round(np.logspace(0, 5, 300)).astype(int)), 1e-5)[0])
+
+    def twin(epsilon, delta, k, delta_slack):
+        e = np.asarray(epsilon) * np.asarray(k, float)
+        return (e, e) if np.ndim(e) else (float(e), float(e))
+
+    monkeypatch.setattr(accounting, "advanced_composition", twin)
+    monkeypatch.setattr(rdp, "advanced_composition", twin)
+    assert not np.allclose(rdp.composition_epsilons(2.0, 1e-5, [10, 100])["advanced"], real)
+    panel.controls["epsilon"].value = 0.2
+    panel.controls["epsilon"].value = 0.1
+    assert not np.allclose(panel.figure.axes[0].lines[1].get_ydata(), curve)

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from dpteach import accounting, bounds, mechanisms
+from _bad_values import swept  # bad rows for a parameter that accepts arrays
 
 NAN, INF = float("nan"), float("inf")
 
@@ -137,8 +138,11 @@ SPECS = [
                         [0.1, None], [], "0.1", NAN, 0],
               deltas=[[0.0, NAN], [0.0, 1.0], [0.0, -1e-9], [0.0, True], [0.0, "0"], [0.0, None],
                       [0.0], [0.0, 0.0, 0.0], "00"])),
+    # every parameter may be an array (a panel sweeps it): each bad value is refused alone,
+    # inside a list and inside an array, naming the parameter
     Spec(accounting.advanced_composition, dict(epsilon=0.1, delta=1e-7, k=10, delta_slack=1e-6),
-         dict(epsilon=BAD_EPSILON, delta=BAD_DELTA, k=BAD_COUNT, delta_slack=BAD_DELTA_REQUIRED)),
+         dict(epsilon=swept(BAD_EPSILON, 0.1), delta=swept(BAD_DELTA, 1e-7), k=swept(BAD_COUNT, 10),
+              delta_slack=swept(BAD_DELTA_REQUIRED, 1e-6))),
     Spec(accounting.PrivacyAccountant, dict(epsilon=1.0, delta=1e-5),
          dict(epsilon=BAD_EPSILON, delta=BAD_DELTA)),
     Spec(accountant_spend, dict(epsilon=0.1, delta=1e-6, label="q"),
@@ -677,23 +681,23 @@ SPECS += [
 ]
 
 
-# notebook 18 (dpteach.dp_sgd)
-from dpteach import dp_sgd as _dp_sgd  # noqa: E402
+# notebook 18 (dpteach.sgd)
+from dpteach import sgd as _sgd  # noqa: E402
 
 _X2, _Y2 = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]]), np.array([0, 1, 1, 0])
 
 SPECS += [
-    Spec(_opt(_dp_sgd, "dp_sgd"),
+    Spec(_opt(_sgd, "dp_sgd"),
          dict(X=_X2, y=_Y2, epochs=1, batch_rate=0.5, clip=1.0, noise_multiplier=1.0,
               learning_rate=0.1),
          dict(delta=BAD_DELTA_REQUIRED, epochs=BAD_COUNT, batch_rate=BAD_PROB + [0],
               clip=BAD_SCALE, noise_multiplier=BAD_SCALE[:-4], learning_rate=BAD_SCALE,
-              rng=BAD_RNG + [-1])),
-    Spec(_opt(_dp_sgd, "calibrate_noise_multiplier"),
+              rng=BAD_RNG + [-1], accountant=["rpd", "", True, 1.0, object()])),
+    Spec(_opt(_sgd, "calibrate_noise_multiplier"),
          dict(target_epsilon=1.0, delta=1e-5, steps=10, batch_rate=0.1),
          dict(target_epsilon=BAD_EPSILON, delta=BAD_DELTA_REQUIRED, steps=BAD_COUNT,
               batch_rate=BAD_PROB + [0], tol=BAD_SCALE)),
-    Spec(_opt(_dp_sgd, "make_overfit_data"), dict(n_train=20, n_test=20, d=10),
+    Spec(_opt(_sgd, "make_overfit_data"), dict(n_train=20, n_test=20, d=10),
          dict(n_train=BAD_COUNT, n_test=BAD_COUNT, d=BAD_COUNT, informative=BAD_COUNT,
               signal=BAD_REAL, noise_scale=BAD_SENSITIVITY, rng=BAD_RNG + [-1])),
 ]
@@ -933,7 +937,7 @@ EXEMPT = {
     "dpteach.comparison.Recommendation": "record returned by choose_mechanism",
     "dpteach.exercises.Feedback": "record returned by every check",
     "dpteach.grading.Row": "record of a grading report",
-    "dpteach.dp_sgd.DPSGDResult": "record returned by dp_sgd",
+    "dpteach.sgd.DPSGDResult": "record returned by dp_sgd",
     "dpteach.assignments.Task": "record describing an assignment task, built at import",
     # drawing primitives: they take an Axes and the arrays a panel computed (already
     # checked by the panel's compute function); matplotlib validates styling numbers
@@ -1136,7 +1140,7 @@ def _variant_closure(name):
 
 
 def _dpsgd_result_epsilon(delta=1e-5):
-    res = _dp_sgd.dp_sgd(_X2, _Y2, epochs=1, batch_rate=0.5, clip=1.0, noise_multiplier=1.0,
+    res = _sgd.dp_sgd(_X2, _Y2, epochs=1, batch_rate=0.5, clip=1.0, noise_multiplier=1.0,
                          learning_rate=0.1, delta=delta, rng=np.random.default_rng(0))
     return res.epsilon
 
@@ -1206,6 +1210,12 @@ EDGE_SPECS = [
              ("lower", "upper", "epsilon"), ("size",), arrays=("values",)),
     EdgeSpec(_clipping.clipped_mean_error, dict(values=[0.2, 0.5], lower=0.0, upper=1.0, epsilon=1.0),
              ("lower", "upper", "epsilon"), arrays=("values",)),
+    EdgeSpec(_clipping.clipped_mean_releases, dict(values=[0.2, 0.5], lower=0.0, upper=1.0, epsilon=1.0,
+                                                   unit_noise=[[0.1, -0.3], [0.2, 1.0]]),
+             ("lower", "upper", "epsilon"), arrays=("values", "unit_noise")),
+    EdgeSpec(_clipping.clipped_mean_ratio, dict(noisy_sum=[0.3, 4.0], noisy_count=[2.0, -1.0], lower=0.0,
+                                                upper=1.0),
+             ("lower", "upper"), arrays=("noisy_sum", "noisy_count")),
     EdgeSpec(_clipping.quantile_interval_probabilities,
              dict(values=[0.2, 0.5], q=0.5, lower=0.0, upper=1.0, epsilon=1.0),
              ("q", "lower", "upper", "epsilon"), arrays=("values",)),
@@ -1291,25 +1301,25 @@ EDGE_SPECS = [
     EdgeSpec(_local.true_counts, dict(n=10, frequencies=[0.5, 0.5]), sizes=("n",)),
     EdgeSpec(_local.krr_is_better, dict(k=4, epsilon=1.0), ("epsilon",), ("k",)),
     # dp_sgd
-    EdgeSpec(_dp_sgd.clip_gradients, dict(per_example_grads=[[3.0, 4.0], [0.1, 0.2]], clip=1.0),
+    EdgeSpec(_sgd.clip_gradients, dict(per_example_grads=[[3.0, 4.0], [0.1, 0.2]], clip=1.0),
              ("clip",), arrays=("per_example_grads",)),
-    EdgeSpec(_dp_sgd.noisy_gradient_sum,
+    EdgeSpec(_sgd.noisy_gradient_sum,
              dict(per_example_grads=[[3.0, 4.0], [0.1, 0.2]], clip=1.0, noise_multiplier=1.0, rng=0),
              ("clip", "noise_multiplier"), arrays=("per_example_grads",)),
-    EdgeSpec(_dp_sgd.per_example_gradients, dict(w=_W, X=_X2, y=_Y2), arrays=("w", "X")),
-    EdgeSpec(_dp_sgd.logistic_loss, dict(w=_W, X=_X2, y=_Y2), arrays=("w", "X")),
-    EdgeSpec(_dp_sgd.predict, dict(w=_W, X=_X2), arrays=("w", "X")),
-    EdgeSpec(_dp_sgd.accuracy, dict(w=_W, X=_X2, y=_Y2), arrays=("w", "X")),
-    EdgeSpec(_dp_sgd.dp_sgd, dict(_SGD, rng=0),
+    EdgeSpec(_sgd.per_example_gradients, dict(w=_W, X=_X2, y=_Y2), arrays=("w", "X")),
+    EdgeSpec(_sgd.logistic_loss, dict(w=_W, X=_X2, y=_Y2), arrays=("w", "X")),
+    EdgeSpec(_sgd.predict, dict(w=_W, X=_X2), arrays=("w", "X")),
+    EdgeSpec(_sgd.accuracy, dict(w=_W, X=_X2, y=_Y2), arrays=("w", "X")),
+    EdgeSpec(_sgd.dp_sgd, dict(_SGD, rng=0),
              ("batch_rate", "clip", "noise_multiplier", "learning_rate", "delta"), ("epochs",),
              arrays=("X", "w0")),
     EdgeSpec(_dpsgd_result_epsilon, dict(delta=1e-5), ("delta",), name="DPSGDResult.epsilon"),
-    EdgeSpec(_dp_sgd.membership_inference, dict(member_losses=[0.1, 0.2], nonmember_losses=[0.5, 0.9]),
+    EdgeSpec(_sgd.membership_inference, dict(member_losses=[0.1, 0.2], nonmember_losses=[0.5, 0.9]),
              arrays=("member_losses", "nonmember_losses"),
              infinite_ok=("member_losses", "nonmember_losses")),   # thresholds -inf, +inf (docstring)
-    EdgeSpec(_dp_sgd.make_overfit_data, dict(n_train=5, n_test=5, d=6, rng=0),
+    EdgeSpec(_sgd.make_overfit_data, dict(n_train=5, n_test=5, d=6, rng=0),
              ("signal", "noise_scale"), ("n_train", "n_test", "d", "informative")),
-    EdgeSpec(_dp_sgd.membership_game, dict(X=_X2, y=_Y2, epochs=1, batch_rate=0.5, clip=1.0,
+    EdgeSpec(_sgd.membership_game, dict(X=_X2, y=_Y2, epochs=1, batch_rate=0.5, clip=1.0,
                                            noise_multiplier=1.0, learning_rate=0.1, rng=0),
              ("batch_rate", "clip", "noise_multiplier", "learning_rate"), ("epochs",), arrays=("X",)),
     EdgeSpec(properties.group_privacy_chain, dict(epsilon=0.5, delta=1e-6, k=3), ("epsilon", "delta"), ("k",),
@@ -1390,7 +1400,7 @@ def test_every_public_callable_of_the_newer_modules_has_edge_rows():
     covered = {spec.func for spec in EDGE_SPECS}
     labels = {spec.label for spec in EDGE_SPECS}
     missing = []
-    for module in (properties, tradeoff, _clipping, _sv, _rdp, _local, _dp_sgd):
+    for module in (properties, tradeoff, _clipping, _sv, _rdp, _local, _sgd):
         for name in module.__all__:
             obj = getattr(module, name)
             if not callable(obj) or (inspect.isclass(obj) and issubclass(obj, BaseException)):

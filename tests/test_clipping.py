@@ -231,20 +231,29 @@ def test_bad_input(call, exc, word):
 
 # ------------------------------------------------------------------ the standard bad values
 from _bad_values import (BAD_COUNT, BAD_EPSILON, BAD_REAL, BAD_RNG, BAD_SEED, BAD_SIZE,  # noqa: E402
-                         BAD_VALUES, check_row, rows)
+                         BAD_VALUES, check_row, rows, swept)
 
 _GOOD = dict(values=[1.0, 7.0, 30.0], lower=0.0, upper=10.0, epsilon=0.5)
 _LOWER, _UPPER = BAD_REAL + [10.0, 11.0], BAD_REAL + [0.0, -1.0]
 _TABLE = [
     (cl.clip_range, dict(lower=0.0, upper=1.0), dict(lower=BAD_REAL + [1.0, 2.0], upper=BAD_REAL + [0.0])),
+    # the bound and epsilon may be arrays (the notebook 14 panel sweeps the bound): each bad
+    # value alone, in a list and in an array
     (cl.clipped_mean_noise_scales, dict(lower=0.0, upper=10.0, epsilon=0.5),
-     dict(lower=_LOWER, upper=_UPPER, epsilon=BAD_EPSILON)),
+     dict(lower=swept(_LOWER, 0.0), upper=swept(_UPPER, 10.0), epsilon=swept(BAD_EPSILON, 0.5))),
     (cl.noisy_sum_and_count, dict(_GOOD, size=3),
      dict(values=BAD_VALUES, lower=_LOWER, upper=_UPPER, epsilon=BAD_EPSILON, rng=BAD_RNG, size=BAD_SIZE)),
     (cl.clipped_mean, dict(_GOOD, size=3),
      dict(values=BAD_VALUES, lower=_LOWER, upper=_UPPER, epsilon=BAD_EPSILON, rng=BAD_RNG, size=BAD_SIZE)),
     (cl.clipped_mean_error, _GOOD,
-     dict(values=BAD_VALUES + [[]], lower=_LOWER, upper=_UPPER, epsilon=BAD_EPSILON)),
+     dict(values=BAD_VALUES + [[]], lower=swept(_LOWER, 0.0), upper=swept(_UPPER, 10.0),
+          epsilon=swept(BAD_EPSILON, 0.5))),
+    (cl.clipped_mean_releases, dict(_GOOD, unit_noise=[[0.1, -0.3], [0.2, 1.0]]),
+     dict(values=BAD_VALUES + [[]], lower=swept(_LOWER, 0.0), upper=swept(_UPPER, 10.0),
+          epsilon=swept(BAD_EPSILON, 0.5), unit_noise=BAD_VALUES + [[0.1, 0.2], [[0.1], [0.2], [0.3]]])),
+    (cl.clipped_mean_ratio, dict(noisy_sum=[3.0, 40.0], noisy_count=[2.0, -1.0], lower=0.0, upper=10.0),
+     dict(noisy_sum=BAD_VALUES[:-2], noisy_count=BAD_VALUES[:-2], lower=swept(_LOWER, 0.0),
+          upper=swept(_UPPER, 10.0))),
     (cl.quantile_interval_probabilities, dict(_GOOD, q=0.5),
      dict(values=BAD_VALUES, q=BAD_REAL + [-0.1, 1.1], lower=_LOWER, upper=_UPPER, epsilon=BAD_EPSILON)),
     (cl.private_quantile, dict(_GOOD, q=0.5, size=3),
@@ -257,3 +266,61 @@ _TABLE = [
 @pytest.mark.parametrize("func, good, param, bad", rows(_TABLE))
 def test_standard_bad_values_are_refused(func, good, param, bad):
     check_row(func, good, param, bad)
+
+
+# ------------------------------------------------------------------ the panel's sweep (issue 21)
+def test_clipped_mean_error_takes_arrays_elementwise():
+    x = np.random.default_rng(3).gamma(2.0, 4.0, size=300)
+    uppers = np.geomspace(2.0, 200.0, 9)
+    eps = np.array([0.1, 1.0])
+    e = cl.clipped_mean_error(x, 0.0, uppers[None, :], eps[:, None])
+    assert e.rmse.shape == e.bias.shape == e.clamped_mean.shape == (2, 9)
+    for i, ep in enumerate(eps):
+        for j, u in enumerate(uppers):
+            one = cl.clipped_mean_error(x, 0.0, float(u), float(ep))
+            assert tuple(f[i, j] for f in e) == one
+    assert isinstance(cl.clipped_mean_error(x, 0.0, 10.0, 1.0).rmse, float)
+    with pytest.raises(ValueError, match="lower"):
+        cl.clipped_mean_error(x, 0.0, [5.0, 0.0], 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        cl.clipped_mean_error(x, 0.0, [5.0, 6.0], [1.0, float("nan")])
+
+
+def test_clipped_mean_releases_are_clipped_mean_with_given_noise():
+    """The simulation is the mechanism: with the Lap(1) draws the mechanism would scale,
+    it gives clipped_mean's releases; its wrong twin (the count's noise left out) does not."""
+    reps = 4000
+    got = cl.clipped_mean(VALUES, LO, HI, EPS, rng=np.random.default_rng(5), size=reps)
+    r = np.random.default_rng(5)
+    z = np.stack([r.laplace(0.0, 1.0, reps), r.laplace(0.0, 1.0, reps)])
+    sim = cl.clipped_mean_releases(VALUES, LO, HI, EPS, z)
+    np.testing.assert_allclose(sim, got, rtol=1e-12, atol=1e-12)
+    twin = cl.clipped_mean_releases(VALUES, LO, HI, EPS, z * np.array([[1.0], [0.0]]))
+    assert np.abs(twin - got).max() > 0.1
+    # a sweep of the bound: one row of releases per bound, the same draws in each
+    rows_ = cl.clipped_mean_releases(VALUES, LO, [HI, 20.0], EPS, z)
+    assert rows_.shape == (2, reps)
+    np.testing.assert_array_equal(rows_[0], sim)
+
+
+def test_the_panel_draws_from_the_lessons(monkeypatch):
+    """Notebook 14's panel: its predicted RMSE line is clipped_mean_error's and its
+    simulated curves come from clipped_mean_releases; wrong twins of either show."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from dpteach.panels import clipping as panel_module
+
+    panel = panel_module.clipping_tradeoff()
+    ax = panel.figure.axes[1]
+    pred, rmse = ax.lines[3].get_ydata().copy(), ax.lines[2].get_ydata().copy()
+    x = cl.example_incomes()
+    np.testing.assert_array_equal(pred, cl.clipped_mean_error(x, 0.0, panel_module._GRID, 0.5).rmse)
+    real_error, real_releases = cl.clipped_mean_error, cl.clipped_mean_releases
+    monkeypatch.setattr(cl, "clipped_mean_error",
+                        lambda v, lo, hi, e: real_error(v, lo, hi, 2 * e))      # half the noise
+    monkeypatch.setattr(cl, "clipped_mean_releases",
+                        lambda v, lo, hi, e, z: real_releases(v, lo, hi, 2 * e, z))
+    panel.controls["epsilon"].value = 0.25
+    panel.controls["epsilon"].value = 0.5
+    assert not np.allclose(ax.lines[3].get_ydata(), pred)
+    assert not np.allclose(ax.lines[2].get_ydata(), rmse)

@@ -226,3 +226,16 @@ def test_repr_and_columns():
     cur.count(None, epsilon=0.5)
     assert "0.5 of 2" in repr(cur)
     assert cur.columns == ["age", "income", "group"]
+
+
+def test_mean_post_processes_with_notebook_14s_step(monkeypatch):
+    """Curator.mean's ratio is clipping.clipped_mean_ratio (the formula written once)."""
+    import pandas as pd
+    from dpteach import curator as cur
+
+    calls = []
+    real = cur.clipped_mean_ratio
+    monkeypatch.setattr(cur, "clipped_mean_ratio", lambda *a: calls.append(a) or real(*a))
+    c = dp.Curator(pd.DataFrame({"x": [1.0, 2.0, 3.0]}), 10.0, rng=0)
+    out = c.mean("x", lower=0, upper=5, epsilon=1.0)
+    assert len(calls) == 1 and out == real(*calls[0]) and isinstance(out, float)

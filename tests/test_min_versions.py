@@ -32,8 +32,8 @@ TEST_TOOLS = ("pytest", "hypothesis")
 UNIT_TESTS = (
     "accounting", "anonymity", "attacks", "audit", "bad_input", "beyond_global", "bounds", "validate",
     "clipping", "comparison", "composition_extras", "curator", "discrete", "dp_definition",
-    "dp_sgd", "exponential_examples", "floating_point", "local", "mechanisms",
-    "invariants", "properties_of_dp", "reconstruction", "sensitivity", "sparse_vector",
+    "exponential_examples", "floating_point", "local", "mechanisms",
+    "invariants", "properties_of_dp", "reconstruction", "sensitivity", "sgd", "sparse_vector",
     "synthetic", "tradeoff",
 )
 RECIPE = "uv venv; uv pip install --resolution lowest-direct -e . " + " ".join(TEST_TOOLS)

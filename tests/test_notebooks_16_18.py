@@ -72,7 +72,7 @@ def test_18_game_is_add_remove_and_private_model_is_never_flagged():
     """The game's mask is an independent fair coin per example, and on three seeds the
     private model (σ = 3) has no threshold outside the region of its exact ε while the
     non-private one has many."""
-    sgd = dp.dp_sgd
+    sgd = dp.sgd
     ex = sgd.EXAMPLE
     X, y, Xt, yt = sgd.make_overfit_data(ex["n_train"], ex["n_test"], ex["d"],
                                          noise_scale=ex["noise_scale"], signal=ex["signal"], rng=0)

@@ -260,11 +260,10 @@ def stats_chi2_interval(s2, reps, alpha=ALPHA):
 
 
 # ------------------------------------------------------------------ dp.NAME for the newer modules
-NEWER_MODULES = ("properties", "tradeoff", "clipping", "sparse_vector", "rdp", "local", "dp_sgd")
+NEWER_MODULES = ("properties", "tradeoff", "clipping", "sparse_vector", "rdp", "local", "sgd")
 #: public names left out of dp.NAME because two modules (or a module and a submodule) use them
 CLASHES = {
     "MECHANISMS": "dpteach.comparison, dpteach.tradeoff and dpteach.local each have their own",
-    "dp_sgd": "dp.dp_sgd is the submodule; the function is dp.dp_sgd.dp_sgd",
 }
 
 
@@ -283,13 +282,13 @@ def test_the_lazy_loader_still_imports_nothing_heavy():
     import sys
     code = ("import sys, dpteach; assert 'numpy' not in sys.modules and 'scipy' not in sys.modules;"
             "dpteach.above_threshold_scales; assert 'dpteach.sparse_vector' in sys.modules;"
-            "assert 'dpteach.dp_sgd' not in sys.modules")
+            "assert 'dpteach.sgd' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(
         dp.__file__).parent.parent))
 
 
 # ------------------------------------------------------------------ the fuzz findings, one by one
-from dpteach import clipping, dp_sgd as dpsgd_module, local, rdp  # noqa: E402
+from dpteach import clipping, local, rdp, sgd as dpsgd_module  # noqa: E402
 
 
 def test_clip_gradients_does_not_overflow_the_norm():
@@ -346,7 +345,8 @@ def test_dp_sgd_checks_noise_multiplier_and_accountant_before_training():
     X, y = np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([0, 1])
     kwargs = dict(epochs=1, batch_rate=0.5, clip=1.0, learning_rate=0.1)
     for bad, param in ((dict(noise_multiplier=1e-320), "noise_multiplier"),
-                       (dict(noise_multiplier=1.0, accountant="rdp"), "accountant"),
+                       (dict(noise_multiplier=1.0, accountant="rpd"), "accountant"),
+                       (dict(noise_multiplier=1.0, accountant=object()), "accountant"),
                        (dict(noise_multiplier=1.0, learning_rate=1e308), "learning_rate")):
         rng = np.random.default_rng(0)
         state = rng.bit_generator.state

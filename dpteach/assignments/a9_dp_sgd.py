@@ -171,8 +171,8 @@ def _t1_judge(data, req, truth, key="Task 1a"):
 _CLIPS = (0.3, 0.5, 2.0, 4.0)        # never 1: forgetting the factor C must show
 _NOISE_CALLS = 1000
 #: notebook 18's answer, which the student's function must not call (however reached)
-_LIBRARY = ("dpteach:noisy_gradient_sum", "dpteach.dp_sgd:noisy_gradient_sum",
-            "dpteach:clip_gradients", "dpteach.dp_sgd:clip_gradients")
+_LIBRARY = ("dpteach:noisy_gradient_sum", "dpteach.sgd:noisy_gradient_sum",
+            "dpteach:clip_gradients", "dpteach.sgd:clip_gradients")
 
 
 def _t2_request(rng):

@@ -14,23 +14,12 @@ _RUNS = 600                                  # simulated releases per bound and 
 
 def error_curves(values, grid, epsilon, unit_noise):
     """Bias, noise sd and RMSE of :func:`dpteach.clipping.clipped_mean` (lower = 0) for
-    every upper bound U in ``grid``, from common random numbers.
-
-    ``unit_noise`` is an array (2, runs) of Lap(1) draws reused for every U and epsilon:
-    the release at U is clip((S_U + (2U/eps) z_1) / max(n + (2/eps) z_2, 1), 0, U), with
-    S_U the clamped sum. Returns (bias, noise_sd, rmse, releases) with releases of shape
-    (len(grid), runs). Sorting once makes every clamped sum a cumulative sum lookup.
-    """
-    x = np.sort(np.asarray(values, float))
-    n = x.size
-    csum = np.concatenate([[0.0], np.cumsum(x)])
-    k = np.searchsorted(x, grid, side="right")           # values at or below U
-    clamped_sum = csum[k] + (n - k) * grid
-    z1, z2 = unit_noise
-    noisy_sum = clamped_sum[:, None] + (2.0 * grid[:, None] / epsilon) * z1[None, :]
-    noisy_count = np.maximum(n + (2.0 / epsilon) * z2, 1.0)
-    releases = np.clip(noisy_sum / noisy_count[None, :], 0.0, grid[:, None])
-    err = releases - x.mean()
+    every upper bound U in ``grid``, from common random numbers: ``unit_noise`` is an array
+    (2, runs) of Lap(1) draws reused for every U and epsilon, turned into releases by
+    :func:`dpteach.clipping.clipped_mean_releases`. Returns (bias, noise_sd, rmse,
+    releases) with releases of shape (len(grid), runs)."""
+    releases = clipping.clipped_mean_releases(values, 0.0, grid, epsilon, unit_noise)
+    err = releases - float(np.mean(values))
     bias = err.mean(axis=1)
     mean_square = np.einsum("ij,ij->i", err, err) / err.shape[1]
     noise_sd = np.sqrt(np.maximum(mean_square - bias ** 2, 0.0))
@@ -88,21 +77,18 @@ def clipping_tradeoff(upper=100.0, epsilon=0.5, seed=0):
     # the legend sits under the axes: inside, it covered the noise and RMSE curves
     ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=8, ncol=3)
     txt = note(ax2, "", loc="upper left")
-    clamped = np.clip(np.sort(values), 0, None)
-    csum = np.concatenate([[0.0], np.cumsum(clamped)])
 
     def update(upper, epsilon, seed):
         if seed not in pools:
             pools[seed] = mechanisms.laplace_mechanism(                   # Lap(1) noise
                 0.0, 1.0, 1.0, rng=np.random.default_rng(seed), size=(2, _RUNS))
         bias, sd, rmse, releases = error_curves(values, _GRID, epsilon, pools[seed])
-        k = np.searchsorted(clamped, _GRID, side="right")
-        m = (csum[k] + (n - k) * _GRID) / n
-        pred = np.sqrt((m - truth) ** 2 + 8 * (_GRID ** 2 + m ** 2) / (epsilon * n) ** 2)
-        l_bias.set_ydata(np.maximum(np.abs(m - truth), 1e-9))      # exact, from the data
+        predicted = clipping.clipped_mean_error(values, 0.0, _GRID, epsilon)   # first order
+        m = predicted.clamped_mean
+        l_bias.set_ydata(np.maximum(np.abs(predicted.bias), 1e-9))      # exact, from the data
         l_noise.set_ydata(sd)
         l_rmse.set_ydata(rmse)
-        l_pred.set_ydata(pred)
+        l_pred.set_ydata(predicted.rmse)
         i_best = int(np.argmin(rmse))
         best_dot.set_data([_GRID[i_best]], [rmse[i_best]])
         i = int(np.argmin(np.abs(np.log(_GRID / upper))))

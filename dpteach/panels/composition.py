@@ -88,9 +88,8 @@ def composition_advanced(k=100, epsilon=0.1, delta_slack=1e-5):
 
     def update(k, epsilon, delta_slack):
         k = max(1, int(round(k)))
-        L = np.log(1 / delta_slack)
         b = _K * epsilon
-        a = epsilon * np.sqrt(2 * _K * L) + _K * epsilon * np.expm1(epsilon)
+        a, _ = accounting.advanced_composition(epsilon, 0.0, _K, delta_slack)
         basic.set_ydata(b)
         adv.set_ydata(a)
         kstar = accounting.advanced_composition_crossover(epsilon, delta_slack)

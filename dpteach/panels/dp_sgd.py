@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from .. import dp_sgd as _sgd
+from .. import sgd as _sgd
 from ..plots import PALETTE, density_line, label_axes, new_figure
 from .._validate import valid_real
 from ..tradeoff import outside_region, tradeoff_curve
@@ -14,30 +16,21 @@ from ._base import Panel, dropdown, int_slider, register
 SIGMAS = (0.0, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
 SEEDS = 3
 _ALPHA = np.linspace(0.0, 1.0, 201)
-#: ε at δ after each epoch, all epochs from one accountant curve (lives beside dp_sgd)
-epsilon_per_epoch = _sgd._epsilon_per_epoch
-
-
-class _Silent:
-    """An accountant that records nothing: the panel accounts once per σ beside it."""
-
-    def compose_gaussian(self, *args, **kwargs):
-        return self
-
-    def epsilon(self, delta):
-        return 0.0
-
-
+#: :func:`training_grid`'s results as the panel reads them (:func:`grid_record`), so that
+#: the panel opens without training for a second and a half; tests/test_sgd.py retrains
+#: the grid and compares it with this file bit for bit (rewrite it with
+#: ``save_grid_record()`` after a change to the training)
+GRID_RECORD = Path(__file__).with_name("dp_sgd_grid.npz")
 def training_grid(sigmas=SIGMAS, seeds=SEEDS, data_seed=0):
-    """Play the notebook's membership game (:func:`dpteach.dp_sgd.membership_game`) once
-    per σ and seed: the 300 training and 300 held-out examples of
-    :data:`dpteach.dp_sgd.EXAMPLE` form a pool, each joins the training set by its own coin
-    (add/remove neighbours, the relation of the accountant's ε), and the model is trained
-    on those that joined.
+    """Play the notebook's membership game (:func:`dpteach.membership_game`) once per σ
+    and seed: the 300 training and 300 held-out examples of :data:`dpteach.EXAMPLE` form a
+    pool, each joins the training set by its own coin (add/remove neighbours, the relation
+    of the accountant's ε), and the model is trained on those that joined.
 
-    Returns a dict with ``eps[σ]`` (ε per epoch, RDP accountant) and ``runs[(σ, seed)]``
-    holding test accuracy per epoch and, per epoch, the losses of the members and of the
-    rest of the pool (the attack's two samples)."""
+    Returns a dict with ``eps[σ]`` (ε per epoch, from the RDP accountant of the σ's first
+    run; ε does not depend on the seed, so the other runs keep no account) and
+    ``runs[(σ, seed)]`` holding test accuracy per epoch and, per epoch, the losses of the
+    members and of the rest of the pool (the attack's two samples)."""
     ex = _sgd.EXAMPLE
     X, y, Xt, yt = _sgd.make_overfit_data(ex["n_train"], ex["n_test"], ex["d"],
                                           noise_scale=ex["noise_scale"], signal=ex["signal"],
@@ -47,21 +40,66 @@ def training_grid(sigmas=SIGMAS, seeds=SEEDS, data_seed=0):
     Xt, yt = Xt[n:], yt[n:]                                   # test on the rest
     out = {"eps": {}, "runs": {}, "n": n}
     for s in sigmas:
-        out["eps"][s] = (np.full(ex["epochs"], np.inf) if s == 0 else
-                         epsilon_per_epoch(s, ex["batch_rate"], ex["epochs"], ex["delta"]))
         for seed in range(seeds):
             r, joined = _sgd.membership_game(
                 pool_X, pool_y, epochs=ex["epochs"], batch_rate=ex["batch_rate"],
                 clip=ex["clip"] if s else np.inf, noise_multiplier=s,
-                learning_rate=ex["learning_rate"], rng=1000 + seed, accountant=_Silent(),
-                delta=ex["delta"])
-            H = r.history[1:]                                   # (epochs, d)
-            zt = Xt @ H.T
-            acc = ((zt > 0) == (yt[:, None] == 1)).mean(axis=0)
-            z = pool_X @ H.T
-            loss = np.logaddexp(0.0, z) - pool_y[:, None] * z
-            out["runs"][(s, seed)] = {"acc": acc, "member": loss[joined].T.copy(),
-                                      "nonmember": loss[~joined].T.copy()}
+                learning_rate=ex["learning_rate"], rng=1000 + seed,
+                accountant="rdp" if seed == 0 else None, delta=ex["delta"])
+            if seed == 0:
+                out["eps"][s] = r.epsilons                      # inf for σ = 0
+            H = r.history[1:]                                   # (epochs, d): one model per epoch
+            loss = _sgd.logistic_loss(H, pool_X, pool_y)        # (epochs, pool)
+            out["runs"][(s, seed)] = {"acc": _sgd.accuracy(H, Xt, yt),
+                                      "member": loss[:, joined], "nonmember": loss[:, ~joined]}
+    return out
+
+
+def grid_record(grid):
+    """What the panel reads from :func:`training_grid`, compactly: ``eps`` (σ, epoch),
+    ``acc`` (σ, seed, epoch), and for each model ``members`` (σ, seed, epoch, bits): which
+    examples of the pool are members, in the order of their losses, and ``ties``: which
+    loss in that order equals the one before it (packed bits). The loss-threshold attack
+    depends on the losses only through their order, ties included, so the attack on the
+    ranks this keeps is the attack on the losses (the same α, β and thresholds)."""
+    sig = sorted(grid["eps"])
+    seeds = sorted({k for (_, k) in grid["runs"]})
+    members = np.zeros((len(sig), len(seeds), len(grid["eps"][sig[0]]), 2 * grid["n"]), bool)
+    ties = np.zeros_like(members)
+    for i, s in enumerate(sig):
+        for j, k in enumerate(seeds):
+            run = grid["runs"][(s, k)]
+            loss = np.concatenate([run["member"], run["nonmember"]], axis=1)
+            is_member = np.r_[np.ones(run["member"].shape[1], bool),
+                              np.zeros(run["nonmember"].shape[1], bool)]
+            order = np.argsort(loss, axis=1, kind="stable")
+            members[i, j] = is_member[order]
+            ties[i, j, :, 1:] = np.diff(np.take_along_axis(loss, order, axis=1), axis=1) == 0
+    return {"sigmas": np.array(sig), "eps": np.array([grid["eps"][s] for s in sig]),
+            "acc": np.array([[grid["runs"][(s, k)]["acc"] for k in seeds] for s in sig]),
+            "members": np.packbits(members, axis=-1), "ties": np.packbits(ties, axis=-1),
+            "pool": np.array(2 * grid["n"])}
+
+
+def save_grid_record(path=GRID_RECORD):
+    """Train :func:`training_grid` and write its :func:`grid_record` to ``path``."""
+    np.savez_compressed(path, **grid_record(training_grid()))
+
+
+def _grid_from_record(path=GRID_RECORD):
+    """The panel's grid from the record: ranks in the loss order stand for the losses."""
+    rec = np.load(path)
+    pool = int(rec["pool"])
+    out = {"eps": {}, "runs": {}, "n": pool // 2}
+    for i, s in enumerate(rec["sigmas"].tolist()):
+        out["eps"][s] = rec["eps"][i]
+        for k in range(rec["acc"].shape[1]):
+            order = np.unpackbits(rec["members"][i, k], axis=-1, count=pool).astype(bool)
+            tie = np.unpackbits(rec["ties"][i, k], axis=-1, count=pool).astype(bool)
+            ranks = np.cumsum(~tie, axis=-1) - 1.0      # equal losses, equal ranks
+            out["runs"][(s, k)] = {"acc": rec["acc"][i, k],
+                                   "member": ranks[order].reshape(len(order), -1),
+                                   "nonmember": ranks[~order].reshape(len(order), -1)}
     return out
 
 
@@ -72,9 +110,10 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
     coin: add/remove neighbours): left, test accuracy against ε epoch by epoch, for this σ
     and (grey) the final models of every σ, with the non-private model's accuracy; right,
     the loss-threshold membership attack's (α, β) against the trade-off region of the run's
-    (ε, δ) (RDP accountant; for the non-private run, the region of the σ = 3 run). Every
-    run is trained when the panel is built (24 runs, about a second); a move only looks
-    results up.
+    (ε, δ) (RDP accountant; for the non-private run, the region of the σ = 3 run). The 24
+    runs are :func:`training_grid`'s; the panel reads their results from
+    :data:`GRID_RECORD` (which the tests retrain and compare), or trains them when the
+    record is missing (about a second and a half); a move only looks results up.
     """
     ex = _sgd.EXAMPLE
     opts = [("non-private (no clip, no noise)", 0.0)] + [(f"σ = {s:g}", s) for s in SIGMAS[1:]]
@@ -82,7 +121,7 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
     controls = {"noise_multiplier": dropdown("noise multiplier", opts, noise_multiplier),
                 "epoch": int_slider("after epoch", epoch, 1, ex["epochs"]),
                 "seed": int_slider("seed", seed, 0, SEEDS - 1)}
-    grid = training_grid()
+    grid = _grid_from_record() if GRID_RECORD.exists() else training_grid()
     delta = ex["delta"]
     ref_sigma = ex["noise_multiplier"]
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(10.0, 3.9))

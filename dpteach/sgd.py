@@ -20,7 +20,8 @@ reports ε at δ as training runs. :func:`membership_inference` attacks the trai
 by its losses (members of the training set have lower loss; Yeom et al. 2018, "Privacy
 risk in machine learning", Section 3) and reports the attack's type I / type II errors,
 which a DP model must keep inside the trade-off region of notebook 13
-(:func:`dpteach.tradeoff_curve`). Taught in notebook 18.
+(:func:`dpteach.tradeoff_curve`). Taught in notebook 18; every public name here is also
+``dp.NAME`` (the training function is ``dp.dp_sgd``).
 """
 
 from __future__ import annotations
@@ -52,38 +53,48 @@ _MAX_STEPS = 10 ** 6
 
 
 # -- the model -----------------------------------------------------------------------------
-def _data(X, y):
-    X = valid_values(X, "X")
+def _data(X, y, *, allow_empty=False):
+    X = valid_values(X, "X", allow_empty=allow_empty)
     if X.ndim != 2:
         raise ValueError(f"X must be a 2-d array (examples x features), got shape {X.shape}")
-    y = valid_values(y, "y")
+    y = valid_values(y, "y", allow_empty=allow_empty)
     if y.shape != (X.shape[0],):
         raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got shape "
                          f"{y.shape}")
-    if not np.isin(y, (0.0, 1.0)).all():
+    if not ((y == 0.0) | (y == 1.0)).all():
         raise ValueError("y must hold labels 0 and 1")
     return X, y
 
 
-def _weights(w, d, name="w"):
+def _weights(w, d, name="w", *, stack=False):
+    """A weight vector of shape (d,) or, with ``stack``, also a stack of them (k, d)."""
     w = valid_values(w, name)
-    if w.shape != (d,):
-        raise ValueError(f"{name} must have shape ({d},), got {w.shape}")
+    if w.shape != (d,) and not (stack and w.ndim == 2 and w.shape[1] == d):
+        more = f" or (k, {d}) (k models)" if stack else ""
+        raise ValueError(f"{name} must have shape ({d},){more}, got {w.shape}")
     return w
+
+
+def _logits(w, X):
+    """z = X·w: shape (n,) for one model, (k, n) for a stack of k models (rows of w)."""
+    return X @ w if w.ndim == 1 else (X @ w.T).T
 
 
 def logistic_loss(w, X, y):
     """Per-example logistic loss ℓ_i = ln(1 + e^{z_i}) - y_i z_i with z_i = x_i·w (nats),
-    computed stably (logaddexp). Returns an array of n losses. Notebook 18."""
+    computed stably (logaddexp). Returns an array of n losses; ``w`` may also be a stack of
+    k models, shape (k, d) (e.g. the weights after each epoch), giving shape (k, n).
+    Notebook 18."""
     X, y = _data(X, y)
-    z = X @ _weights(w, X.shape[1])
+    z = _logits(_weights(w, X.shape[1], stack=True), X)
     return np.logaddexp(0.0, z) - y * z
 
 
 def per_example_gradients(w, X, y):
     """Gradient of each example's logistic loss: g_i = (σ(x_i·w) - y_i) x_i, shape (n, d),
-    with σ the logistic function. Notebook 18."""
-    X, y = _data(X, y)
+    with σ the logistic function. An empty batch (X of shape (0, d)) gives shape (0, d).
+    Notebook 18."""
+    X, y = _data(X, y, allow_empty=True)
     return _grads(_weights(w, X.shape[1]), X, y)
 
 
@@ -92,15 +103,18 @@ def _grads(w, X, y):
 
 
 def predict(w, X):
-    """Predicted labels 1[x·w > 0] (probability σ(x·w) > 1/2). Notebook 18."""
+    """Predicted labels 1[x·w > 0] (probability σ(x·w) > 1/2); ``w`` of shape (d,) gives
+    (n,) labels, a stack of k models (k, d) gives (k, n). Notebook 18."""
     X = valid_values(X, "X")
-    return (X @ _weights(w, X.shape[-1]) > 0).astype(int)
+    return (_logits(_weights(w, X.shape[-1], stack=True), X) > 0).astype(int)
 
 
 def accuracy(w, X, y):
-    """Fraction of examples whose predicted label equals y. Notebook 18."""
+    """Fraction of examples whose predicted label equals y: a float, or one per model
+    (shape (k,)) for a stack of k models (k, d). Notebook 18."""
     X, y = _data(X, y)
-    return float(np.mean(predict(w, X) == y))
+    out = np.mean(predict(w, X) == y, axis=-1)
+    return float(out) if np.ndim(out) == 0 else out
 
 
 # -- the private step ------------------------------------------------------------------------
@@ -166,14 +180,15 @@ class DPSGDResult:
     """What :func:`dp_sgd` returns.
 
     ``weights`` (d,): the final model; ``epochs`` (E,): 1..E; ``epsilons`` (E,): ε at δ
-    after each epoch (inf when σ = 0); ``steps``: steps taken (E·round(1/q));
-    ``history`` (E + 1, d): the weights at the start and after each epoch; ``delta``,
-    ``batch_rate``, ``noise_multiplier``, ``clip``: the run's parameters.
+    after each epoch (inf when σ = 0; None when the run kept no account,
+    ``accountant=None``); ``steps``: steps taken (E·round(1/q)); ``history`` (E + 1, d):
+    the weights at the start and after each epoch; ``delta``, ``batch_rate``,
+    ``noise_multiplier``, ``clip``: the run's parameters.
     """
 
     weights: np.ndarray
     epochs: np.ndarray
-    epsilons: np.ndarray
+    epsilons: np.ndarray | None
     steps: int
     history: np.ndarray
     delta: float
@@ -183,40 +198,43 @@ class DPSGDResult:
 
     @property
     def epsilon(self) -> float:
-        """ε at δ after the whole run."""
+        """ε at δ after the whole run (ValueError when the run kept no account)."""
+        if self.epsilons is None:
+            raise ValueError("this run kept no account (accountant=None): it has no epsilon; "
+                             "train with accountant='rdp' (the default)")
         return float(self.epsilons[-1]) if self.epsilons.size else 0.0
 
 
 def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, rng=None,
-           accountant=None, delta=1e-5, w0=None, progress=False):
+           accountant="rdp", delta=1e-5, w0=None, progress=False):
     """Train logistic regression with DP-SGD; return a :class:`DPSGDResult`.
 
     Each epoch has round(1/q) steps (q = ``batch_rate``). Each step draws a Poisson
-    sample (every example with probability q), clips each sampled example's gradient to
-    L2 norm C (``clip``; inf = no clipping), adds N(0, σ²C² I) to the sum (σ =
-    ``noise_multiplier``; 0 = no noise) and updates w ← w - η · noisy sum / (q n)
+    sample (every example with probability q), takes the sampled examples' gradients
+    (:func:`per_example_gradients`), clips each to L2 norm C (``clip``; inf = no
+    clipping) and adds N(0, σ²C² I) to their sum (:func:`noisy_gradient_sum`; σ =
+    ``noise_multiplier``, 0 = no noise), and updates w ← w - η · noisy sum / (q n)
     (η = ``learning_rate``; q n is the expected batch size, so that the batch's size,
     which depends on the data, is never released). With q = 1, σ = 0 and C = inf this
     is plain gradient descent on the mean loss.
 
-    The privacy cost is kept by ``accountant`` (default a fresh
-    :class:`dpteach.RDPAccountant`; anything with ``compose_gaussian(sigma, q=, steps=)``
-    and ``epsilon(delta)``): each epoch composes round(1/q) subsampled Gaussian steps and
-    ε at ``delta`` is recorded (Abadi et al. 2016; accounting as in Mironov, Talwar &
-    Zhang 2019). σ = 0 records ε = inf. At most 10⁶ steps in all (epochs · round(1/q);
-    a smaller q or more epochs raise ValueError). ``progress=True`` shows a tqdm bar
-    (:func:`dpteach.notebook.progress`) with ε so far. Notebook 18.
+    ``accountant`` keeps the privacy cost: "rdp" (default) a fresh
+    :class:`dpteach.RDPAccountant`; an RDPAccountant, to go on composing on one that has
+    already spent (its earlier steps count in the ε reported); None, no accounting
+    (``epsilons`` is None: for runs whose ε is known from another run). Each epoch
+    composes round(1/q) subsampled Gaussian steps and ε at ``delta`` is recorded (Abadi
+    et al. 2016; accounting as in Mironov, Talwar & Zhang 2019). σ = 0 records ε = inf.
+    At most 10⁶ steps in all (epochs · round(1/q); a smaller q or more epochs raise
+    ValueError). ``progress=True`` shows a tqdm bar (:func:`dpteach.notebook.progress`)
+    with ε so far. Notebook 18.
     """
     X, y = _data(X, y)
     n, d = X.shape
-    epochs, q, c, sigma, eta, delta = _valid_training(epochs, batch_rate, clip, noise_multiplier,
-                                                      learning_rate, delta, accountant)
+    epochs, q, c, sigma, eta, delta, accountant = _valid_training(
+        epochs, batch_rate, clip, noise_multiplier, learning_rate, delta, accountant)
     rng = valid_rng(rng)
     steps_per_epoch = max(1, int(round(1.0 / q)))
     w = np.zeros(d) if w0 is None else _weights(w0, d, "w0").copy()
-    if sigma > 0 and accountant is None:
-        from .rdp import RDPAccountant
-        accountant = RDPAccountant()
     history = [w.copy()]
     eps = []
     epoch_iter = range(epochs)
@@ -228,25 +246,24 @@ def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, r
     for _ in epoch_iter:
         for _ in range(steps_per_epoch):
             batch = np.flatnonzero(rng.random(n) < q) if q < 1 else np.arange(n)
-            g = _grads(w, X[batch], y[batch])
-            total = _clip_rows(g, c).sum(axis=0)
-            if sigma > 0:
-                total = total + rng.normal(0.0, sigma * c, size=d)
-            w = w - eta * total / (q * n)
+            g = per_example_gradients(w, X[batch], y[batch])
+            w = w - eta * noisy_gradient_sum(g, c, sigma, rng=rng) / (q * n)
         history.append(w.copy())
-        if sigma > 0:
-            accountant.compose_gaussian(sigma, q=q, steps=steps_per_epoch)
-            eps.append(float(accountant.epsilon(delta)))
-        else:
-            eps.append(np.inf)
-        if bar is not None:
-            bar.set_postfix_str(f"ε = {eps[-1]:.3g}")
-    return DPSGDResult(w, np.arange(1, epochs + 1), np.array(eps), epochs * steps_per_epoch,
-                       np.array(history), delta, q, sigma, c)
+        if accountant is not None:
+            if sigma > 0:
+                accountant.compose_gaussian(sigma, q=q, steps=steps_per_epoch)
+            eps.append(float(accountant.epsilon(delta)) if sigma > 0 else np.inf)
+            if bar is not None:
+                bar.set_postfix_str(f"ε = {eps[-1]:.3g}")
+    return DPSGDResult(w, np.arange(1, epochs + 1), np.array(eps) if accountant is not None
+                       else None, epochs * steps_per_epoch, np.array(history), delta, q, sigma, c)
 
 
 def _valid_training(epochs, batch_rate, clip, noise_multiplier, learning_rate, delta, accountant):
-    """Every training parameter of :func:`dp_sgd`, checked before any work or draw."""
+    """Every training parameter of :func:`dp_sgd`, checked before any work or draw; the
+    accountant comes back ready to use ("rdp" -> a fresh RDPAccountant)."""
+    from .rdp import RDPAccountant
+
     epochs = valid_positive_int(epochs, "epochs", maximum=100_000)
     q = valid_real(batch_rate, "batch_rate", low=0.0, high=1.0, low_open=True)
     c = _clip(clip)
@@ -261,10 +278,13 @@ def _valid_training(epochs, batch_rate, clip, noise_multiplier, learning_rate, d
                          f"deviation), got noise_multiplier={sigma!r}, clip={c!r}")
     eta = valid_real(learning_rate, "learning_rate", low=0.0, low_open=True, high=1e6)
     delta = valid_delta(delta, required=True)
-    if accountant is not None and not (callable(getattr(accountant, "compose_gaussian", None))
-                                       and callable(getattr(accountant, "epsilon", None))):
-        raise TypeError(f"accountant must be an RDPAccountant (with compose_gaussian and "
-                        f"epsilon methods) or None, got {type(accountant).__name__}")
+    if isinstance(accountant, str) and accountant == "rdp":
+        accountant = RDPAccountant()
+    elif isinstance(accountant, str):
+        raise ValueError(f"accountant must be 'rdp', an RDPAccountant or None, got {accountant!r}")
+    elif accountant is not None and not isinstance(accountant, RDPAccountant):
+        raise TypeError(f"accountant must be 'rdp', an RDPAccountant or None, got "
+                        f"{type(accountant).__name__}")
     if q * _MAX_STEPS < 1:   # round(1/q) steps per epoch: a tiny q would run for ever
         raise ValueError(f"batch_rate must be >= {1 / _MAX_STEPS:g} (round(1/batch_rate) "
                          f"steps per epoch, at most {_MAX_STEPS:,} steps), got {q:g}")
@@ -272,20 +292,7 @@ def _valid_training(epochs, batch_rate, clip, noise_multiplier, learning_rate, d
     if epochs * steps_per_epoch > _MAX_STEPS:
         raise ValueError(f"epochs * round(1/batch_rate) must be <= {_MAX_STEPS:,} steps, got "
                          f"{epochs} epochs of {steps_per_epoch:,} (batch_rate = {q:g})")
-    return epochs, q, c, sigma, eta, delta
-
-
-def _epsilon_per_epoch(sigma, batch_rate, epochs, delta):
-    """ε at δ after each of ``epochs`` epochs of round(1/q) Poisson-subsampled Gaussian
-    steps: one :class:`dpteach.RDPAccountant` curve per epoch, scaled by the epoch count
-    (RDP adds up), converted by :func:`dpteach.rdp_to_dp`. The same numbers :func:`dp_sgd`
-    records epoch by epoch (tested), from one composition instead of one per epoch; the
-    notebook 18 panel uses it. No parameter checks (callers pass checked values)."""
-    from .rdp import RDPAccountant, rdp_to_dp
-
-    per_epoch = max(1, int(round(1.0 / batch_rate)))
-    acc = RDPAccountant().compose_gaussian(sigma, q=batch_rate, steps=per_epoch)
-    return np.array([rdp_to_dp(acc.orders, k * acc.rdp, delta) for k in range(1, epochs + 1)])
+    return epochs, q, c, sigma, eta, delta, accountant
 
 
 # -- the attack --------------------------------------------------------------------------------
