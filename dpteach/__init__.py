@@ -31,6 +31,8 @@ _EXPORTS = {
     # exact integer noise (notebook 11)
     "discrete_laplace_mechanism": "discrete",
     "discrete_gaussian_mechanism": "discrete",
+    "discrete_laplace_pmf": "discrete",
+    "discrete_gaussian_pmf": "discrete",
     # accounting (notebook 07)
     "basic_composition": "accounting",
     "advanced_composition": "accounting",
@@ -39,15 +41,25 @@ _EXPORTS = {
     "advanced_composition_crossover": "accounting",
     "advanced_composition_epsilon": "accounting",
     "split_budget": "accounting",
+    "joint_privacy_loss": "accounting",
     # the definition on two output distributions (notebook 04)
     "hockey_stick_divergence": "definition",
     "smallest_delta": "definition",
     "max_probability_ratio": "definition",
+    "blip_distributions": "definition",
+    "coin_flip_survey": "definition",
+    "gaussian_loss_tail": "definition",
+    "posterior_bounds": "definition",
+    "rr_standard_error": "definition",
     # curator (notebooks 02, 03)
     "Curator": "curator",
     # sensitivity (notebook 05)
     "global_sensitivity": "sensitivity",
     "local_sensitivity": "sensitivity",
+    "all_datasets": "sensitivity",
+    "count_datasets": "sensitivity",
+    "l1_distance": "sensitivity",
+    "l2_distance": "sensitivity",
     # bounds (notebooks 06, 09)
     "laplace_std": "bounds",
     "laplace_tail": "bounds",
@@ -67,6 +79,9 @@ _EXPORTS = {
     # comparison (notebook 10)
     "mechanism_table": "comparison",
     "choose_mechanism": "comparison",
+    "MECHANISMS": "comparison",
+    "count_release_errors": "comparison",
+    "noisy_argmax_probabilities": "comparison",
     # clipping and private quantiles (notebook 14)
     "clipped_mean": "clipping",
     "private_quantile": "clipping",
@@ -179,6 +194,8 @@ _EXPORTS = {
     "range_queries": "synthetic",
     "workload_error": "synthetic",
     "independent_marginals": "synthetic",
+    "example_table": "synthetic",
+    "table_workload": "synthetic",
     # added with notebooks 12-14's new sections
     "group_privacy_chain": "properties",
     "gdp_delta": "tradeoff",

@@ -315,3 +315,28 @@ def test_no_module_getattr_but_the_lazy_loaders():
                for n in tree.body):
             hooks.append(_module_name(path))
     assert set(hooks) <= LAZY_LOADERS, f"module __getattr__/__dir__ hooks: {sorted(set(hooks) - LAZY_LOADERS)}"
+
+
+# -- private names stay in their module --------------------------------------------------
+#: a leading underscore means "this module only"; a helper that several modules need is a
+#: public name of a private module (dpteach/_tables.py, _gaussian.py, _validate.py ...)
+_MODULE_NAMES = {p.stem for p in PACKAGE.rglob("*.py")} | {p.name for p in PACKAGE.rglob("*") if p.is_dir()}
+
+
+def _underscore_imports(text):
+    """Private names (not private modules) that a relative import takes from another module."""
+    return [a.name for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.ImportFrom) and node.level > 0
+            for a in node.names
+            if a.name.startswith("_") and not a.name.startswith("__") and a.name not in _MODULE_NAMES]
+
+
+def test_no_module_imports_another_modules_private_names():
+    found = {str(p.relative_to(PACKAGE)): names for p in sorted(PACKAGE.rglob("*.py"))
+             if (names := _underscore_imports(p.read_text(encoding="utf-8")))}
+    assert not found, f"imports of another module's private names: {found}"
+
+
+def test_the_private_import_check_sees_one():
+    assert _underscore_imports("from .anonymity import _prepare, class_report\n") == ["_prepare"]
+    assert _underscore_imports("from . import _sandbox\n") == []          # a private module
