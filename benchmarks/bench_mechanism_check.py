@@ -1,5 +1,5 @@
-"""Benchmark of dpteach.coursework.exercises.check_mechanism (coursework A3): the time one check
-takes on a correct student mechanism, and how often a correct mechanism is failed
+"""Benchmark of dpteach.coursework.exercises.check_mechanism (coursework A3): the time one
+check takes on a correct student mechanism, and how often a correct mechanism is failed
 (the design asks for at most alpha = 1e-6, so any failure here is a bug).
 Run alone: ``python benchmarks/bench_mechanism_check.py``."""
 

@@ -309,7 +309,8 @@ def test_a1_judge_never_raises_on_garbage():
 
 
 def test_a1_generalised_value_readers():
-    from dpteach.coursework.assignments.a1_anonymity import age_matches, nationality_matches, zip_matches
+    from dpteach.coursework.assignments.a1_anonymity import (age_matches, nationality_matches,
+                                                             zip_matches)
     assert zip_matches("130**", "13053") and not zip_matches("131**", "13053")
     assert zip_matches("*", "13053") and not zip_matches("130*", "13053")
     for label, age, want in [("30-39", 31, True), ("30-39", 40, False), ("< 30", 29, True),

@@ -607,7 +607,8 @@ def test_a6_pool_truth_is_right():
                 assert upper <= claim * (1 + 1e-12) and ref <= claim, kind
             else:
                 assert upper > claim and ref > a6.REFUTABLE * claim, (kind, ref, claim)
-    assert math.isclose(a6_pool.exp_loss(100, 1.0), dp.audit_zoo.ZOO["exponential_without_half"].actual_epsilon)
+    assert math.isclose(a6_pool.exp_loss(100, 1.0),
+                        dp.audit_zoo.ZOO["exponential_without_half"].actual_epsilon)
     assert math.isclose(a6_pool.exp_loss(100, 0.5), dp.audit_zoo.ZOO["exponential"].actual_epsilon)
 
 

@@ -199,7 +199,8 @@ def test_without_the_grading_extra_only_the_course_works(tmp_path, monkeypatch, 
     # a runtime-only install has no nbformat: `course` needs none, the others say what to add
     monkeypatch.chdir(tmp_path)
     monkeypatch.setitem(sys.modules, "nbformat", None)
-    for name in ("dpteach.coursework.student_copies", "dpteach.coursework.nbgrader_export", "dpteach.coursework.grading"):
+    for name in ("dpteach.coursework.student_copies", "dpteach.coursework.nbgrader_export",
+                 "dpteach.coursework.grading"):
         monkeypatch.delitem(sys.modules, name, raising=False)
     assert cli.main(["course"]) == 0
     for argv in (["exercises"], ["nbgrader"], ["grade", "A1_x.ipynb"]):

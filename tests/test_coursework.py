@@ -1,7 +1,7 @@
 """Coursework: the exercise generator and the assignment notebooks.
 
-* the committed notebooks/exercises/ are exactly what ``python -m dpteach.coursework.student_copies``
-  (``make exercises``) writes from notebooks/solutions/;
+* the committed notebooks/exercises/ are exactly what ``python -m
+  dpteach.coursework.student_copies`` (``make exercises``) writes from notebooks/solutions/;
 * every solution notebook runs from a clean kernel with no error and every check it
   prints passes (✅, never ❌ or ⏳);
 * every exercise notebook runs from a clean kernel with no error and every check it
@@ -45,12 +45,14 @@ def test_committed_exercises_match_the_generator(tmp_path, monkeypatch):
     written = student_copies.generate(SOLUTIONS, tmp_path)
     assert sorted(p.name for p in written) == sorted(p.name for p in SOLUTION_FILES)
     assert sorted(p.name for p in EXERCISE_FILES) == sorted(p.name for p in written), \
-        "run `make exercises` (python -m dpteach.coursework.student_copies) and commit notebooks/exercises/"
+        ("run `make exercises` (python -m dpteach.coursework.student_copies) and commit "
+         "notebooks/exercises/")
     for path in written:
         fresh = json.loads(path.read_text(encoding="utf-8"))
         committed = json.loads((EXERCISES / path.name).read_text(encoding="utf-8"))
         assert fresh == committed, (f"{path.name} is out of date: run `make exercises` "
-                                    "(python -m dpteach.coursework.student_copies) and commit the result")
+                                    "(python -m dpteach.coursework.student_copies) and commit "
+                                    "the result")
     assert student_copies.stale(SOLUTIONS, EXERCISES) == []
     monkeypatch.chdir(ROOT)                  # the default folders are the current folder's
     assert student_copies.main(["--check"]) == 0

@@ -86,7 +86,8 @@ def test_test_cells_match_the_task_modules(course):
         assert [m["points"] for _, m in tests] == [t.points for t in tasks], key
         for (cell, _), task in zip(tests, tasks):
             assert f'"{key}", "{task.key}"' in cell.source
-            assert nbgrader_export.BEGIN_HIDDEN in cell.source and nbgrader_export.END_HIDDEN in cell.source
+            assert nbgrader_export.BEGIN_HIDDEN in cell.source
+            assert nbgrader_export.END_HIDDEN in cell.source
 
 
 def test_solution_regions_leave_the_kits_stub():
