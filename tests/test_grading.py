@@ -10,7 +10,9 @@ notebooks are graded in one batch (one kernel each, ~1.5 s), shared by the tests
 import csv
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -466,6 +468,24 @@ def test_without_bubblewrap_grading_refuses_unless_told(tmp_path, capsys, monkey
 
 def test_the_sandbox_runs_here():
     assert grading._sandbox.available() == (True, "")
+
+
+def test_the_sandbox_keeps_the_whole_kit_visible(monkeypatch, tmp_path):
+    """The sandbox module lives in dpteach/coursework/; what it keeps visible when the kit
+    lies under /tmp (a clone made there, as CI does) is the whole dpteach/ package, the
+    lessons included, not only its own folder."""
+    import dpteach
+    from dpteach.coursework import _sandbox
+    kit = Path(dpteach.__file__).resolve().parent
+    assert _sandbox._KIT == kit
+    clone = Path(tempfile.mkdtemp(prefix="clone_", dir="/tmp")) / "dpteach"
+    clone.mkdir()
+    monkeypatch.setattr(_sandbox, "_KIT", clone)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    try:
+        assert str(clone) in _sandbox._kit_folders_in_tmp()
+    finally:
+        shutil.rmtree(clone.parent)
 
 
 @pytest.mark.slow
