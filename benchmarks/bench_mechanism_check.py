@@ -1,5 +1,5 @@
-"""Benchmark of dpteach.exercises.check_mechanism (coursework A3): the time one check
-takes on a correct student mechanism, and how often a correct mechanism is failed
+"""Benchmark of dpteach.coursework.exercises.check_mechanism (coursework A3): the time one
+check takes on a correct student mechanism, and how often a correct mechanism is failed
 (the design asks for at most alpha = 1e-6, so any failure here is a bug).
 Run alone: ``python benchmarks/bench_mechanism_check.py``."""
 
@@ -25,7 +25,7 @@ def _lap_data(request, rng, n):
 
 
 def run(full_seeds=10, judge_seeds=400) -> list[tuple[str, float, str, str]]:
-    from dpteach import exercises as ex
+    from dpteach.coursework import exercises as ex
 
     rows = []
     ex.check_mechanism(correct, sensitivity=1, epsilon=0.5, seconds=1e-3)   # warm-up

@@ -32,7 +32,7 @@ def run():
     import matplotlib
 
     matplotlib.use("Agg")
-    from dpteach import assignments
+    from dpteach.coursework import assignments
 
     rows, worst = [], 0.0
     for path in sorted((ROOT / "notebooks" / "solutions").glob("A*.ipynb")):

@@ -213,12 +213,16 @@ _EXPORTS = {
     "membership_game": "sgd",
 }
 
-_SUBMODULES = {"mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity",
-               "attacks", "audit", "audit_zoo", "datasets", "plots", "panels", "exercises", "style",
-               "discrete", "notebook", "comparison", "definition", "exponential",
-               "properties", "tradeoff",
-               "assignments", "clipping", "sparse_vector", "rdp", "pld", "local", "local_protocols",
-               "sgd", "beyond_global", "synthetic"}
+#: submodules reachable as ``dp.NAME`` (loaded on first use): the lessons by their own
+#: name; what a notebook calls of the coursework wing (``dp.exercises.check_*``,
+#: ``dp.assignments.check``) from where it lives, dpteach/coursework/
+_SUBMODULES = {name: name for name in (
+    "mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity", "attacks",
+    "audit", "audit_zoo", "datasets", "plots", "panels", "style", "discrete", "notebook",
+    "comparison", "definition", "exponential", "properties", "tradeoff", "clipping",
+    "sparse_vector", "rdp", "pld", "local", "local_protocols", "sgd", "beyond_global",
+    "synthetic", "coursework")}
+_SUBMODULES.update(exercises="coursework.exercises", assignments="coursework.assignments")
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
@@ -230,11 +234,11 @@ def __getattr__(name):
         globals()[name] = value
         return value
     if name in _SUBMODULES:
-        module = importlib.import_module(f".{name}", __name__)
+        module = importlib.import_module(f".{_SUBMODULES[name]}", __name__)
         globals()[name] = module
         return module
     raise AttributeError(f"module 'dpteach' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS) | _SUBMODULES)
+    return sorted(set(globals()) | set(_EXPORTS) | set(_SUBMODULES))

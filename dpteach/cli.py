@@ -4,7 +4,7 @@
 
     dpteach course [DIR] [--force]          the lessons, the exercises and the guide, into DIR
     dpteach exercises [--solutions S] ...   student copies from the model solutions
-    dpteach grade NOTEBOOK ... [options]    grade hand-ins (dpteach.grading)
+    dpteach grade NOTEBOOK ... [options]    grade hand-ins (dpteach.coursework.grading)
     dpteach nbgrader [DIR] [--solutions S]  the coursework as an nbgrader course
 
 ``python -m dpteach ...`` is the same command. Every folder it reads or writes by default
@@ -115,10 +115,10 @@ _GRADING_PACKAGES = ("nbformat", "nbclient", "jupyter_client", "jupyter_core", "
 
 
 def _load(name: str):
-    """``dpteach.<name>``, or a clear error when a package of the grading extra is missing
-    (a runtime-only install can write the course but not read or run notebooks)."""
+    """``dpteach.coursework.<name>``, or a clear error when a package of the grading extra
+    is missing (a runtime-only install can write the course but not read or run notebooks)."""
     try:
-        return importlib.import_module(f"{__package__}.{name}")
+        return importlib.import_module(f"{__package__}.coursework.{name}")
     except ModuleNotFoundError as err:
         if (err.name or "").split(".")[0] not in _GRADING_PACKAGES:
             raise
@@ -140,16 +140,16 @@ def _exercises(args) -> int:
     solutions = _solutions(args.solutions)
     out = Path(args.exercises)
     _outside_package(out, "--exercises")
-    coursework = _load("coursework")                      # nbformat: only once it is needed
+    student_copies = _load("student_copies")              # nbformat: only once it is needed
 
     if args.check:
-        bad = coursework.stale(solutions, out)
+        bad = student_copies.stale(solutions, out)
         for name in bad:
             print(f"out of date: {name}")
         if not bad:
             print(f"{out} is up to date with {solutions}")
         return 1 if bad else 0
-    for path in coursework.generate(solutions, out):
+    for path in student_copies.generate(solutions, out):
         print(f"wrote {path}")
     return 0
 
@@ -157,15 +157,15 @@ def _exercises(args) -> int:
 def _nbgrader(args) -> int:
     solutions = _solutions(args.solutions)
     _outside_package(Path(args.dir), "DIR")
-    _nbgrader = _load("_nbgrader")
-    for path in _nbgrader.export(args.dir, solutions):
+    nbgrader_export = _load("nbgrader_export")
+    for path in nbgrader_export.export(args.dir, solutions):
         print(f"wrote {path}")
     print(f"wrote {Path(args.dir) / 'nbgrader_config.py'}")
     return 0
 
 
 def _grade(argv) -> int:
-    """Everything after ``grade`` goes, unchanged, to :func:`dpteach.grading.main`."""
+    """Everything after ``grade`` goes, unchanged, to :func:`dpteach.coursework.grading.main`."""
     try:
         grading = _load("grading")
     except CommandError as err:
@@ -222,7 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write nothing; exit with status 1 when the exercises are out of date")
     p.set_defaults(run=_exercises)
 
-    # only listed here: `dpteach grade ...` hands its arguments to dpteach.grading as they are
+    # only listed here: `dpteach grade ...` hands its arguments to dpteach.coursework.grading
+    # as they are
     sub.add_parser(
         "grade", add_help=False,
         help="grade hand-ins, each in a fresh kernel: dpteach grade NOTEBOOK ... "

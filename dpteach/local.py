@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from ._validate import (valid_bits, valid_epsilon, valid_flag, valid_nonnegative_int, valid_positive_int,
-                        valid_real, valid_rng, valid_size, valid_values)
+                        valid_positive_ints, valid_real, valid_rng, valid_size, valid_values)
 from .mechanisms import laplace_mechanism, randomized_response
 
 __all__ = [
@@ -487,21 +487,22 @@ def report_counts(counts, epsilon, *, mechanism="oue", rng=None, size=None) -> n
 
 def estimate_from_counts(counts, n, k, epsilon, *, mechanism="oue"):
     """f_hat_v = (c_v / n - q) / (p - q) for every report count c_v (last axis: the k
-    categories; leading axes broadcast). The correction shared by
+    categories; leading axes broadcast; ``n`` may be an array broadcasting against
+    ``counts``, one n per dataset). The correction shared by
     :func:`k_randomized_response_estimate` and :func:`unary_encoding_estimate`. Notebook 17.
     """
     c = valid_values(counts, "counts")
-    n = valid_positive_int(n, "n", maximum=_MAX_N)
+    if np.ndim(n) == 0:
+        n = valid_positive_int(n, "n", maximum=_MAX_N)
+    else:
+        n = valid_positive_ints(n, "n")
+        if np.any(n > _MAX_N):
+            raise ValueError(f"n must be <= {_MAX_N} in every entry, got {np.max(n):.6g}")
     k = _valid_k(k)
     epsilon = _valid_local_epsilon(epsilon)
     mechanism = _valid_mechanism(mechanism)
-    return _estimate(c, n, k, epsilon, mechanism)
-
-
-def _estimate(counts, n, k, epsilon, mechanism):
-    # estimate_from_counts without the checks; n may be an array broadcasting against counts
     _, q, gap = _pq(mechanism, k, epsilon)
-    return (counts / n - q) / gap
+    return (c / n - q) / gap
 
 
 def central_histogram_estimate(counts, epsilon, *, sensitivity=1.0, rng=None,

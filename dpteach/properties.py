@@ -223,12 +223,6 @@ def _valid_postprocessing(f, step, lower, upper, threshold):
         raise ValueError(f"lower must be below upper, got lower={lower}, upper={upper}")
     return step, lower, upper, valid_real(threshold, "threshold")
 
-def _laplace_loss(r, v1, v2, b):
-    """ln p(r | v1)/p(r | v2) for Lap(b) densities centred at v1 and v2 (closed form)."""
-    gap = abs(v1 - v2)
-    return np.clip(np.abs(r - v2) - np.abs(r - v1), -gap, gap) / b
-
-
 def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, upper=1.0,
                   threshold=0.5):
     """sup over sets S of |ln Pr[f(M(x)) in S] / Pr[f(M(x')) in S]| for the Laplace
@@ -244,6 +238,8 @@ def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, u
     Notebook 12.
     """
     from scipy import stats
+
+    from .mechanisms import privacy_loss
     v1 = valid_real(value1, "value1")
     v2 = valid_real(value2, "value2")
     b = valid_real(scale, "scale", low=SCALE_RANGE[0], high=SCALE_RANGE[1])
@@ -253,7 +249,7 @@ def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, u
         return abs(v1 - v2) / b
     worst = 0.0
     if f == "clamp":
-        worst = float(np.max(np.abs(_laplace_loss(np.array([lower, upper]), v1, v2, b))))
+        worst = float(np.max(np.abs(privacy_loss(np.array([lower, upper]), v1, v2, b))))
         p = np.array([stats.laplace.logcdf(lower, v1, b), stats.laplace.logsf(upper, v1, b)])
         q = np.array([stats.laplace.logcdf(lower, v2, b), stats.laplace.logsf(upper, v2, b)])
     elif f == "threshold":

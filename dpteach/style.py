@@ -49,9 +49,11 @@ def lecture_mode(on: bool = True) -> dict:
     return current_style()
 
 
-def _track(panel) -> None:
+def track(panel) -> None:
+    """Restyle this panel when lecture mode changes (until :func:`untrack`)."""
     _live_panels.add(panel)
 
 
-def _untrack(panel) -> None:
+def untrack(panel) -> None:
+    """Stop restyling this panel (it was closed)."""
     _live_panels.discard(panel)

@@ -4,7 +4,7 @@ the hidden request, collect the answers' outputs, move them through the JSON tra
 
 import numpy as np
 
-from dpteach import assignments
+from dpteach.coursework import assignments
 
 
 def tasks_of(assignment):

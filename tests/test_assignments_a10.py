@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import dpteach as dp
-from dpteach import assignments
+from dpteach.coursework import assignments
 from _tasks import run_task, tasks_of
-from dpteach.assignments import a10_local_synthetic as a10
+from dpteach.coursework.assignments import a10_local_synthetic as a10
 
 SEEDS = range(12)
 PTR_SEEDS = range(6)

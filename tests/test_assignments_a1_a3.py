@@ -1,4 +1,4 @@
-"""Assignments A1-A3: the graded tasks of dpteach.assignments.a1_anonymity, a2_attacks
+"""Assignments A1-A3: the graded tasks of dpteach.coursework.assignments.a1_anonymity, a2_attacks
 and a3_laplace.
 
 For every task: (1) the model solution -- the function in the solution notebook,
@@ -6,7 +6,7 @@ executed from the notebook's own cells -- passes on many seeds; (2) the blank st
 missing answer are "not yet solved"; (3) copy-cheats fail (the value the notebook holds,
 the public table's answer, constants); (4) the classic wrong-but-plausible slip fails;
 (5) the judge never raises on garbage data; (6) what collect returns survives
-dpteach.assignments.dumps/loads (every run below goes through it).
+dpteach.coursework.assignments.dumps/loads (every run below goes through it).
 """
 
 import ast
@@ -19,8 +19,8 @@ import pytest
 
 import dpteach as dp
 from dpteach import anonymity as an
-from dpteach import assignments
-from dpteach.exercises import Feedback
+from dpteach.coursework import assignments
+from dpteach.coursework.exercises import Feedback
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "notebooks" / "solutions"
@@ -309,7 +309,8 @@ def test_a1_judge_never_raises_on_garbage():
 
 
 def test_a1_generalised_value_readers():
-    from dpteach.assignments.a1_anonymity import age_matches, nationality_matches, zip_matches
+    from dpteach.coursework.assignments.a1_anonymity import (age_matches, nationality_matches,
+                                                             zip_matches)
     assert zip_matches("130**", "13053") and not zip_matches("131**", "13053")
     assert zip_matches("*", "13053") and not zip_matches("130*", "13053")
     for label, age, want in [("30-39", 31, True), ("30-39", 40, False), ("< 30", 29, True),
@@ -481,7 +482,7 @@ def test_a3_model_solution_passes_on_many_seeds(key):
 
 
 def test_a3_mechanism_tasks_pass_the_model():
-    # the mechanism check itself (dpteach.exercises.mechanism_*) is tested over many
+    # the mechanism check itself (dpteach.coursework.exercises.mechanism_*) is tested over many
     # seeds in tests/test_exercises.py; here: the wiring of Tasks 4 and 5
     fb = run("A3", "Task 4", answers_of("A3", "Task 4"), 0)
     assert fb.passed, fb

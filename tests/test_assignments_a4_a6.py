@@ -10,10 +10,10 @@ import pytest
 from scipy import special
 
 import dpteach as dp
-from dpteach import assignments
-from dpteach.assignments import a4_composition as a4
-from dpteach.assignments import a5_exponential as a5
-from dpteach.assignments import a6_auditing as a6
+from dpteach.coursework import assignments
+from dpteach.coursework.assignments import a4_composition as a4
+from dpteach.coursework.assignments import a5_exponential as a5
+from dpteach.coursework.assignments import _a6_pool as a6_pool, a6_auditing as a6
 
 SEEDS = range(20)
 GARBAGE = [None, {}, [], "x", 3, float("nan"), {"error": 5}, {"unsolved": "yes"},
@@ -600,15 +600,16 @@ def test_a6_pool_truth_is_right():
     rng = np.random.default_rng(7)
     for kind in a6.CORRECT + a6.BROKEN:
         for _ in range(3):
-            x, y, claim, upper, private, _text = a6._mechanism(kind, rng, a6.N_SAMPLES)
+            x, y, claim, upper, private, _text = a6.draw_mechanism(kind, rng, a6.N_SAMPLES)
             ref = a6.reference_bound(x, y, a6.CASE_ALPHA)
             assert ref <= upper
             if private:
                 assert upper <= claim * (1 + 1e-12) and ref <= claim, kind
             else:
                 assert upper > claim and ref > a6.REFUTABLE * claim, (kind, ref, claim)
-    assert math.isclose(a6._exp_loss(100, 1.0), dp.audit_zoo.ZOO["exponential_without_half"].actual_epsilon)
-    assert math.isclose(a6._exp_loss(100, 0.5), dp.audit_zoo.ZOO["exponential"].actual_epsilon)
+    assert math.isclose(a6_pool.exp_loss(100, 1.0),
+                        dp.audit_zoo.ZOO["exponential_without_half"].actual_epsilon)
+    assert math.isclose(a6_pool.exp_loss(100, 0.5), dp.audit_zoo.ZOO["exponential"].actual_epsilon)
 
 
 def _plug_in(samples_x, samples_y, alpha):
@@ -659,7 +660,7 @@ def test_a6_dp_audit_stays_within_the_envelope():
     rng = np.random.default_rng(21)
     for kind in a6.CORRECT + a6.BROKEN:
         for _ in range(4):
-            x, y, *_ = a6._mechanism(kind, rng, a6.N_SAMPLES)
+            x, y, *_ = a6.draw_mechanism(kind, rng, a6.N_SAMPLES)
             env = a6.data_envelope(x, y, a6.CASE_ALPHA)
             ref = a6.reference_bound(x, y, a6.CASE_ALPHA)
             assert ref <= a6.ENVELOPE_SLACK[0] * env + a6.ENVELOPE_SLACK[1], kind
@@ -831,7 +832,7 @@ def test_a4_averaging_tolerance_is_a_valid_tail_bound():
 def test_student_values_are_read_without_raising():
     from fractions import Fraction
 
-    from dpteach.assignments._student import g, number, real_or_inf
+    from dpteach.coursework.assignments._student import g, number, real_or_inf
     for x, want in [(3, 3.0), (np.int64(7), 7.0), (np.float32(0.5), 0.5), ([2.5], 2.5),
                     (np.array([[1.5]]), 1.5), (Fraction(1, 4), 0.25)]:
         assert number(x) == want, x

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dpteach as dp
-from dpteach import assignments
+from dpteach.coursework import assignments
 from _tasks import run_task, tasks_of
 
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import dpteach as dp
-from dpteach import assignments
+from dpteach.coursework import assignments
 from _tasks import run_task, tasks_of
-from dpteach.assignments import a8_clipping_svt as a8
+from dpteach.coursework.assignments import a8_clipping_svt as a8
 
 
 def _tasks():

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 import dpteach as dp
-from dpteach import assignments
+from dpteach.coursework import assignments
 from _tasks import run_task, tasks_of
-from dpteach.assignments import a9_dp_sgd as a9
+from dpteach.coursework.assignments import a9_dp_sgd as a9
 
 
 def _tasks():

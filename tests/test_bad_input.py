@@ -490,8 +490,9 @@ SPECS += [
 ]
 
 # ------------------------------------------------- modules other parts of the course own
-from dpteach import exercises, properties, tradeoff  # noqa: E402
-from dpteach import coursework, grading  # noqa: E402
+from dpteach import properties, tradeoff  # noqa: E402
+from dpteach.coursework import exercises  # noqa: E402
+from dpteach.coursework import grading, student_copies  # noqa: E402
 from dpteach.panels import tradeoff as p_tradeoff  # noqa: E402
 
 
@@ -574,7 +575,7 @@ SPECS += [
          dict(epsilon=BAD_EPS0, delta=BAD_DELTA)),
     Spec(_opt(tradeoff, "advantage_bound"), dict(epsilon=1.0, delta=1e-5),
          dict(epsilon=BAD_EPS0, delta=BAD_DELTA), name="tradeoff.advantage_bound"),
-    # coursework checks (dpteach/exercises.py)
+    # coursework checks (dpteach/coursework/exercises.py)
     Spec(_opt(exercises, "check_number"), dict(found=1.0, expected=1.0),
          dict(rel=BAD_SENSITIVITY, abs_tol=BAD_SENSITIVITY, expected=BAD_REAL)),
     Spec(_opt(exercises, "check_fraction_at_most"), dict(found=0.1, bound=0.2, n=100),
@@ -612,11 +613,11 @@ SPECS += [
 
 EXEMPT_PARAMS = {
     # grading runs hand-ins in sandboxes: its jobs/repeats are checked by tests/test_grading.py
-    "dpteach.grading.grade": {"jobs", "repeats"},
-    "dpteach.grading.grade_notebook": {"repeats"},
+    "dpteach.coursework.grading.grade": {"jobs", "repeats"},
+    "dpteach.coursework.grading.grade_notebook": {"repeats"},
     "dpteach.attacks.skewness_attack": {"value"},   # a sensitive value: a category label
-    "dpteach.coursework.blank_source": {"keep"},      # a set of variable names
-    "dpteach.exercises.mechanism_request": {"rng"},   # required Generator, refused by type
+    "dpteach.coursework.student_copies.blank_source": {"keep"},      # a set of variable names
+    "dpteach.coursework.exercises.mechanism_request": {"rng"},   # required Generator, refused by type
 }
 
 
@@ -935,10 +936,10 @@ EXEMPT = {
     "dpteach.attacks.reconstruction.LPResult": "record returned by lp_decode",
     "dpteach.comparison.MechanismCard": "record of the mechanism table, built at import",
     "dpteach.comparison.Recommendation": "record returned by choose_mechanism",
-    "dpteach.exercises.Feedback": "record returned by every check",
-    "dpteach.grading.Row": "record of a grading report",
+    "dpteach.coursework.exercises.Feedback": "record returned by every check",
+    "dpteach.coursework.grading.Row": "record of a grading report",
     "dpteach.sgd.DPSGDResult": "record returned by dp_sgd",
-    "dpteach.assignments.Task": "record describing an assignment task, built at import",
+    "dpteach.coursework.assignments.Task": "record describing an assignment task, built at import",
     # drawing primitives: they take an Axes and the arrays a panel computed (already
     # checked by the panel's compute function); matplotlib validates styling numbers
     **{f"dpteach.plots.{name}": "drawing primitive (see comment above)"

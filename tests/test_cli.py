@@ -4,7 +4,7 @@
   refuses an existing folder unless --force;
 * `dpteach exercises`, `dpteach nbgrader` read ./notebooks/solutions and write under the
   current folder, never under the package; without solutions they say which parameter;
-* `dpteach grade ...` hands its arguments to dpteach.grading unchanged;
+* `dpteach grade ...` hands its arguments to dpteach.coursework.grading unchanged;
 * a wheel built from a clean copy of the repository holds the lessons, the exercises and
   the guide but no solution, declares the console script, and once installed writes a
   course whose notebooks are valid.
@@ -23,7 +23,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpteach import cli, coursework, grading
+from dpteach import cli
+from dpteach.coursework import grading, student_copies
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -150,14 +151,14 @@ def test_exercises_refuse_to_write_inside_the_package(tmp_path, monkeypatch, cap
 
 def test_the_module_command_defaults_to_the_current_folder(tmp_path, monkeypatch,
                                                            few_solutions, untouched):
-    # `python -m dpteach.coursework --solutions S` once wrote next to the package
+    # `python -m dpteach.coursework.student_copies --solutions S` once wrote next to the package
     monkeypatch.chdir(tmp_path)
-    assert coursework.main(["--solutions", str(few_solutions)]) == 0
+    assert student_copies.main(["--solutions", str(few_solutions)]) == 0
     assert sorted(p.name for p in (tmp_path / "notebooks" / "exercises").glob("*.ipynb")) \
         == [p.name for p in FEW]
     shutil.rmtree(tmp_path / "notebooks")
     with pytest.raises(FileNotFoundError, match="notebooks/solutions"):
-        coursework.main([])
+        student_copies.main([])
 
 
 # ------------------------------------------------------------------ dpteach nbgrader
@@ -168,7 +169,7 @@ def test_nbgrader_writes_the_course_under_the_current_folder(tmp_path, monkeypat
     for course in (tmp_path / "nbgrader-course",):
         names = sorted(p.relative_to(course / "source").as_posix()
                        for p in course.glob("source/*/*.ipynb"))
-        assert names == sorted(f"{coursework.assignment_of(p.name)}/{p.name}" for p in FEW)
+        assert names == sorted(f"{student_copies.assignment_of(p.name)}/{p.name}" for p in FEW)
         assert (course / "nbgrader_config.py").is_file()
     assert cli.main(["nbgrader", "term1"]) == 0
     assert (tmp_path / "term1" / "nbgrader_config.py").is_file()
@@ -198,7 +199,8 @@ def test_without_the_grading_extra_only_the_course_works(tmp_path, monkeypatch, 
     # a runtime-only install has no nbformat: `course` needs none, the others say what to add
     monkeypatch.chdir(tmp_path)
     monkeypatch.setitem(sys.modules, "nbformat", None)
-    for name in ("dpteach.coursework", "dpteach._nbgrader", "dpteach.grading"):
+    for name in ("dpteach.coursework.student_copies", "dpteach.coursework.nbgrader_export",
+                 "dpteach.coursework.grading"):
         monkeypatch.delitem(sys.modules, name, raising=False)
     assert cli.main(["course"]) == 0
     for argv in (["exercises"], ["nbgrader"], ["grade", "A1_x.ipynb"]):

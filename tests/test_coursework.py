@@ -1,7 +1,7 @@
 """Coursework: the exercise generator and the assignment notebooks.
 
-* the committed notebooks/exercises/ are exactly what ``python -m dpteach.coursework``
-  (``make exercises``) writes from notebooks/solutions/;
+* the committed notebooks/exercises/ are exactly what ``python -m
+  dpteach.coursework.student_copies`` (``make exercises``) writes from notebooks/solutions/;
 * every solution notebook runs from a clean kernel with no error and every check it
   prints passes (✅, never ❌ or ⏳);
 * every exercise notebook runs from a clean kernel with no error and every check it
@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpteach import coursework
+from dpteach.coursework import student_copies
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "notebooks" / "solutions"
@@ -34,7 +34,7 @@ def test_there_are_at_least_six_assignments_each_with_solution_cells():
     assert len(SOLUTION_FILES) >= 6
     for path in SOLUTION_FILES:
         nb = nbformat.read(path, as_version=4)
-        tagged = [c for c in nb.cells if coursework.SOLUTION_TAG in c.metadata.get("tags", [])]
+        tagged = [c for c in nb.cells if student_copies.SOLUTION_TAG in c.metadata.get("tags", [])]
         graded = [c for c in nb.cells if c.cell_type == "code"
                   and ("dp.exercises.check_" in c.source or "dp.assignments.check(" in c.source)]
         assert len(tagged) >= 3, path.name
@@ -42,32 +42,34 @@ def test_there_are_at_least_six_assignments_each_with_solution_cells():
 
 
 def test_committed_exercises_match_the_generator(tmp_path, monkeypatch):
-    written = coursework.generate(SOLUTIONS, tmp_path)
+    written = student_copies.generate(SOLUTIONS, tmp_path)
     assert sorted(p.name for p in written) == sorted(p.name for p in SOLUTION_FILES)
     assert sorted(p.name for p in EXERCISE_FILES) == sorted(p.name for p in written), \
-        "run `make exercises` (python -m dpteach.coursework) and commit notebooks/exercises/"
+        ("run `make exercises` (python -m dpteach.coursework.student_copies) and commit "
+         "notebooks/exercises/")
     for path in written:
         fresh = json.loads(path.read_text(encoding="utf-8"))
         committed = json.loads((EXERCISES / path.name).read_text(encoding="utf-8"))
         assert fresh == committed, (f"{path.name} is out of date: run `make exercises` "
-                                    "(python -m dpteach.coursework) and commit the result")
-    assert coursework.stale(SOLUTIONS, EXERCISES) == []
+                                    "(python -m dpteach.coursework.student_copies) and commit "
+                                    "the result")
+    assert student_copies.stale(SOLUTIONS, EXERCISES) == []
     monkeypatch.chdir(ROOT)                  # the default folders are the current folder's
-    assert coursework.main(["--check"]) == 0
+    assert student_copies.main(["--check"]) == 0
 
 
 def test_stale_notices_an_edited_exercise(tmp_path):
-    coursework.generate(SOLUTIONS, tmp_path)
+    student_copies.generate(SOLUTIONS, tmp_path)
     victim = sorted(tmp_path.glob("*.ipynb"))[0]
     nb = nbformat.read(victim, as_version=4)
     nb.cells[0].source += "\nedited"
     nbformat.write(nb, victim)
     (tmp_path / "Z9_orphan.ipynb").write_text(victim.read_text(encoding="utf-8"), encoding="utf-8")
-    assert coursework.stale(SOLUTIONS, tmp_path) == sorted([victim.name, "Z9_orphan.ipynb"])
-    assert coursework.main(["--check", "--solutions", str(SOLUTIONS),
+    assert student_copies.stale(SOLUTIONS, tmp_path) == sorted([victim.name, "Z9_orphan.ipynb"])
+    assert student_copies.main(["--check", "--solutions", str(SOLUTIONS),
                             "--exercises", str(tmp_path)]) == 1
-    coursework.generate(SOLUTIONS, tmp_path)                 # repairs and removes the orphan
-    assert coursework.stale(SOLUTIONS, tmp_path) == []
+    student_copies.generate(SOLUTIONS, tmp_path)                 # repairs and removes the orphan
+    assert student_copies.stale(SOLUTIONS, tmp_path) == []
     assert not (tmp_path / "Z9_orphan.ipynb").exists()
 
 
@@ -79,14 +81,14 @@ def test_exercises_keep_no_solution_code_and_no_outputs():
         for s_cell, e_cell in zip(sol.cells, ex.cells):
             if e_cell.cell_type == "code":
                 assert e_cell.outputs == [] and e_cell.execution_count is None
-            if coursework.SOLUTION_TAG in s_cell.metadata.get("tags", []):
+            if student_copies.SOLUTION_TAG in s_cell.metadata.get("tags", []):
                 if s_cell.cell_type == "code":
-                    assert coursework.YOUR_CODE in e_cell.source
+                    assert student_copies.YOUR_CODE in e_cell.source
                     # nothing of the worked solution survives except task headers,
                     # function signatures with docstrings and the name = None stubs
                     _assert_is_a_stub(e_cell.source, path.name)
                 else:
-                    assert e_cell.source == coursework.WRITTEN_PROMPT
+                    assert e_cell.source == student_copies.WRITTEN_PROMPT
             else:
                 assert e_cell.source == s_cell.source
 
@@ -125,31 +127,31 @@ answer, other = release(helper, 1.0, np.random.default_rng(0)), 3
 for _ in range(3):
     total = 1
 '''
-    out = coursework.blank_source(src)
+    out = student_copies.blank_source(src)
     assert out.splitlines()[:2] == ["# Task 3: the audit", "# YOUR CODE HERE"]
     assert "hint" not in out and "laplace" not in out and "import" not in out
     assert 'def release(values, epsilon, rng):\n    """One release."""\n    ...' in out
     for name in ("helper", "answer", "other", "total"):
         assert f"{name} = None" in out
     assert "_ = None" not in out
-    kept = coursework.blank_source(src, keep={"answer", "release"})
+    kept = student_copies.blank_source(src, keep={"answer", "release"})
     assert "answer = None" in kept and "helper = None" not in kept and "def release" in kept
     # a stub is valid Python that defines every kept name
     namespace = {}
     exec(compile(kept, "<stub>", "exec"), namespace)
     assert namespace["answer"] is None and namespace["release"]([1], 1.0, None) is None
     # not Python (an IPython magic): keep the header only
-    assert coursework.blank_source("# Task 1\n%timeit 1 + 1") == "# Task 1\n# YOUR CODE HERE"
+    assert student_copies.blank_source("# Task 1\n%timeit 1 + 1") == "# Task 1\n# YOUR CODE HERE"
 
 
 def test_generator_refuses_a_folder_without_solutions(tmp_path):
     with pytest.raises(FileNotFoundError):
-        coursework.generate(tmp_path / "none", tmp_path / "out")
+        student_copies.generate(tmp_path / "none", tmp_path / "out")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
     (tmp_path / "sol").mkdir()
     nbformat.write(nb, tmp_path / "sol" / "A0.ipynb")
     with pytest.raises(ValueError, match="solution"):
-        coursework.generate(tmp_path / "sol", tmp_path / "out")
+        student_copies.generate(tmp_path / "sol", tmp_path / "out")
 
 
 # ------------------------------------------------------------------ running the notebooks
@@ -221,19 +223,19 @@ def test_exercise_notebook_runs_and_reports_not_yet_solved(path):
 def test_exercises_name_their_assignment_in_the_metadata():
     for path in EXERCISE_FILES:
         nb = nbformat.read(path, as_version=4)
-        assert nb.metadata["dpteach"]["assignment"] == coursework.assignment_of(path.name)
+        assert nb.metadata["dpteach"]["assignment"] == student_copies.assignment_of(path.name)
         assert nb.metadata["dpteach"]["assignment"] == path.name.split("_")[0]
 
 
 # ------------------------------------------------------------------ make grade on A1-A6
 def _graded_assignments():
     """(assignment, solution, exercise) for each assignment whose tasks exist in
-    dpteach.assignments and whose solution notebook calls dp.assignments.check."""
-    from dpteach import assignments
+    dpteach.coursework.assignments and whose solution notebook calls dp.assignments.check."""
+    from dpteach.coursework import assignments
 
     out = []
     for path in SOLUTION_FILES:
-        key = coursework.assignment_of(path.name)
+        key = student_copies.assignment_of(path.name)
         try:
             assignments.tasks(key)
         except (ImportError, ValueError):
@@ -248,7 +250,7 @@ def _graded_assignments():
 def test_make_grade_gives_the_solution_full_marks_and_the_exercise_zero(key, solution,
                                                                          exercise, tmp_path):
     """... and zero to the exercise with every check redefined to pass."""
-    from dpteach import assignments, grading
+    from dpteach.coursework import assignments, grading
 
     handed_in = tmp_path / f"student_{exercise.name}"       # renamed: metadata names it
     handed_in.write_bytes(exercise.read_bytes())
@@ -277,7 +279,7 @@ def test_make_grade_gives_the_solution_full_marks_and_the_exercise_zero(key, sol
 
 
 def test_coursework_does_not_grade():
-    # grading has one home, dpteach.grading (``dpteach grade``)
-    assert not hasattr(coursework, "grade")
+    # grading has one home, dpteach.coursework.grading (``dpteach grade``)
+    assert not hasattr(student_copies, "grade")
     with pytest.raises(SystemExit):
-        coursework.main(["--grade", "A1_mine.ipynb"])
+        student_copies.main(["--grade", "A1_mine.ipynb"])

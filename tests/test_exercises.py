@@ -1,4 +1,4 @@
-"""Tests for dpteach.exercises: every check passes a correct answer, fails the classic
+"""Tests for dpteach.coursework.exercises: every check passes a correct answer, fails the classic
 wrong ones with a specific message, and reports unsolved answers without crashing.
 
 check_mechanism is statistical (alpha = 1e-6 over all its tests, fixed seeds): each wrong
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import dpteach as dp
-from dpteach import exercises as ex
+from dpteach.coursework import exercises as ex
 from dpteach.anonymity import four_anonymous_rules, generalize
 
 #: check_mechanism with the fewest runs (what the tail test needs): the weakest setting
@@ -481,7 +481,7 @@ def test_mechanism_judge_is_robust_to_malformed_data():
 
 
 def test_mechanism_parts_cross_a_json_boundary():
-    from dpteach.assignments import decode, encode
+    from dpteach.coursework.assignments import decode, encode
 
     request = ex.mechanism_request(np.random.default_rng(5), sensitivity=2, epsilon=1.0,
                                    **FAST)

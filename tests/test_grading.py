@@ -1,6 +1,6 @@
-"""The grader (dpteach.grading, `make grade`) against honest and dishonest notebooks.
+"""The grader (dpteach.coursework.grading, `make grade`) against honest and dishonest notebooks.
 
-The notebooks answer A0, the three-task demo assignment in dpteach/assignments/_demo.py
+The notebooks answer A0, the three-task demo assignment in dpteach/coursework/assignments/_demo.py
 (Task 1: double, 1 point; Task 2: answer = 42, 1 point; Task 3: a Laplace count, 2
 points). Every adversarial notebook starts from the blank exercise that make_exercise
 writes, so an honest grader gives it 0 of 4 whatever it prints or patches. Most
@@ -10,7 +10,9 @@ notebooks are graded in one batch (one kernel each, ~1.5 s), shared by the tests
 import csv
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from nbformat.v4 import new_code_cell as code
 from nbformat.v4 import new_markdown_cell as md
 from nbformat.v4 import new_notebook
 
-from dpteach import assignments, coursework, grading
+from dpteach.coursework import _grade_report, assignments, grading, student_copies
 
 ROOT = Path(__file__).resolve().parent.parent
 TOTAL = 4
@@ -49,7 +51,7 @@ def solution():
 
 
 def exercise():
-    return coursework.make_exercise(solution(), "A0")
+    return student_copies.make_exercise(solution(), "A0")
 
 
 def _check_cells(nb):
@@ -88,8 +90,8 @@ print("✅ Task 1: correct.\\n✅ Task 2: correct.\\n✅ Task 3: correct.")"""),
     # patch the transport and the task objects inside the kernel
     "patch_transport": _with(exercise(), """\
 import json, builtins
-import dpteach.assignments as A
-from dpteach.exercises import Feedback
+from dpteach.coursework import assignments as A
+from dpteach.coursework.exercises import Feedback
 for t in A.tasks("A0"):
     object.__setattr__(t, "collect", lambda answers, request: {"passed": True})
     object.__setattr__(t, "judge", lambda *a: Feedback(True, "correct"))
@@ -360,7 +362,7 @@ def test_the_verdict_trusts_only_well_formed_data(tmp_path):
     assert "not valid data" in verdict('[42]')[1]
     assert "nested too deeply" in verdict("[" * 100_000 + "]" * 100_000)[1]
     assert "nested too deeply" in verdict('{"data": ' + '{"a": ' * 200 + "1" + "}" * 201)[1]
-    assert grading._depth('{"data": ["[[[[", {"a": "]]{"}]}') == 3
+    assert _grade_report.nesting_depth('{"data": ["[[[[", {"a": "]]{"}]}') == 3
     assert "not answered: answer" in verdict('{"missing": ["answer"]}')[1]
     assert "raised ZeroDivisionError" in verdict('{"error": "ZeroDivisionError: boom"}')[1]
     # a symlink, a FIFO or a huge file in place of the result: refused, nothing blocks
@@ -466,6 +468,24 @@ def test_without_bubblewrap_grading_refuses_unless_told(tmp_path, capsys, monkey
 
 def test_the_sandbox_runs_here():
     assert grading._sandbox.available() == (True, "")
+
+
+def test_the_sandbox_keeps_the_whole_kit_visible(monkeypatch, tmp_path):
+    """The sandbox module lives in dpteach/coursework/; what it keeps visible when the kit
+    lies under /tmp (a clone made there, as CI does) is the whole dpteach/ package, the
+    lessons included, not only its own folder."""
+    import dpteach
+    from dpteach.coursework import _sandbox
+    kit = Path(dpteach.__file__).resolve().parent
+    assert _sandbox._KIT == kit
+    clone = Path(tempfile.mkdtemp(prefix="clone_", dir="/tmp")) / "dpteach"
+    clone.mkdir()
+    monkeypatch.setattr(_sandbox, "_KIT", clone)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    try:
+        assert str(clone) in _sandbox._kit_folders_in_tmp()
+    finally:
+        shutil.rmtree(clone.parent)
 
 
 @pytest.mark.slow

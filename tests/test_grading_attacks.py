@@ -19,8 +19,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell as code
 
-import dpteach.assignments._demo as demo
-from dpteach import grading
+import dpteach.coursework.assignments._demo as demo
+from dpteach.coursework import grading
 
 from test_grading import exercise, solution
 
@@ -72,7 +72,7 @@ _copy.__kwdefaults__ = _real.__kwdefaults__
 def distinct_l(table, qis, sensitive):
     return _copy(table, qis, sensitive)""",
     "neutralised_guard": """\
-import dpteach.assignments._student as S
+import dpteach.coursework.assignments._student as S
 from dpteach import anonymity as an
 S.forbid.__enter__ = lambda self: self
 S.forbid.__exit__ = lambda self, *exc: False
@@ -163,7 +163,7 @@ def test_the_a2_servers_hold_no_truth_anywhere_the_students_code_can_reach():
     import numpy as np
     import pandas as pd
 
-    from dpteach import assignments
+    from dpteach.coursework import assignments
 
     for key, name in (("Task 1", "x_bit_from_counts"), ("Task 3a", "recover_count")):
         task = assignments._task("A2", key)

@@ -14,7 +14,7 @@ import pytest
 from nbformat.v4 import new_code_cell as code
 from nbformat.v4 import new_notebook
 
-from dpteach import grading
+from dpteach.coursework import grading
 
 REPEATS = 5
 IMPORTS = """\

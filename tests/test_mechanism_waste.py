@@ -1,7 +1,7 @@
 """A graded Laplace mechanism (A3 Task 4) that adds far more noise than ε needs is
 private but not correct: twice the scale fails on every seed, saying by what factor it
 wastes accuracy; 1.1 times and exactly Δ/ε pass on every seed. The threshold is a
-Gamma test at alpha = 1e-6 (dpteach._mechanism_judge.WASTE_TOLERANCE).
+Gamma test at alpha = 1e-6 (dpteach.coursework._mechanism_judge.WASTE_TOLERANCE).
 
 One collection per seed (the model mechanism); the outputs are then rescaled around the
 inputs, which gives exact Lap(f·Δ/ε) samples for each factor f."""
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpteach import assignments
-from dpteach._feedback import _g
-from dpteach._mechanism_judge import WASTE_TOLERANCE, mechanism_judge
+from dpteach.coursework import assignments
+from dpteach.coursework._feedback import number_text
+from dpteach.coursework._mechanism_judge import WASTE_TOLERANCE, mechanism_judge
 
 SEEDS = range(5)
 
@@ -48,7 +48,7 @@ def test_a_wasteful_scale_fails_the_graded_task_on_every_seed(collected, factor,
             assert verdict.details["reason"] == "wasteful"
             assert "private, but wasteful" in verdict.message
             assert abs(verdict.details["factor"] / factor - 1) < 0.05     # says by how much
-            assert f"about {_g(verdict.details['factor'], 3)} times" in verdict.message
+            assert f"about {number_text(verdict.details['factor'], 3)} times" in verdict.message
         # the formative check keeps passing a larger scale, saying so
         plain = mechanism_judge(_scaled(data, request, factor), request, name="check")
         assert plain.passed

@@ -177,14 +177,14 @@ def test_lesson_modules_import_without_the_grading_extra():
         "import sys, importlib, pkgutil\n"
         "for m in ('nbformat', 'nbclient', 'jupyter_core'): sys.modules[m] = None\n"
         "import dpteach\n"
-        "machinery = {'dpteach.grading', 'dpteach.coursework', 'dpteach._nbgrader',\n"
-        "             'dpteach._grade_kernel'}\n"
+        "machinery = {'dpteach.coursework.grading', 'dpteach.coursework.student_copies',\n"
+        "             'dpteach.coursework.nbgrader_export', 'dpteach.coursework._grade_kernel'}\n"
         "names = [i.name for i in pkgutil.walk_packages(dpteach.__path__, 'dpteach.')]\n"
         "for n in names:\n"
         "    if n not in machinery and not n.startswith(('dpteach.cli', 'dpteach.__main__')):\n"
         "        importlib.import_module(n)\n"
         "try:\n"
-        "    importlib.import_module('dpteach.grading')\n"
+        "    importlib.import_module('dpteach.coursework.grading')\n"
         "except ImportError:\n"
         "    print('blocked', len(names))\n")
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(ROOT))

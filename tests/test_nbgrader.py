@@ -1,4 +1,4 @@
-"""The nbgrader export (`make nbgrader`, dpteach/_nbgrader.py).
+"""The nbgrader export (`make nbgrader`, dpteach/coursework/nbgrader_export.py).
 
 Fast tests check the source format without nbgrader. The slow test runs the real
 nbgrader (installed by `make nbgrader-setup` into .venv-nbgrader, apart from the kit's
@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpteach import _nbgrader, assignments, coursework
+from dpteach.coursework import assignments, nbgrader_export, student_copies
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "notebooks" / "solutions"
@@ -36,7 +36,7 @@ def _nbgrader_cells(nb):
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     folder = tmp_path_factory.mktemp("course")
-    written = _nbgrader.export(folder, SOLUTIONS)
+    written = nbgrader_export.export(folder, SOLUTIONS)
     return folder, written
 
 
@@ -64,7 +64,7 @@ def test_cells_carry_valid_nbgrader_metadata(course):
             if meta["grade"]:
                 assert meta["points"] > 0
             if cell.cell_type == "code" and meta["solution"]:
-                assert _nbgrader.BEGIN in cell.source and _nbgrader.END in cell.source
+                assert nbgrader_export.BEGIN in cell.source and nbgrader_export.END in cell.source
                 ast.parse(cell.source)          # the instructor's version runs
             if meta["grade"] and not meta["solution"]:
                 assert meta["locked"] and "assert feedback.passed" in cell.source
@@ -86,7 +86,8 @@ def test_test_cells_match_the_task_modules(course):
         assert [m["points"] for _, m in tests] == [t.points for t in tasks], key
         for (cell, _), task in zip(tests, tasks):
             assert f'"{key}", "{task.key}"' in cell.source
-            assert _nbgrader.BEGIN_HIDDEN in cell.source and _nbgrader.END_HIDDEN in cell.source
+            assert nbgrader_export.BEGIN_HIDDEN in cell.source
+            assert nbgrader_export.END_HIDDEN in cell.source
 
 
 def test_solution_regions_leave_the_kits_stub():
@@ -101,16 +102,16 @@ def release(values, epsilon, rng):
 
 answer = release([1], 1.0, np.random.default_rng(0))
 '''
-    out = _nbgrader.solution_source(src, keep={"answer"})
+    out = nbgrader_export.solution_source(src, keep={"answer"})
     assert out.splitlines()[:2] == ["# Task 3: the audit", "answer = None"]
     # nbgrader's ClearSolutions: each region -> the configured stub
     cleared, skip = [], False
     for line in out.splitlines():
-        if _nbgrader.BEGIN in line:
+        if nbgrader_export.BEGIN in line:
             indent = line[:len(line) - len(line.lstrip())]
-            cleared += [indent + s for s in _nbgrader.CODE_STUB.splitlines()]
+            cleared += [indent + s for s in nbgrader_export.CODE_STUB.splitlines()]
             skip = True
-        elif _nbgrader.END in line:
+        elif nbgrader_export.END in line:
             skip = False
         elif not skip:
             cleared.append(line)
@@ -129,7 +130,7 @@ def test_make_nbgrader_writes_the_course(tmp_path):
     out = subprocess.run(["make", "-n", "nbgrader", f"NBGRADER_DIR={tmp_path}"], cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout
     assert f"dpteach nbgrader {tmp_path}" in out
-    assert _nbgrader.main([str(tmp_path), "--solutions", str(SOLUTIONS)]) == 0
+    assert nbgrader_export.main([str(tmp_path), "--solutions", str(SOLUTIONS)]) == 0
     assert (tmp_path / "source" / "A1").is_dir() and (tmp_path / "nbgrader_config.py").exists()
 
 
@@ -173,7 +174,7 @@ def _hand_in(folder):
                     if meta["solution"]:
                         cell.source = "\n".join(
                             x for x in answers[meta["grade_id"]].splitlines()
-                            if _nbgrader.BEGIN not in x and _nbgrader.END not in x)
+                            if nbgrader_export.BEGIN not in x and nbgrader_export.END not in x)
             target = folder / "submitted" / student / release.parent.name / release.name
             target.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(nb, target)
@@ -196,18 +197,18 @@ def test_nbgrader_generates_and_autogrades_every_assignment(tmp_path):
         pytest.skip("nbgrader is not installed: `make nbgrader-setup` (or `make test`) "
                     "creates .venv-nbgrader")
     t0 = time.perf_counter()
-    written = _nbgrader.export(tmp_path, SOLUTIONS)
+    written = nbgrader_export.export(tmp_path, SOLUTIONS)
     done = _run_nbgrader(tmp_path, "generate_assignment", "*", "--force")
     assert done.returncode == 0, done.stderr[-3000:]
     for path in written:
         release = tmp_path / "release" / path.parent.name / path.name
         text = release.read_text(encoding="utf-8")
-        assert _nbgrader.BEGIN not in text and _nbgrader.BEGIN_HIDDEN not in text
+        assert nbgrader_export.BEGIN not in text and nbgrader_export.BEGIN_HIDDEN not in text
         # no line of a worked answer survives that the kit's own exercise leaves out
         solution = nbformat.read(SOLUTIONS / path.name, as_version=4)
-        exercise = json.dumps(coursework.make_exercise(solution))
+        exercise = json.dumps(student_copies.make_exercise(solution))
         for cell in solution.cells:
-            if coursework.SOLUTION_TAG in cell.metadata.get("tags", []):
+            if student_copies.SOLUTION_TAG in cell.metadata.get("tags", []):
                 for line in cell.source.splitlines():
                     line = line.strip()
                     if len(line) > 12 and json.dumps(line)[1:-1] not in exercise:
@@ -240,7 +241,7 @@ def test_nbgrader_generates_and_autogrades_every_assignment(tmp_path):
 
 def test_a_written_tasks_points_are_read_from_its_heading():
     """'(2 points)' and '(2 points, not auto-graded)' both give 2; no count gives none."""
-    from dpteach._nbgrader import _POINTS
+    from dpteach.coursework.nbgrader_export import _POINTS
 
     assert _POINTS.search("## Task 4 · In your own words (2 points)").group(1) == "2"
     assert _POINTS.search("## Task 3 · In your own words (2 points, not auto-graded)").group(1) == "2"

@@ -41,7 +41,7 @@ _MODULES = {
     "synthetic": ("mwem_synthetic",),
     "tradeoff": ("loss_distribution", "tradeoff_attack", "tradeoff_curves"),
 }
-REGISTRY._declare(__name__, _MODULES)
+REGISTRY.declare(__name__, _MODULES)
 
 
 def __getattr__(name):

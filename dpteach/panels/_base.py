@@ -51,7 +51,7 @@ class _Registry(dict):
         self._modules: tuple = ()
         self._all_loaded = False
 
-    def _declare(self, package, modules):
+    def declare(self, package, modules):
         self._package, self._modules = package, tuple(modules)
         for module, names in modules.items():
             for name in names:
@@ -220,7 +220,7 @@ class Panel:
         self.widget = widgets.VBox(header + [box, self.image, self.status])
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
-        _style._track(self)
+        _style.track(self)
         self._first_draw()
 
     def _first_draw(self):
@@ -305,7 +305,7 @@ class Panel:
             control.unobserve(self._on_change, names="value")
         for w in [*self.controls.values(), *self.widget.children, self.widget]:
             w.close()
-        _style._untrack(self)
+        _style.untrack(self)
 
     # -- display --------------------------------------------------------------
     def png(self) -> bytes:

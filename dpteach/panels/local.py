@@ -35,7 +35,7 @@ def measured_errors(counts, epsilon, mechanism, rng, laplace):
     k = counts.shape[-1]
     truth = counts / n
     reports = local.report_counts(counts, epsilon, mechanism=mechanism, rng=rng, size=laplace.shape[0])
-    est_local = local._estimate(reports, n, k, epsilon, mechanism)   # n: one per dataset
+    est_local = local.estimate_from_counts(reports, n, k, epsilon, mechanism=mechanism)  # n per dataset
     est_central = (counts + laplace * (_CENTRAL_SENSITIVITY / epsilon)) / n
     rmse_local = np.sqrt(np.mean((est_local - truth) ** 2, axis=(0, 2)))
     rmse_central = np.sqrt(np.mean((est_central - truth) ** 2, axis=(0, 2)))

@@ -144,8 +144,8 @@ def group_privacy_loss(epsilon=0.5, delta=1e-6, k=3):
 
     def update(epsilon, delta, k):
         # loss of count 0 against count k, Lap(b) noise, r in units of b: (|r - k| - |r|)
-        lk.set_ydata(properties._laplace_loss(r, 0.0, float(k), 1.0) / 1.0)
-        one.set_ydata(properties._laplace_loss(r, 0.0, 1.0, 1.0))
+        lk.set_ydata(mechanisms.privacy_loss(r, 0.0, float(k), 1.0))
+        one.set_ydata(mechanisms.privacy_loss(r, 0.0, 1.0, 1.0))
         set_band(bnd, r, -k, k)
         true, bound = group_curves(epsilon, delta, ks)
         l_true.set_ydata(np.clip(true, 1e-13, None))

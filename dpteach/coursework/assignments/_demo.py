@@ -1,6 +1,6 @@
 """A0: a three-task demo assignment, outside the course, on which the grader
-(:mod:`dpteach.grading`) and the nbgrader export are tested. Each task follows the
-request / collect / judge contract of :mod:`dpteach.assignments`:
+(:mod:`dpteach.coursework.grading`) and the nbgrader export are tested. Each task follows the
+request / collect / judge contract of :mod:`dpteach.coursework.assignments`:
 
 * Task 1 (1 point): ``double(x)`` returns 2x, checked on five integers the grader draws;
 * Task 2 (1 point): ``answer`` holds the number 42;

@@ -90,7 +90,7 @@ def check(assignment, key, *args, rng=None, **answers):
     """Check one task in the notebook: draw held-out inputs, run the student's code on
     them, judge. Answers are given by name (``laplace_release=laplace_release``) or
     positionally in the order of the task's ``names``. Returns a
-    :class:`~dpteach.exercises.Feedback` whose message starts with the task's key."""
+    :class:`~dpteach.coursework.exercises.Feedback` whose message starts with the task's key."""
     task = _task(assignment, key)
     if len(args) > len(task.names):
         raise TypeError(f"{task.key} reads {len(task.names)} answer(s) {task.names}, "

@@ -16,9 +16,9 @@ holds (part of) an answer carries the cell tag ``solution``, once. This module w
 Run ``dpteach exercises`` (``make exercises``) in a clone of the repository after editing
 a solution; ``dpteach exercises --check`` exits with status 1 when the committed
 exercises differ from what would be generated (tests/test_coursework.py checks the
-same). ``python -m dpteach.coursework`` [``--check``] does the same; its default
+same). ``python -m dpteach.coursework.student_copies`` [``--check``] does the same; its default
 folders, like the command's, are ``notebooks/solutions`` and ``notebooks/exercises``
-under the current folder. Handed-in notebooks are graded by :mod:`dpteach.grading`
+under the current folder. Handed-in notebooks are graded by :mod:`dpteach.coursework.grading`
 (``dpteach grade``, ``make grade``).
 """
 
@@ -44,7 +44,7 @@ WRITTEN_PROMPT = "✏️ *Your answer here: replace this cell with your explanat
 #: never to the installed package, which holds no solutions
 _NOTEBOOKS = Path("notebooks")
 _KEEP_NB_METADATA = ("kernelspec", "language_info")
-_TASK_LINE = re.compile(r"#\s*Task\b")
+TASK_LINE = re.compile(r"#\s*Task\b")
 _ASSIGNMENT_NAME = re.compile(r"^(A\d+)(?![0-9])", re.IGNORECASE)
 
 
@@ -55,7 +55,7 @@ def assignment_of(name) -> str | None:
     return match.group(1).upper() if match else None
 
 
-def _assigned_names(body) -> list:
+def assigned_names(body) -> list:
     """Names bound by assignments in ``body`` and in the blocks nested in it (for, if,
     with, try), but not inside functions, classes, lambdas or comprehensions."""
     names = []
@@ -126,7 +126,7 @@ def blank_source(source: str, keep=None) -> str:
             continue
         if not text.startswith("#"):
             break
-        if _TASK_LINE.match(text):
+        if TASK_LINE.match(text):
             header.append(line.rstrip())
     try:
         tree = ast.parse(source)
@@ -140,7 +140,7 @@ def blank_source(source: str, keep=None) -> str:
         elif isinstance(node, ast.ClassDef):
             parts.append(f"class {node.name}:\n    ...  {YOUR_CODE}")
             functions.add(node.name)
-    names = [n for n in _assigned_names(tree.body) if n not in functions]
+    names = [n for n in assigned_names(tree.body) if n not in functions]
     if keep is not None and any(n in keep for n in names):
         names = [n for n in names if n in keep]
     out = header + [YOUR_CODE]
@@ -157,7 +157,7 @@ def _tags(cell) -> list:
     return list(cell.get("metadata", {}).get("tags", []))
 
 
-def _names_read_after(cells) -> list:
+def names_read_after(cells) -> list:
     """For each cell, the names that the code cells after it read, other than solution
     cells (which are blanked): the variables a grading cell checks."""
     out, seen = [set() for _ in cells], set()
@@ -173,7 +173,7 @@ def _names_read_after(cells) -> list:
     return out
 
 
-def _copy_for(nb, assignment=None):
+def copy_for(nb, assignment=None):
     """A deep copy of ``nb`` keeping only the notebook metadata in ``_KEEP_NB_METADATA``,
     stamped ``metadata["dpteach"]["assignment"]`` when ``assignment`` is given."""
     out = copy.deepcopy(nb)
@@ -189,8 +189,8 @@ def make_exercise(nb, assignment=None):
     untouched. ``assignment`` ("A3") is recorded as ``metadata["dpteach"]["assignment"]``
     so that ``make grade`` knows which tasks to grade whatever the student renames the
     file to."""
-    out = _copy_for(nb, assignment)
-    read_later = _names_read_after(out.cells)
+    out = copy_for(nb, assignment)
+    read_later = names_read_after(out.cells)
     for i, cell in enumerate(out.cells):
         meta = nbformat.NotebookNode({"tags": _tags(cell)} if _tags(cell) else {})
         cell.metadata = meta
@@ -206,12 +206,15 @@ def make_exercise(nb, assignment=None):
     return out
 
 
-def _render(nb) -> str:
+def render(nb) -> str:
+    """The notebook as the text written to disk (nbformat 4, ending in a newline)."""
     text = nbformat.writes(nb, version=4)
     return text if text.endswith("\n") else text + "\n"
 
 
-def _targets(solutions_dir, exercises_dir):
+def locate(solutions_dir, exercises_dir):
+    """(solutions folder, exercises folder, the solution notebooks in it); the folders
+    default to ``notebooks/solutions`` and ``notebooks/exercises`` under the current one."""
     sol = Path(solutions_dir) if solutions_dir is not None else _NOTEBOOKS / "solutions"
     exe = Path(exercises_dir) if exercises_dir is not None else _NOTEBOOKS / "exercises"
     files = sorted(sol.glob("*.ipynb"))
@@ -226,14 +229,14 @@ def _expected(files, exe) -> dict:
         nb = nbformat.read(path, as_version=4)
         if not any(SOLUTION_TAG in _tags(c) for c in nb.cells):
             raise ValueError(f"{path.name} has no cell tagged {SOLUTION_TAG!r}")
-        out[exe / path.name] = _render(make_exercise(nb, assignment_of(path.name)))
+        out[exe / path.name] = render(make_exercise(nb, assignment_of(path.name)))
     return out
 
 
 def generate(solutions_dir=None, exercises_dir=None) -> list:
     """Write one exercise notebook per solution notebook; remove exercise notebooks
     whose solution is gone. Returns the paths written."""
-    _, exe, files = _targets(solutions_dir, exercises_dir)
+    _, exe, files = locate(solutions_dir, exercises_dir)
     expected = _expected(files, exe)
     exe.mkdir(parents=True, exist_ok=True)
     for old in exe.glob("*.ipynb"):
@@ -247,7 +250,7 @@ def generate(solutions_dir=None, exercises_dir=None) -> list:
 def stale(solutions_dir=None, exercises_dir=None) -> list:
     """Names of exercise notebooks that are missing, extra or differ from what
     :func:`generate` would write (an empty list when everything is up to date)."""
-    _, exe, files = _targets(solutions_dir, exercises_dir)
+    _, exe, files = locate(solutions_dir, exercises_dir)
     expected = _expected(files, exe)
     bad = [p.name for p, text in expected.items()
            if not p.exists() or p.read_text(encoding="utf-8") != text]
@@ -256,7 +259,7 @@ def stale(solutions_dir=None, exercises_dir=None) -> list:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dpteach.coursework",
+    parser = argparse.ArgumentParser(prog="python -m dpteach.coursework.student_copies",
                                      description="Generate notebooks/exercises/ from "
                                                  "notebooks/solutions/ by blanking the cells "
                                                  f"tagged {SOLUTION_TAG!r}.")

@@ -34,12 +34,13 @@ import numpy as np
 
 # the verdict record and its wording, and the statistics of check_mechanism, are
 # machinery kept in private modules; their public names are exported from here
-from ._feedback import (ALPHA, DEFAULT_SEED, NOT_SOLVED, Feedback, _fail, _g, _not_solved,
-                        _unsolved)
+from ._feedback import (ALPHA, DEFAULT_SEED, NOT_SOLVED, Feedback, failure, not_solved,
+                        number_text as g, unsolved)
 from ._anonymity_checks import (check_disclosure, check_k_anonymous, check_l_diversity,
                                 check_t_closeness)
-from ._mechanism_judge import (_MAX_SECONDS, _TARGET_SECONDS, MECHANISM_PROBE, _problem_feedback,
-                               mechanism_collect, mechanism_judge, mechanism_request)
+from ._mechanism_judge import (MAX_SECONDS, MECHANISM_PROBE, TARGET_SECONDS, mechanism_collect,
+                               mechanism_judge, mechanism_request)
+from ._mechanism_stats import problem_feedback
 
 __all__ = ["Feedback", "NOT_SOLVED", "ALPHA", "DEFAULT_SEED", "MECHANISM_PROBE",
            "check_number", "check_choice", "check_true", "check_mechanism",
@@ -59,20 +60,20 @@ def check_number(found, expected, *, name="answer", rel=1e-3, abs_tol=1e-9, hint
     ``abs_tol`` finite and >= 0 (instructor parameters: a bad one raises ValueError or
     TypeError naming it); a student's ``found`` that is not a number, NaN, infinite or
     beyond the float range fails with a message instead."""
-    from ._validate import valid_real
+    from .._validate import valid_real
 
     expected = valid_real(expected, "expected")
     rel = valid_real(rel, "rel", low=0.0)
     abs_tol = valid_real(abs_tol, "abs_tol", low=0.0)
-    if _unsolved(found):
-        return _not_solved(name)
+    if unsolved(found):
+        return not_solved(name)
     try:
         value = _as_float(found)
     except (TypeError, ValueError):
         return Feedback(False, f"{name}: expected a number, found {found!r}. {hint}".strip())
     if math.isclose(value, expected, rel_tol=rel, abs_tol=abs_tol):
         return Feedback(True, f"{name}: correct ({value:.6g}).")
-    return Feedback(False, f"{name}: expected about {expected:.6g}, found {_g(value, 6)}. "
+    return Feedback(False, f"{name}: expected about {expected:.6g}, found {g(value, 6)}. "
                            f"{hint}".strip())
 
 
@@ -89,8 +90,8 @@ def _as_float(found) -> float:
 
 def check_choice(found, expected, *, name="answer", hint=""):
     """Is ``found`` equal to ``expected`` (strings compared without case or spaces)?"""
-    if _unsolved(found):
-        return _not_solved(name)
+    if unsolved(found):
+        return not_solved(name)
     norm = (lambda s: str(s).strip().lower()) if isinstance(expected, str) else (lambda s: s)
     if isinstance(expected, (list, tuple, np.ndarray)):
         ok = list(np.asarray(found).ravel()) == list(np.asarray(expected).ravel())
@@ -103,18 +104,18 @@ def check_choice(found, expected, *, name="answer", hint=""):
 
 def check_true(condition, *, name="answer", ok="", fail="", hint=""):
     """A yes/no check whose messages the caller writes; ``condition=None`` is unsolved."""
-    if _unsolved(condition):
-        return _not_solved(name)
+    if unsolved(condition):
+        return not_solved(name)
     if not isinstance(condition, (bool, np.bool_)):   # bool(nan) is True: never guess
-        return _fail(name, f"expected True or False, found {condition!r}.", "type")
+        return failure(name, f"expected True or False, found {condition!r}.", "type")
     if bool(condition):
         return Feedback(True, f"{name}: {ok or 'correct.'}")
     return Feedback(False, f"{name}: {fail or 'not yet right.'} {hint}".strip())
 
 
 def check_mechanism(student_fn, *, sensitivity, epsilon, value=10.0, n=None, alpha=ALPHA,
-                    rng=DEFAULT_SEED, name="mechanism", seconds=_TARGET_SECONDS,
-                    max_seconds=_MAX_SECONDS):
+                    rng=DEFAULT_SEED, name="mechanism", seconds=TARGET_SECONDS,
+                    max_seconds=MAX_SECONDS):
     """Grade a student's Laplace mechanism on its distribution and on privacy.
 
     ``student_fn(value, sensitivity, epsilon, rng)`` must return ONE release of
@@ -150,7 +151,7 @@ def check_mechanism(student_fn, *, sensitivity, epsilon, value=10.0, n=None, alp
     "biased", "truncated", "distribution", "rng", "too_slow", "error", "type",
     "not_finite", "unsolved". Notebook A3 (notebooks/solutions/).
     """
-    from ._validate import valid_epsilon, valid_real, valid_rng, valid_sensitivity
+    from .._validate import valid_epsilon, valid_real, valid_rng, valid_sensitivity
 
     sensitivity = valid_sensitivity(sensitivity, positive=True)
     epsilon = valid_epsilon(epsilon)
@@ -178,19 +179,19 @@ def check_exponential_probabilities(student_fn, *, scores, sensitivity, epsilon,
     :func:`dpteach.mechanisms.exponential_probabilities` (to 1e-9) and sum to 1.
     Notebook A5.
     """
-    from ._validate import valid_epsilon, valid_positive_int, valid_rng, valid_scores, \
+    from .._validate import valid_epsilon, valid_positive_int, valid_rng, valid_scores, \
         valid_sensitivity
-    from .mechanisms import exponential_probabilities
+    from ..mechanisms import exponential_probabilities
 
     u = valid_scores(scores)
     d = valid_sensitivity(sensitivity, positive=True)
     epsilon = valid_epsilon(epsilon)
     n_pairs = valid_positive_int(n_pairs, "n_pairs")
-    if _unsolved(student_fn):
-        return _not_solved(name)
+    if unsolved(student_fn):
+        return not_solved(name)
     if not callable(student_fn):
-        return _fail(name, "expected a function probabilities(scores, sensitivity, epsilon), "
-                           f"found {type(student_fn).__name__}.", "type")
+        return failure(name, "expected a function probabilities(scores, sensitivity, epsilon), "
+                             f"found {type(student_fn).__name__}.", "type")
     rng = valid_rng(rng)
 
     def probs(v):
@@ -198,7 +199,7 @@ def check_exponential_probabilities(student_fn, *, scores, sensitivity, epsilon,
             p = student_fn(v.copy(), d, epsilon)
         except Exception as exc:
             return None, ("error", f"calling it raised {type(exc).__name__}: {exc}")
-        if _unsolved(p):
+        if unsolved(p):
             return None, ("unsolved", None)
         p = np.asarray(p, dtype=float) if not isinstance(p, (str, bytes)) else np.asarray([])
         if p.shape != v.shape:
@@ -207,14 +208,14 @@ def check_exponential_probabilities(student_fn, *, scores, sensitivity, epsilon,
         if not np.all(np.isfinite(p)) or (p < 0).any():
             return None, ("type", "it returned negative or non-finite probabilities")
         if not math.isclose(p.sum(), 1.0, abs_tol=1e-9):
-            return None, ("normalise", f"the probabilities sum to {_g(p.sum(), 6)}, not 1. "
+            return None, ("normalise", f"the probabilities sum to {g(p.sum(), 6)}, not 1. "
                                        "Hint: divide by the sum (or use scipy.special.softmax)")
         return p, None
 
     p, problem = probs(u)
     if problem is not None:
-        return _problem_feedback(name, problem) if problem[0] != "normalise" \
-            else _fail(name, problem[1] + ".", "normalise")
+        return problem_feedback(name, problem) if problem[0] != "normalise" \
+            else failure(name, problem[1] + ".", "normalise")
     expected = exponential_probabilities(u, d, epsilon)
     k = u.size
     moves = [np.where(np.arange(k) == r, 1.0, -1.0) * s for r in range(min(k, 50)) for s in (1, -1)]
@@ -223,8 +224,8 @@ def check_exponential_probabilities(student_fn, *, scores, sensitivity, epsilon,
     for m in moves:
         q, problem = probs(u + d * m)
         if problem is not None:
-            return _problem_feedback(name, problem) if problem[0] != "normalise" \
-                else _fail(name, problem[1] + ".", "normalise")
+            return problem_feedback(name, problem) if problem[0] != "normalise" \
+                else failure(name, problem[1] + ".", "normalise")
         with np.errstate(divide="ignore", invalid="ignore"):
             both = (p > 0) & (q > 0)
             one = (p > 0) != (q > 0)
@@ -239,20 +240,20 @@ def check_exponential_probabilities(student_fn, *, scores, sensitivity, epsilon,
                 "numerator and the denominator move by e^(ε/2)."
                 if np.allclose(p, without_half, atol=1e-9) else
                 " Hint: P(r) ∝ exp(ε u(r) / (2Δ)).")
-        return _fail(name, f"not ε-DP: when each score moves by at most Δ = {_g(d)}, a "
-                           f"probability changes by a factor e^{_g(worst, 4)}, more than e^ε = "
-                           f"e^{_g(epsilon)} (move {worst_move.astype(int).tolist()[:8]}"
-                           f"{'…' if k > 8 else ''} × Δ).{hint}", "privacy", **details)
+        return failure(name, f"not ε-DP: when each score moves by at most Δ = {g(d)}, a "
+                             f"probability changes by a factor e^{g(worst, 4)}, more than e^ε = "
+                             f"e^{g(epsilon)} (move {worst_move.astype(int).tolist()[:8]}"
+                             f"{'…' if k > 8 else ''} × Δ).{hint}", "privacy", **details)
     if not np.allclose(p, expected, rtol=1e-7, atol=1e-9):
         i = int(np.argmax(np.abs(p - expected)))
-        return _fail(name, f"private (worst-case loss {_g(worst, 4)} ≤ ε = {_g(epsilon)}) but not "
-                           f"the exponential mechanism: candidate {i} should have probability "
-                           f"{_g(expected[i], 6)}, found {_g(p[i], 6)}. Hint: P(r) ∝ "
-                           "exp(ε u(r) / (2Δ)); too little ε used means needless noise.",
-                     "accuracy", **details)
+        return failure(name, f"private (worst-case loss {g(worst, 4)} ≤ ε = {g(epsilon)}) "
+                             f"but not the exponential mechanism: candidate {i} should have "
+                             f"probability {g(expected[i], 6)}, found {g(p[i], 6)}. Hint: P(r) ∝ "
+                             "exp(ε u(r) / (2Δ)); too little ε used means needless noise.",
+                       "accuracy", **details)
     return Feedback(True, f"{name}: correct. The probabilities match exp(εu/(2Δ)) normalised, and "
                           f"the worst privacy loss over {len(moves)} neighbouring score vectors is "
-                          f"{_g(worst, 4)} ≤ ε = {_g(epsilon)}.", details={"reason": "passed",
+                          f"{g(worst, 4)} ≤ ε = {g(epsilon)}.", details={"reason": "passed",
                                                                           **details})
 
 
@@ -262,27 +263,27 @@ def check_sensitivity(found, query, universe, size, *, neighbours="add_remove", 
     """Compare a claimed global sensitivity with brute force over a small universe
     (:func:`dpteach.sensitivity.global_sensitivity`); on a mismatch, show a pair of
     neighbouring datasets that attains the true value. Notebook A3."""
-    from .sensitivity import global_sensitivity
+    from ..sensitivity import global_sensitivity
 
-    if _unsolved(found):
-        return _not_solved(name)
+    if unsolved(found):
+        return not_solved(name)
     res = global_sensitivity(query, universe, size, neighbours=neighbours, norm=norm,
                              details=True, **kwargs)
     try:
         value = _as_float(found)
     except (TypeError, ValueError):
-        return _fail(name, f"expected a number, found {found!r}.", "type")
+        return failure(name, f"expected a number, found {found!r}.", "type")
     details = {"expected": res.value, "x": res.x, "y": res.y}
     if math.isclose(value, res.value, rel_tol=1e-6, abs_tol=1e-9):
         how_many = "up to" if neighbours == "add_remove" else "exactly"
-        return Feedback(True, f"{name}: correct ({_g(value)}); brute force over every dataset "
+        return Feedback(True, f"{name}: correct ({g(value)}); brute force over every dataset "
                               f"of {how_many} {size} records agrees.",
                         details={"reason": "passed", **details})
     side = "too small: noise calibrated to it would not hide one person" if value < res.value \
         else "too large: correct, but noise calibrated to it is needlessly big"
-    return _fail(name, f"expected {_g(res.value)}, found {_g(value)} ({side}). The neighbours "
-                       f"{_short(res.x)} and {_short(res.y)} ({neighbours.replace('_', '/')}) "
-                       f"change the answer by {_g(res.value)}.", "wrong", **details)
+    return failure(name, f"expected {g(res.value)}, found {g(value)} ({side}). The neighbours "
+                         f"{_short(res.x)} and {_short(res.y)} ({neighbours.replace('_', '/')}) "
+                         f"change the answer by {g(res.value)}.", "wrong", **details)
 
 
 def _short(records):
@@ -295,63 +296,63 @@ def _short(records):
 
 # ------------------------------------------------------------------ anonymity
 # check_k_anonymous, check_l_diversity, check_t_closeness and check_disclosure are in
-# dpteach/_anonymity_checks.py (imported at the top of this module)
+# dpteach/coursework/_anonymity_checks.py (imported at the top of this module)
 
 
 # ------------------------------------------------------------------ attacks
 def check_reconstruction(bits, truth, min_fraction, *, name="reconstruction"):
     """Did an attack recover at least ``min_fraction`` of the secret bits? Notebook A2."""
-    from ._validate import valid_bits, valid_probability
+    from .._validate import valid_bits, valid_probability
 
     min_fraction = valid_probability(min_fraction, "min_fraction")
-    if _unsolved(bits):
-        return _not_solved(name)
+    if unsolved(bits):
+        return not_solved(name)
     truth = valid_bits(truth, "truth")
     try:
         guess = valid_bits(bits, "bits")
     except (TypeError, ValueError) as exc:
-        return _fail(name, f"expected a 0/1 array, found something else ({exc}).", "type")
+        return failure(name, f"expected a 0/1 array, found something else ({exc}).", "type")
     if guess.shape != truth.shape:
-        return _fail(name, f"expected {truth.size} bits, found shape {guess.shape}.", "shape")
+        return failure(name, f"expected {truth.size} bits, found shape {guess.shape}.", "shape")
     frac = float(np.mean(guess == truth))
     wrong = int(np.sum(guess != truth))
     if frac >= min_fraction:
         return Feedback(True, f"{name}: {frac:.1%} of the {truth.size} bits recovered "
                               f"({wrong} wrong; at least {min_fraction:.0%} needed).",
                         details={"reason": "passed", "fraction": frac})
-    return _fail(name, f"{frac:.1%} of the bits recovered ({wrong} wrong), at least "
-                       f"{min_fraction:.0%} needed. Guessing gets about 50%. Hint: more queries, "
-                       "or a decoder that rounds the least-squares/LP solution at 1/2.",
-                 "too_few", fraction=frac)
+    return failure(name, f"{frac:.1%} of the bits recovered ({wrong} wrong), at least "
+                         f"{min_fraction:.0%} needed. Guessing gets about 50%. Hint: more queries, "
+                         "or a decoder that rounds the least-squares/LP solution at 1/2.",
+                   "too_few", fraction=frac)
 
 
 def check_budget_respected(curator, *, max_epsilon, name="budget"):
     """Is ``curator`` a :class:`~dpteach.curator.Curator` whose total budget is at most
     ``max_epsilon``, which has not overspent, and which refuses a query beyond what
     remains? (The defence in notebook A4.)"""
-    from ._validate import valid_epsilon
-    from .curator import Curator
+    from .._validate import valid_epsilon
+    from ..curator import Curator
 
     max_epsilon = valid_epsilon(max_epsilon, "max_epsilon")
-    if _unsolved(curator):
-        return _not_solved(name)
+    if unsolved(curator):
+        return not_solved(name)
     if not isinstance(curator, Curator):
-        return _fail(name, f"expected a dp.Curator, found {type(curator).__name__}. Hint: "
-                           "dp.Curator(table, epsilon=...) enforces a budget for you.", "type")
+        return failure(name, f"expected a dp.Curator, found {type(curator).__name__}. Hint: "
+                             "dp.Curator(table, epsilon=...) enforces a budget for you.", "type")
     acc = curator.accountant
     total, spent, remaining = acc.budget[0], acc.spent[0], acc.remaining[0]
     if total > max_epsilon * (1 + 1e-12):
-        return _fail(name, f"the curator's total budget is ε = {_g(total)}, more than the "
-                           f"{_g(max_epsilon)} allowed. Repeating a query k times at ε each "
-                           f"costs kε; a large budget lets averaging cancel the noise.",
-                     "over_budget", budget=total)
+        return failure(name, f"the curator's total budget is ε = {g(total)}, more than the "
+                             f"{g(max_epsilon)} allowed. Repeating a query k times at ε each "
+                             f"costs kε; a large budget lets averaging cancel the noise.",
+                       "over_budget", budget=total)
     if spent > total * (1 + 1e-12):
-        return _fail(name, f"spent ε = {_g(spent)} of a budget of {_g(total)}.", "overspent")
+        return failure(name, f"spent ε = {g(spent)} of a budget of {g(total)}.", "overspent")
     if acc.can_spend(remaining + max(total, 1.0) * 1e-9):
-        return _fail(name, "the curator would answer beyond its budget.", "not_enforced")
-    return Feedback(True, f"{name}: respected: total ε = {_g(total)} ≤ {_g(max_epsilon)}, "
-                          f"{_g(spent)} spent in {len(acc.history)} answers, and anything beyond "
-                          f"the remaining {_g(remaining)} is refused.",
+        return failure(name, "the curator would answer beyond its budget.", "not_enforced")
+    return Feedback(True, f"{name}: respected: total ε = {g(total)} ≤ {g(max_epsilon)}, "
+                          f"{g(spent)} spent in {len(acc.history)} answers, and anything beyond "
+                          f"the remaining {g(remaining)} is refused.",
                     details={"reason": "passed", "budget": total, "spent": spent})
 
 
@@ -359,19 +360,19 @@ def check_zoo_verdicts(found, *, names=None, name="zoo verdicts"):
     """``found``: dict zoo entry name -> True (its privacy claim holds) / False (broken).
     Compared with :data:`dpteach.audit_zoo.ZOO`'s ground truth for ``names`` (default: the
     keys of ``found``, which must then cover at least one entry). Notebook A6."""
-    from .audit_zoo import ZOO
+    from ..audit_zoo import ZOO
 
-    if _unsolved(found):
-        return _not_solved(name)
+    if unsolved(found):
+        return not_solved(name)
     if not isinstance(found, dict):
-        return _fail(name, f"expected a dict name -> True/False, found {type(found).__name__}.",
-                     "type")
+        return failure(name, f"expected a dict name -> True/False, found {type(found).__name__}.",
+                       "type")
     names = list(found) if names is None else list(names)
     unknown = [k for k in names if k not in ZOO]
     if unknown or not names:
-        return _fail(name, f"unknown zoo entry {unknown[0]!r}; the zoo has {sorted(ZOO)}."
-                     if unknown else "no verdicts given.", "type")
-    missing = [k for k in names if _unsolved(found.get(k))]
+        return failure(name, f"unknown zoo entry {unknown[0]!r}; the zoo has {sorted(ZOO)}."
+                       if unknown else "no verdicts given.", "type")
+    missing = [k for k in names if unsolved(found.get(k))]
     if missing:
         return Feedback(False, f"{name}: {NOT_SOLVED} for {', '.join(missing)}.", solved=False,
                         details={"reason": "unsolved"})
@@ -380,9 +381,9 @@ def check_zoo_verdicts(found, *, names=None, name="zoo verdicts"):
         return Feedback(True, f"{name}: all {len(names)} verdicts correct.",
                         details={"reason": "passed"})
     lines = "; ".join(f"{k} is {'private' if ZOO[k].private else 'NOT private'}" for k in wrong)
-    return _fail(name, f"{len(wrong)} of {len(names)} verdicts wrong: {lines}. Hint: a lower "
-                       "bound above the claim refutes it; a bound below the claim proves "
-                       "nothing, so read the mechanism's code too.", "wrong", wrong=wrong)
+    return failure(name, f"{len(wrong)} of {len(names)} verdicts wrong: {lines}. Hint: a lower "
+                         "bound above the claim refutes it; a bound below the claim proves "
+                         "nothing, so read the mechanism's code too.", "wrong", wrong=wrong)
 
 
 #: the most trials check_fraction_at_most accepts: 2**53, beyond which float64 no
@@ -397,27 +398,27 @@ def check_fraction_at_most(found, bound, n, *, name="fraction", alpha=ALPHA):
     from probability ``bound``. Used to verify a tail bound empirically (notebook A5)."""
     from scipy import stats
 
-    from ._validate import valid_positive_int, valid_probability
+    from .._validate import valid_positive_int, valid_probability
 
     bound = valid_probability(bound, "bound")
     n = valid_positive_int(n, "n", maximum=_MAX_TRIALS)
     alpha = valid_probability(alpha, "alpha", low_open=True, high_open=True)
-    if _unsolved(found):
-        return _not_solved(name)
+    if unsolved(found):
+        return not_solved(name)
     try:
         frac = _as_float(found)
     except (TypeError, ValueError):
-        return _fail(name, f"expected a fraction, found {found!r}.", "type")
+        return failure(name, f"expected a fraction, found {found!r}.", "type")
     if not 0.0 <= frac <= 1.0:
-        return _fail(name, f"expected a fraction in [0, 1], found {_g(frac)}.", "type")
+        return failure(name, f"expected a fraction in [0, 1], found {g(frac)}.", "type")
     count = int(round(frac * n))
     p = stats.binomtest(count, n, bound, alternative="greater").pvalue
     if p >= alpha:
         return Feedback(True, f"{name}: {frac:.4g} of {n:,} trials, consistent with the bound "
                               f"{bound:.4g} (p = {p:.3g}).", details={"reason": "passed", "p": p})
-    return _fail(name, f"{frac:.4g} of {n:,} trials is far above the bound {bound:.4g} "
-                       f"(p = {p:.2g} < {alpha:g}): either the bound or the experiment is "
-                       "wrong. Hint: check the natural log and the 2Δ/ε factor.", "above", p=p)
+    return failure(name, f"{frac:.4g} of {n:,} trials is far above the bound {bound:.4g} "
+                         f"(p = {p:.2g} < {alpha:g}): either the bound or the experiment is "
+                         "wrong. Hint: check the natural log and the 2Δ/ε factor.", "above", p=p)
 
 
 def check_audit(result, *, expect_refuted, name="audit"):
@@ -427,37 +428,37 @@ def check_audit(result, *, expect_refuted, name="audit"):
     number of runs that expose the bug) and must not when it is correct (a refuted
     correct mechanism means a wrong mechanism, or an alpha so large that false alarms
     are likely). Notebook A6."""
-    from .audit import AuditResult
+    from ..audit import AuditResult
 
     if not isinstance(expect_refuted, (bool, np.bool_)):
         raise TypeError(f"expect_refuted must be True or False, got {expect_refuted!r}")
-    if _unsolved(result):
-        return _not_solved(name)
+    if unsolved(result):
+        return not_solved(name)
     if not isinstance(result, AuditResult):
-        return _fail(name, f"expected the result of dp.audit.audit(...), found "
-                           f"{type(result).__name__}.", "type")
+        return failure(name, f"expected the result of dp.audit.audit(...), found "
+                             f"{type(result).__name__}.", "type")
     if result.claimed_epsilon is None:
-        return _fail(name, "pass claimed_epsilon=... to dp.audit.audit so that the result can "
-                           "refute (or fail to refute) the claim.", "no_claim")
+        return failure(name, "pass claimed_epsilon=... to dp.audit.audit so that the result can "
+                             "refute (or fail to refute) the claim.", "no_claim")
     lb, claim = result.epsilon_lb, result.claimed_epsilon
     details = {"epsilon_lb": lb, "claimed": claim, "refuted": bool(result.refuted)}
     if bool(result.refuted) == bool(expect_refuted):
         if expect_refuted:
-            return Feedback(True, f"{name}: refuted: ε ≥ {_g(lb, 3)} with confidence "
-                                  f"1 − {_g(result.alpha)}, above the claimed {_g(claim)} "
+            return Feedback(True, f"{name}: refuted: ε ≥ {g(lb, 3)} with confidence "
+                                  f"1 − {g(result.alpha)}, above the claimed {g(claim)} "
                                   f"(event '{result.event}').", details={"reason": "passed",
                                                                         **details})
-        return Feedback(True, f"{name}: no violation found (lower bound {_g(lb, 3)} ≤ claimed "
-                              f"{_g(claim)}), as expected for a correct mechanism. That is "
+        return Feedback(True, f"{name}: no violation found (lower bound {g(lb, 3)} ≤ claimed "
+                              f"{g(claim)}), as expected for a correct mechanism. That is "
                               "not a proof of privacy.", details={"reason": "passed", **details})
     if expect_refuted:
-        return _fail(name, f"the lower bound {_g(lb, 3)} does not exceed the claimed "
-                           f"{_g(claim)}, so the bug went unnoticed. Hint: choose neighbours "
-                           "where the bug shows most (a record at the edge of the allowed "
-                           "range) and use more runs.", "not_refuted", **details)
-    return _fail(name, f"a correct mechanism was refuted (ε ≥ {_g(lb, 3)} > {_g(claim)}): "
-                       f"check the mechanism, and use a small alpha (found {_g(result.alpha)}) "
-                       "so that false alarms are rare.", "false_alarm", **details)
+        return failure(name, f"the lower bound {g(lb, 3)} does not exceed the claimed "
+                             f"{g(claim)}, so the bug went unnoticed. Hint: choose neighbours "
+                             "where the bug shows most (a record at the edge of the allowed "
+                             "range) and use more runs.", "not_refuted", **details)
+    return failure(name, f"a correct mechanism was refuted (ε ≥ {g(lb, 3)} > {g(claim)}): "
+                         f"check the mechanism, and use a small alpha (found {g(result.alpha)}) "
+                         "so that false alarms are rare.", "false_alarm", **details)
 
 
 def check_neighbours(x, y, *, neighbours="add_remove", name="neighbours"):
@@ -468,13 +469,13 @@ def check_neighbours(x, y, *, neighbours="add_remove", name="neighbours"):
 
     if neighbours not in ("add_remove", "substitute"):
         raise ValueError(f"neighbours must be 'add_remove' or 'substitute', got {neighbours!r}")
-    if _unsolved(x) or _unsolved(y):
-        return _not_solved(name)
+    if unsolved(x) or unsolved(y):
+        return not_solved(name)
     try:
         cx = Counter(np.asarray(x).ravel().tolist())
         cy = Counter(np.asarray(y).ravel().tolist())
     except TypeError:
-        return _fail(name, "expected two lists of records.", "type")
+        return failure(name, "expected two lists of records.", "type")
     extra_x, extra_y = cx - cy, cy - cx
     nx, ny = sum(extra_x.values()), sum(extra_y.values())
     ok = (nx + ny == 1) if neighbours == "add_remove" else (nx == 1 and ny == 1)
@@ -484,5 +485,5 @@ def check_neighbours(x, y, *, neighbours="add_remove", name="neighbours"):
                         details={"reason": "passed"})
     rule = ("one dataset must be the other plus exactly one record" if neighbours == "add_remove"
             else "same size, exactly one record replaced")
-    return _fail(name, f"not neighbours: {nx} record(s) only in x, {ny} only in y; {rule}.",
-                 "wrong")
+    return failure(name, f"not neighbours: {nx} record(s) only in x, {ny} only in y; {rule}.",
+                   "wrong")

@@ -32,7 +32,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .. import anonymity as an
+from ... import anonymity as an
 from . import Task
 from ._student import (call, collect_values, error_text, fail, field, first_problem, g,
                        missing_answer, number, ok, problem_feedback, short)

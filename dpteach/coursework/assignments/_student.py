@@ -25,8 +25,8 @@ import numbers
 import numpy as np
 
 from .._feedback import NOT_SOLVED, Feedback
-from .._feedback import _g as g  # a number for a message
-from .._feedback import _unsolved as is_unsolved  # None or ... : a missing answer or a stub's result
+from .._feedback import number_text as g  # a number for a message
+from .._feedback import unsolved as is_unsolved  # None or ... : a missing answer or a stub's result
 
 #: what collect returns when the student's answer is missing or a stub returning None
 UNSOLVED = {"unsolved": True}

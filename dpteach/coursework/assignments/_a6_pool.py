@@ -1,6 +1,6 @@
 """A6's hidden pool of mechanisms: each, run on two neighbouring inputs, gives the
 samples a student's audit sees, the claimed ε, the true privacy loss (an upper bound on
-any sound audit) and whether the claim holds. :mod:`dpteach.assignments.a6_auditing`
+any sound audit) and whether the claim holds. :mod:`dpteach.coursework.assignments.a6_auditing`
 draws its cases from here (and re-exports these names)."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ import math
 import numpy as np
 
 
-def _exp_loss(k, eps_exponent):
+def exp_loss(k, eps_exponent):
     """Privacy loss of P ∝ exp(c u) on u = (1, 0, ..., 0) vs u' = (0, 1, ..., 1), c =
     eps_exponent (the module docstring of a5_exponential)."""
     a = eps_exponent
     return a + math.log1p((k - 1) * math.exp(a)) - math.log(math.exp(a) + k - 1)
 
 
-def _mechanism(kind, rng, n):
+def draw_mechanism(kind, rng, n):
     """(outputs on x, outputs on y, claimed epsilon, U, private, description)."""
     r3 = lambda a: np.round(a, 3)                          # noqa: E731 (shorter JSON)
     if kind == "laplace_count":
@@ -69,7 +69,7 @@ def _mechanism(kind, rng, n):
         return x, y, eps, math.log(keep / (1 - keep)), False, (
             f"randomized response keeping the bit with 1 − e^(−ε)/2, ε = {eps:g}")
     if kind == "discrete_laplace":
-        from ..discrete import discrete_laplace_mechanism
+        from ...discrete import discrete_laplace_mechanism
         eps, c = float(np.round(rng.uniform(0.3, 2.0), 2)), int(rng.integers(0, 200))
         x = np.asarray(discrete_laplace_mechanism(c, 1, eps, rng=rng, size=n))
         y = np.asarray(discrete_laplace_mechanism(c + 1, 1, eps, rng=rng, size=n))
@@ -85,7 +85,7 @@ def _mechanism(kind, rng, n):
         x = rng.choice(k, size=n, p=special.softmax(c * u)).astype(np.int16)
         y = rng.choice(k, size=n, p=special.softmax(c * (1 - u))).astype(np.int16)
         what = "exp(εu/(2Δ))" if half else "exp(εu/Δ): the 1/2 left out"
-        return x, y, eps, _exp_loss(k, c), half, (f"exponential mechanism {what}, {k} "
+        return x, y, eps, exp_loss(k, c), half, (f"exponential mechanism {what}, {k} "
                                                   f"candidates, ε = {eps:g}")
     if kind in ("above_threshold", "svt_no_query_noise"):
         eps = float(np.round(rng.uniform(0.5, 2.0), 2))

@@ -99,7 +99,7 @@ def _t1_request(rng):
     cases.append({"epsilon": float(np.round(rng.uniform(0.15, 0.4), 4)),
                   "delta": float(10 ** rng.uniform(-9, -4)), "k": int(rng.integers(5, 12))})
     cases = [cases[i] for i in rng.permutation(len(cases))]
-    from ..properties import group_privacy, group_privacy_chain
+    from ...properties import group_privacy, group_privacy_chain
     return {"cases": cases}, {
         "expected": [list(group_privacy(c["epsilon"], c["delta"], c["k"])) for c in cases],
         "chain": [group_privacy_chain(c["epsilon"], c["delta"], c["k"])[1] for c in cases]}
@@ -234,7 +234,7 @@ def _t3_request(rng):
         grid = np.sort(np.concatenate([[0.0, 1.0], rng.uniform(0, 1, int(rng.integers(30, 60)))]))
         cases.append({"alpha": [float(a) for a in grid],
                       "epsilon": float(np.round(rng.uniform(0.1, 2.5), 3)), "delta": delta})
-    from ..tradeoff import tradeoff_curve
+    from ...tradeoff import tradeoff_curve
     return {"cases": cases}, {"expected": [
         np.asarray(tradeoff_curve(np.array(c["alpha"]), c["epsilon"], c["delta"]), float).tolist()
         for c in cases]}
@@ -300,7 +300,7 @@ def _t4_request(rng):
         threshold = float(rng.choice(np.concatenate([out, in_])))      # ties at the threshold
         cases.append({"scores_out": out.astype(int).tolist(), "scores_in": in_.astype(int).tolist(),
                       "threshold": threshold})
-    from ..tradeoff import empirical_tradeoff
+    from ...tradeoff import empirical_tradeoff
     exp = []
     for c in cases:
         a, b = empirical_tradeoff(np.array(c["scores_out"], float), np.array(c["scores_in"], float),
@@ -362,15 +362,15 @@ _T5_KINDS = [(True, False, True), (True, False, True), (True, False, False),
 
 
 def _t5_verdicts(a, b, n_out, n_in, eps, delta, level):
-    from ..audit import clopper_pearson
-    from ..tradeoff import tradeoff_curve
+    from ...audit import clopper_pearson
+    from ...tradeoff import tradeoff_curve
     _, a_high = clopper_pearson(round(a * n_out), n_out, alpha=level)
     _, b_high = clopper_pearson(round(b * n_in), n_in, alpha=level)
     return b < tradeoff_curve(a, eps, delta), float(tradeoff_curve(a_high, eps, delta) - b_high)
 
 
 def _t5_request(rng):
-    from ..tradeoff import outside_region, tradeoff_curve
+    from ...tradeoff import outside_region, tradeoff_curve
     cases, todo = [], list(_T5_KINDS)
     for _ in range(20000):
         if not todo:
@@ -482,7 +482,7 @@ def _t6_request(rng):
             continue
         cases.append({"p": p.tolist(), "q": q.tolist(), "epsilon": eps})
     cases = [cases[i] for i in rng.permutation(len(cases))]
-    from ..definition import smallest_delta
+    from ...definition import smallest_delta
     return {"cases": cases}, {"expected": [smallest_delta(c["p"], c["q"], c["epsilon"])
                                            for c in cases]}
 

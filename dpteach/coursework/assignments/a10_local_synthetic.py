@@ -150,7 +150,7 @@ def _told_apart(found, want, scale):
 
 def _t1a_request(rng):
     """Six (dataset, k) pairs, redrawn until every slip misses at least one."""
-    from ..beyond_global import local_sensitivity_median
+    from ...beyond_global import local_sensitivity_median
     for _ in range(500):
         cases = []
         for side in rng.permutation([-1, 0, 1]):
@@ -175,7 +175,7 @@ def _t1a_request(rng):
 def _t1b_request(rng):
     """Three (dataset, beta): a tight cluster at beta < ln 2 / n, outliers at the beta of
     (epsilon, delta), and a larger beta; redrawn until every slip misses one."""
-    from ..beyond_global import smooth_beta, smooth_sensitivity_median
+    from ...beyond_global import smooth_beta, smooth_sensitivity_median
     for _ in range(500):
         side = int(rng.choice([-1, 1]))
         tight, spread, other = (_t1_dataset(rng, tight=True), _t1_dataset(rng, side=side),
@@ -301,7 +301,7 @@ def _block_dataset(rng, r, bound, hi):
 
 def _t2_case(rng, kind):
     """One hidden PTR input of ``kind`` (moderate, stable, unstable) with its answer rate."""
-    from ..beyond_global import distance_to_instability, ptr_answer_probability
+    from ...beyond_global import distance_to_instability, ptr_answer_probability
     while True:
         eps = float(np.round(rng.uniform(1.0, 2.0), 2))
         delta = float(10.0 ** -int(rng.integers(4, 7)))
@@ -458,7 +458,7 @@ def _t2_rate_hint(rate, d, case):
 def _t3_request(rng):
     """Five hidden (A, q, m): q a range or a subset, neither empty nor full; m - q(A) of
     both signs and at least 0.05 n in size."""
-    from ..synthetic import multiplicative_weights_update
+    from ...synthetic import multiplicative_weights_update
     cases, truth = [], []
     for sign in rng.permutation([1.0, -1.0, 1.0, -1.0, rng.choice([-1.0, 1.0])]):
         size = int(rng.integers(6, 40))

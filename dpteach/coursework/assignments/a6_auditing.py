@@ -49,7 +49,7 @@ import numpy as np
 
 from ..exercises import ALPHA
 from . import Task
-from ._a6_pool import BROKEN, CORRECT, _exp_loss, _mechanism  # noqa: F401 - re-exported
+from ._a6_pool import BROKEN, CORRECT, draw_mechanism
 from ._student import (UNSOLVED, call, call_each, early, fail, float_array, g, is_unsolved, number,
                        ok, real_or_inf)
 
@@ -74,7 +74,7 @@ def _replay(data, size, rng):
 def reference_bound(samples_x, samples_y, alpha):
     """:func:`dpteach.audit.audit` on recorded samples (both orders of x and y are tried
     by the audit itself): the reference lower bound of Tasks 1-2."""
-    from ..audit import audit
+    from ...audit import audit
     x, y = np.asarray(samples_x), np.asarray(samples_y)
     return float(audit(_replay, x, y, n=min(len(x), len(y)), alpha=alpha).epsilon_lb)
 
@@ -99,7 +99,7 @@ def data_envelope(samples_x, samples_y, alpha):
     samples. Choosing on the same samples only flatters the bound, so an honest (1 -
     alpha) bound from these samples, which must spend some of them on the choice or pay
     for it in alpha, stays below this number (up to sampling luck in the split)."""
-    from ..audit import epsilon_lower_bound
+    from ...audit import epsilon_lower_bound
     x, y = _codes(samples_x, samples_y)
     n = min(len(x), len(y))
     x, y = x[:n], y[:n]
@@ -136,13 +136,13 @@ _ENVELOPE_EXACT = 400
 
 
 # ------------------------------------------------------------------ the hidden pool
-# the mechanisms: dpteach/assignments/_a6_pool.py
+# the mechanisms: dpteach/coursework/assignments/_a6_pool.py
 
 
 def _cases(kinds, rng, n=N_SAMPLES):
     request, truth = [], []
     for kind in kinds:
-        x, y, claim, upper, private, text = _mechanism(kind, rng, n)
+        x, y, claim, upper, private, text = draw_mechanism(kind, rng, n)
         if rng.random() < 0.5:                               # which input is "x" is random
             x, y = y, x
         request.append({"samples_x": x, "samples_y": y, "claimed_epsilon": claim,
@@ -421,7 +421,7 @@ def _release_collect(fn, req):
 def _release_judge(key, data, req, understated):
     from scipy import stats
 
-    from ..audit import audit
+    from ...audit import audit
     bad = early(key, data, "Hint: the signature is (values, lower, upper, epsilon, rng).")
     if bad is not None:
         return bad

@@ -1,12 +1,12 @@
-"""The statistics behind :func:`dpteach.exercises.check_mechanism` (machinery).
+"""The statistics behind :func:`dpteach.coursework.exercises.check_mechanism` (machinery).
 
 ``check_mechanism = mechanism_judge(mechanism_collect(fn, mechanism_request(rng)))``:
 the request draws hidden probe inputs and (Δ, ε) points, collect is the only part that
 calls the student's function, judge is pure statistics on what was collected (an
 audit, scale, atoms, one scale for every input, mean, tails, Kolmogorov-Smirnov). The
-public names are re-exported by :mod:`dpteach.exercises`, whose docstrings say what
+public names are re-exported by :mod:`dpteach.coursework.exercises`, whose docstrings say what
 each test decides. This module holds the request, the collection and the entry point of
-the judge; the statistical stages of the verdict live in :mod:`dpteach._mechanism_stats`.
+the judge; the statistical stages of the verdict live in :mod:`dpteach.coursework._mechanism_stats`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,8 @@ import math
 
 import numpy as np
 
-from ._feedback import ALPHA, _fail, _g, _unsolved
-# _problem_feedback is imported from here by dpteach.exercises
-from ._mechanism_stats import (_TAIL_MARGIN, _TAIL_T, _judge, _n_tests,  # noqa: F401
-                               _problem_feedback)
+from ._feedback import ALPHA, failure, number_text as g, unsolved
+from ._mechanism_stats import TAIL_MARGIN, TAIL_T, count_tests, judge
 
 __all__ = ["MECHANISM_PROBE", "mechanism_request", "mechanism_collect", "mechanism_judge"]
 
@@ -37,11 +35,11 @@ _BASES = 6
 #: runs per probe input for a fast function (a slow one gets the minimum, about 14,000)
 _MAX_RUNS = 30_000
 #: seconds the calls may take for a fast function to get _MAX_RUNS runs per input
-_TARGET_SECONDS = 1.5
+TARGET_SECONDS = 1.5
 #: the check's own cost per call (loop, bookkeeping), added to the measured time
 _LOOP_SECONDS = 3e-7
 #: a function whose minimum runs would take longer than this is too slow to check
-_MAX_SECONDS = 60.0
+MAX_SECONDS = 60.0
 #: rounds (one call per probe input each) made between two looks at the clock
 _CHUNK = 1000
 #: the clock that sizes the runs is CPU time, so a busy machine (other processes on the
@@ -68,14 +66,14 @@ def _call_release(fn, value, sensitivity, epsilon, rng):
     try:
         out = fn(value, sensitivity, epsilon, rng)
     except Exception as exc:                                   # the student's bug, reported
-        return None, ("error", f"calling it on value {_g(value)} raised "
+        return None, ("error", f"calling it on value {g(value)} raised "
                                f"{type(exc).__name__}: {exc}")
     return _as_release(out, value)
 
 
 def _as_release(out, value):
     """``out`` as a float, or (reason, text) naming what is wrong with it."""
-    if _unsolved(out):
+    if unsolved(out):
         return None, ("unsolved", None)
     if isinstance(out, (bool, np.bool_, str, bytes)):
         return None, ("type", f"it returned {out!r}; a release must be one real number")
@@ -88,7 +86,7 @@ def _as_release(out, value):
                               "return ONE release, a single real number")
     x = float(arr.reshape(()))
     if not math.isfinite(x):
-        return None, ("not_finite", f"it returned {x} for value {_g(value)}; a release must "
+        return None, ("not_finite", f"it returned {x} for value {g(value)}; a release must "
                                     "be a finite number")
     return x, None
 
@@ -103,13 +101,13 @@ def _runs_needed(n_cells, alpha_each):
     """Runs per probe input so that noise cut off at ±10 Δ/ε fails: Laplace puts e^-10 of
     its runs beyond 10 b, so N pooled runs show none with probability (1 - e^-10)^N;
     that must be below alpha_each (N·e^-10 >= ln(1/alpha_each), about 20 expected)."""
-    t = max(_TAIL_T) * (1 + _TAIL_MARGIN)
+    t = max(TAIL_T) * (1 + TAIL_MARGIN)
     pooled = math.log(1 / alpha_each) / -math.log1p(-math.exp(-t))
     return int(math.ceil(1.1 * pooled / n_cells / 1000.0) * 1000)
 
 
 def mechanism_request(rng, *, sensitivity=None, epsilon=None, value=None, n=None,
-                      alpha=ALPHA, seconds=_TARGET_SECONDS, max_seconds=_MAX_SECONDS):
+                      alpha=ALPHA, seconds=TARGET_SECONDS, max_seconds=MAX_SECONDS):
     """The hidden probes of :func:`check_mechanism`, as plain data (a dict).
 
     Drawn from ``rng`` so that a student cannot special-case them:
@@ -128,7 +126,7 @@ def mechanism_request(rng, *, sensitivity=None, epsilon=None, value=None, n=None
       tail test needs, raised to ``n`` if given), ``seconds`` (target time of the calls),
       ``max_seconds``, ``alpha``.
     """
-    from ._validate import valid_epsilon, valid_positive_int, valid_real, valid_rng, \
+    from .._validate import valid_epsilon, valid_positive_int, valid_real, valid_rng, \
         valid_sensitivity
 
     rng = valid_rng(rng)
@@ -162,7 +160,7 @@ def mechanism_request(rng, *, sensitivity=None, epsilon=None, value=None, n=None
         inputs.append(row)
     pairs = [[0, 1]]                  # audited: the caller's value and its neighbour
     n_cells = len(points) * 2 * _BASES
-    alpha_each = alpha / _n_tests(len(points), 2 * _BASES, len(pairs))
+    alpha_each = alpha / count_tests(len(points), 2 * _BASES, len(pairs))
     n_min = _runs_needed(n_cells, alpha_each)
     if n is not None:
         n_min = max(n_min, n)
@@ -177,8 +175,8 @@ def _some_none(prob, value, sensitivity, epsilon):
     """A None from a function that returned a number before is a bug, not 'unsolved'."""
     if prob[0] != "unsolved":
         return prob
-    return ("type", f"it returned None for value {_g(value)} (Δ = {_g(sensitivity)}, ε = "
-                    f"{_g(epsilon)}); every call must return a release")
+    return ("type", f"it returned None for value {g(value)} (Δ = {g(sensitivity)}, ε = "
+                    f"{g(epsilon)}); every call must return a release")
 
 
 def _released_floats(res, vals, ds, es):
@@ -201,8 +199,8 @@ def _released_floats(res, vals, ds, es):
     bad = ~np.isfinite(arr)
     if bad.any():
         j = int(np.argmax(bad))
-        return None, ("not_finite", f"it returned {arr[j]} for value {_g(vals[j])} (Δ = "
-                                    f"{_g(ds[j])}, ε = {_g(es[j])}); a release must be a "
+        return None, ("not_finite", f"it returned {arr[j]} for value {g(vals[j])} (Δ = "
+                                    f"{g(ds[j])}, ε = {g(es[j])}); a release must be a "
                                     "finite number")
     return arr, None
 
@@ -220,8 +218,8 @@ def _warm_up(student_fn, request, cells_v, cells_d, cells_e):
                                    warm_rng))
     except Exception as exc:                                   # the student's bug, reported
         i = idx[len(warm)]
-        return None, ("error", f"calling it on value {_g(cells_v[i])} (Δ = {_g(cells_d[i])}, "
-                               f"ε = {_g(cells_e[i])}) raised {type(exc).__name__}: {exc}")
+        return None, ("error", f"calling it on value {g(cells_v[i])} (Δ = {g(cells_d[i])}, "
+                               f"ε = {g(cells_e[i])}) raised {type(exc).__name__}: {exc}")
     elapsed = _since(t0)
     for i, w in zip(idx, warm):
         x, prob = _as_release(w, cells_v[i])
@@ -275,7 +273,7 @@ def mechanism_collect(student_fn, request):
         data["seconds"] = time.perf_counter() - start
         return data
 
-    if _unsolved(student_fn):
+    if unsolved(student_fn):
         return problem("unsolved", None)
     if not callable(student_fn):
         return problem("type", f"expected a function release(value, sensitivity, epsilon, "
@@ -324,8 +322,8 @@ def mechanism_collect(student_fn, request):
             for k in range(order.size):
                 chunk[k] = student_fn(cv[k], cd[k], ce[k], gen)
         except Exception as exc:                               # the student's bug, reported
-            return problem("error", f"calling it on value {_g(cv[k])} (Δ = {_g(cd[k])}, "
-                                    f"ε = {_g(ce[k])}) raised {type(exc).__name__}: {exc}")
+            return problem("error", f"calling it on value {g(cv[k])} (Δ = {g(cd[k])}, "
+                                    f"ε = {g(ce[k])}) raised {type(exc).__name__}: {exc}")
         res += chunk
         cells.append(order)
         done += rounds
@@ -405,9 +403,9 @@ def mechanism_judge(data, request, *, name="mechanism", max_waste=None):
     throws accuracy away by that factor. Notebook A3.
     """
     try:
-        return _judge(data, request, name, max_waste)
+        return judge(data, request, name, max_waste)
     except Exception as exc:                     # malformed data must never crash a grader
-        return _fail(name, f"the collected results could not be judged "
-                           f"({type(exc).__name__}: {str(exc)[:200]}). Hint: run the check "
-                           "again on an unchanged release(value, sensitivity, epsilon, rng).",
-                     "malformed")
+        return failure(name, f"the collected results could not be judged "
+                             f"({type(exc).__name__}: {str(exc)[:200]}). Hint: run the check "
+                             "again on an unchanged release(value, sensitivity, epsilon, rng).",
+                       "malformed")

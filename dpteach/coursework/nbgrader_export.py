@@ -14,12 +14,12 @@ student version and ``nbgrader autograde A1`` grades what comes back.
   answer cell holding the model answer in a solution region; its points are the
   ``(N points)`` of the task heading above it (1 when there is none);
 * a check cell becomes one locked autograder test cell per task it checks, worth the
-  task's points (:mod:`dpteach.assignments`; 1 point for a check without a Task). The
+  task's points (:mod:`dpteach.coursework.assignments`; 1 point for a check without a Task). The
   visible part runs the check and asserts it passed; for a Task with held-out inputs a
   hidden part (``### BEGIN HIDDEN TESTS``) checks it again on a second, independent draw.
 
 nbgrader runs its tests inside the student's kernel, so a notebook that redefines
-``dp.assignments.check`` before them can fool it; ``make grade`` (:mod:`dpteach.grading`)
+``dp.assignments.check`` before them can fool it; ``make grade`` (:mod:`dpteach.coursework.grading`)
 does not have that weakness (notebooks/README.md compares the two).
 """
 
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import coursework
+from . import student_copies
 
 __all__ = ["export", "source_notebook", "CONFIG", "main"]
 
@@ -53,7 +53,7 @@ c.CourseDirectory.course_id = "dpteach"
 # a solution region becomes the stub the kit's own exercises use: a function that
 # returns None reads as "not yet solved" instead of raising
 c.ClearSolutions.code_stub = {{"python": {CODE_STUB!r}}}
-c.ClearSolutions.text_stub = {coursework.WRITTEN_PROMPT!r}
+c.ClearSolutions.text_stub = {student_copies.WRITTEN_PROMPT!r}
 
 # statistical checks and audits take seconds, not minutes; a looping notebook is stopped
 c.Execute.timeout = 300
@@ -68,7 +68,7 @@ def _meta(cell, grade_id, *, solution, grade, locked, points=None) -> None:
                "grade_id": grade_id, "schema_version": SCHEMA}
     if grade:
         nb_meta["points"] = points
-    tags = [t for t in cell.get("metadata", {}).get("tags", []) if t != coursework.SOLUTION_TAG]
+    tags = [t for t in cell.get("metadata", {}).get("tags", []) if t != student_copies.SOLUTION_TAG]
     cell.metadata = nbformat.NotebookNode({"nbgrader": nb_meta, **({"tags": tags} if tags else {})})
 
 
@@ -76,7 +76,7 @@ def _meta(cell, grade_id, *, solution, grade, locked, points=None) -> None:
 def solution_source(source: str, keep=None) -> str:
     """A solution code cell with its answer inside nbgrader solution regions (see the
     module docstring); ``keep``: the names later cells read (as for
-    :func:`dpteach.coursework.blank_source`)."""
+    :func:`dpteach.coursework.student_copies.blank_source`)."""
     lines = source.splitlines()
     try:
         tree = ast.parse(source)
@@ -84,13 +84,13 @@ def solution_source(source: str, keep=None) -> str:
         return "\n".join([BEGIN, source, END])
     header, first = [], (tree.body[0].lineno - 1 if tree.body else len(lines))
     for line in lines[:first]:
-        if coursework._TASK_LINE.match(line.strip()):
+        if student_copies.TASK_LINE.match(line.strip()):
             header.append(line.rstrip())
     leading = [ln for ln in lines[:first] if ln.strip() and ln not in header]
 
     functions = {n.name for n in tree.body
                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    names = [n for n in coursework._assigned_names(tree.body) if n not in functions]
+    names = [n for n in student_copies.assigned_names(tree.body) if n not in functions]
     if keep is not None and any(n in keep for n in names):
         names = [n for n in names if n in keep]
 
@@ -220,9 +220,9 @@ def _task_points(assignment) -> dict:
 
 def source_notebook(nb, assignment: str):
     """nbgrader's source version of a solution notebook (a new NotebookNode)."""
-    out = coursework._copy_for(nb, assignment)
+    out = student_copies.copy_for(nb, assignment)
     points = _task_points(assignment)
-    read_later = coursework._names_read_after(out.cells)
+    read_later = student_copies.names_read_after(out.cells)
     cells, heading_points = [], None
     for i, cell in enumerate(out.cells):
         tags = cell.get("metadata", {}).get("tags", [])
@@ -232,7 +232,7 @@ def source_notebook(nb, assignment: str):
         if cell.cell_type == "markdown" and _TASK_HEADING.search(cell.source):
             found = _POINTS.search(cell.source)
             heading_points = int(found.group(1)) if found else None
-        if coursework.SOLUTION_TAG in tags:
+        if student_copies.SOLUTION_TAG in tags:
             if cell.cell_type == "code":
                 cell.source = solution_source(cell.source, keep=read_later[i])
                 _meta(cell, f"{assignment}-{cid}", solution=True, grade=False, locked=False)
@@ -264,10 +264,10 @@ def export(course_dir, solutions_dir=None) -> list:
     """Write ``<course_dir>/source/<A>/<notebook>.ipynb`` for every solution notebook
     and ``<course_dir>/nbgrader_config.py``. Returns the notebooks written."""
     course = Path(course_dir)
-    _, _, files = coursework._targets(solutions_dir, None)
+    _, _, files = student_copies.locate(solutions_dir, None)
     written = []
     for path in files:
-        assignment = coursework.assignment_of(path.name)
+        assignment = student_copies.assignment_of(path.name)
         if assignment is None:
             continue
         nb = nbformat.read(path, as_version=4)
@@ -276,14 +276,14 @@ def export(course_dir, solutions_dir=None) -> list:
         for old in target.parent.glob("*.ipynb"):
             if old.name != path.name:
                 old.unlink()
-        target.write_text(coursework._render(source_notebook(nb, assignment)), encoding="utf-8")
+        target.write_text(student_copies.render(source_notebook(nb, assignment)), encoding="utf-8")
         written.append(target)
     (course / "nbgrader_config.py").write_text(CONFIG, encoding="utf-8")
     return written
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dpteach._nbgrader",
+    parser = argparse.ArgumentParser(prog="python -m dpteach.coursework.nbgrader_export",
                                      description="Write the coursework as an nbgrader course "
                                                  "(source/A1 ... and nbgrader_config.py).")
     parser.add_argument("course_dir", help="the nbgrader course folder to write")

@@ -34,6 +34,8 @@ from pathlib import Path
 FORBIDDEN_MESSAGE = ("{label} is not available while this assignment is graded: "
                      "the task is to compute it yourself")
 
+#: the kit's package folder (dpteach/, this module's grandparent): it stays visible
+_KIT = Path(__file__).resolve().parent.parent
 #: environment variables passed into the sandbox (everything else is cleared)
 _KEEP_ENV = ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "VIRTUAL_ENV", "TZ")
 
@@ -64,7 +66,7 @@ def available() -> tuple:
 def hideable(folders) -> list:
     """The ``folders`` (the batch's hand-ins, the report's folder) that can be hidden
     from the sandbox: not ``/``, ``/tmp``, nor one holding the kit or Python itself."""
-    keep = [os.path.realpath(p) for p in (Path(__file__).parent, sys.prefix,
+    keep = [os.path.realpath(p) for p in (_KIT, sys.prefix,
                                            sys.executable, tempfile.gettempdir())]
     out = set()
     for folder in folders:
@@ -81,7 +83,7 @@ def hideable(folders) -> list:
 def _kit_folders_in_tmp() -> list:
     """The kit's package folder and Python's prefixes when they lie under /tmp (a clone
     made there, as CI does): the sandbox's fresh /tmp would hide them otherwise."""
-    folders = {os.path.realpath(p) for p in (Path(__file__).parent, sys.prefix, sys.base_prefix,
+    folders = {os.path.realpath(p) for p in (_KIT, sys.prefix, sys.base_prefix,
                                               os.path.dirname(os.path.realpath(sys.executable)))}
     folders |= {os.path.realpath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
     inside = {f for f in folders if _under(f, "/tmp") and f != "/tmp" and os.path.isdir(f)}
@@ -254,8 +256,8 @@ del _grader_stubs
 #: output of the notebook (a check in a graded notebook only doubled the grading time)
 CHECKS_OFF_CELL = '''\
 def _grader_checks_off():
-    from dpteach import assignments
-    from dpteach._feedback import Feedback
+    from dpteach.coursework import assignments
+    from dpteach.coursework._feedback import Feedback
 
     def check(assignment, key, *args, **kwargs):
         return Feedback(True, f"{key}: not run while grading; the grader runs this task "

@@ -1,10 +1,11 @@
-"""The statistical verdict of :func:`dpteach._mechanism_judge.mechanism_judge` (machinery).
+"""The statistical verdict of :func:`dpteach.coursework._mechanism_judge.mechanism_judge`
+(machinery).
 
-Pure statistics on what :func:`~dpteach._mechanism_judge.mechanism_collect` gathered:
-the stages below run in the order the verdict reports them (shape of the data, no noise,
-privacy audit, atoms, cut-off tails, one scale per input, too little noise, bias, the
-Kolmogorov-Smirnov shape, then a pass that may still call the noise wasteful). Every
-stage reads the statistics from one namespace ``s`` built by :func:`_statistics`.
+Pure statistics on what :func:`~dpteach.coursework._mechanism_judge.mechanism_collect`
+gathered: the stages below run in the order the verdict reports them (shape of the data,
+no noise, privacy audit, atoms, cut-off tails, one scale per input, too little noise,
+bias, the Kolmogorov-Smirnov shape, then a pass that may still call the noise wasteful).
+Every stage reads the statistics from one namespace ``s`` built by :func:`_statistics`.
 """
 
 from __future__ import annotations
@@ -16,16 +17,16 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ._feedback import NOT_SOLVED, Feedback, _fail, _g
+from ._feedback import NOT_SOLVED, Feedback, failure, number_text as g
 
 #: multiples t of the scale at which the pooled tail counts are tested (the largest one
 #: sets the minimum number of runs: Laplace cut off at ±10 Δ/ε must fail)
-_TAIL_T = (4.0, 6.0, 8.0, 10.0)
+TAIL_T = (4.0, 6.0, 8.0, 10.0)
 #: the same, per probe input (a cut-off that happens only for some inputs)
 _CELL_TAIL_T = (4.0, 6.0)
 #: relative margin above t·Δ/ε for the tail counts, so that noise clipped exactly at
 #: t·Δ/ε (rounded in float64) is not counted as beyond it
-_TAIL_MARGIN = 1e-6
+TAIL_MARGIN = 1e-6
 _PROBLEM_REASONS = ("error", "unsolved", "type", "not_finite")
 
 
@@ -42,21 +43,21 @@ def _slip_guess(b_hat, sensitivity, epsilon):
     return ""
 
 
-def _n_tests(n_points, n_inputs, n_pairs):
+def count_tests(n_points, n_inputs, n_pairs):
     """How many tests mechanism_judge runs (each gets alpha / this many)."""
     per_cell = 5 + len(_CELL_TAIL_T)        # atoms, scale, bias, KS, κ bound, tails
     per_point = 3 + n_pairs                 # too little, too much, κ bound, audits
-    pooled = 2 * len(_TAIL_T) + 2           # tails (Δ/ε and b̂), KS, exact answers
+    pooled = 2 * len(TAIL_T) + 2            # tails (Δ/ε and b̂), KS, exact answers
     return n_points * n_inputs * per_cell + n_points * per_point + pooled
 
 
 def _malformed(name, what):
-    return _fail(name, f"the collected results are malformed ({what}). Hint: run the check "
-                       "again on an unchanged release(value, sensitivity, epsilon, rng).",
-                 "malformed")
+    return failure(name, f"the collected results are malformed ({what}). Hint: run the check "
+                         "again on an unchanged release(value, sensitivity, epsilon, rng).",
+                   "malformed")
 
 
-def _judge(data, request, name, max_waste=None):
+def judge(data, request, name, max_waste=None):
     """The verdict: the first failing stage, or a pass (see mechanism_judge)."""
     s = _validated(data, request, name)
     if isinstance(s, Feedback):
@@ -85,8 +86,8 @@ def _validated(data, request, name):
         if not isinstance(prob, dict) or prob.get("reason") not in _PROBLEM_REASONS:
             return _malformed(name, "unknown problem report")
         text = prob.get("text")
-        return _problem_feedback(name, (prob["reason"], None if text is None else
-                                        str(text)[:400]))
+        return problem_feedback(name, (prob["reason"], None if text is None else
+                                       str(text)[:400]))
     points = np.asarray(request["points"], dtype=float)
     inputs = np.asarray(request["inputs"], dtype=float)
     pairs = np.asarray(request["pairs"], dtype=int)
@@ -100,22 +101,23 @@ def _validated(data, request, name):
     n_points, m = inputs.shape
     per_call = data.get("seconds_per_call")
     if data.get("too_slow"):
-        us = _g(float(per_call) * 1e6, 3) if isinstance(per_call, numbers.Real) else "?"
-        return _fail(name, f"too slow to check properly: about {us} µs per call, and the "
-                           f"check needs at least {n_min * n_points * m:,} calls to see the "
-                           f"tails of the noise (more than {_g(float(request['max_seconds']))} s). "
-                           "Hint: keep the function to value + noise; no input checks, "
-                           "printing or new Generators inside it.", "too_slow",
-                     seconds_per_call=per_call)
+        us = g(float(per_call) * 1e6, 3) if isinstance(per_call, numbers.Real) else "?"
+        return failure(name, f"too slow to check properly: about {us} µs per call, and the "
+                             f"check needs at least {n_min * n_points * m:,} calls to see the "
+                             "tails of the noise (more than "
+                             f"{g(float(request['max_seconds']))} s). "
+                             "Hint: keep the function to value + noise; no input checks, "
+                             "printing or new Generators inside it.", "too_slow",
+                       seconds_per_call=per_call)
     repro = data.get("repro")
     if (not isinstance(repro, (list, tuple, np.ndarray)) or len(repro) != 2
             or not all(isinstance(r, numbers.Real) and math.isfinite(r) for r in repro)):
         return _malformed(name, "the two seeded releases")
     if float(repro[0]) != float(repro[1]):
-        return _fail(name, f"two calls with identically seeded generators returned "
-                           f"{_g(repro[0])} and {_g(repro[1])}. Hint: draw the noise from the "
-                           "rng argument (rng.laplace(...)), not from np.random or a new "
-                           "generator, so that results are reproducible.", "rng")
+        return failure(name, f"two calls with identically seeded generators returned "
+                             f"{g(repro[0])} and {g(repro[1])}. Hint: draw the noise from the "
+                             "rng argument (rng.laplace(...)), not from np.random or a new "
+                             "generator, so that results are reproducible.", "rng")
     out = np.asarray(data.get("outputs"))
     if out.dtype.kind not in "iuf" or out.ndim != 2 or out.shape[0] != n_points * m:
         return _malformed(name, f"outputs of shape {out.shape}, expected "
@@ -136,7 +138,7 @@ def _basics(s):
     """The noise z = output - input and its mean |z| per input and per point."""
     alpha, inputs, m, n_points, out, pairs = s.alpha, s.inputs, s.m, s.n_points, s.out, s.pairs
     points = s.points
-    n_tests = _n_tests(n_points, m, len(pairs))
+    n_tests = count_tests(n_points, m, len(pairs))
     a_i = alpha / n_tests
     d, e = points[:, 0], points[:, 1]
     b = d / e                                          # the scale ε-DP needs, per point
@@ -154,7 +156,7 @@ def _where(s, c):
     """The probe input c, its point and the scale b it needs."""
     b, cell_point, d, e, v = s.b, s.cell_point, s.d, s.e, s.v
     p = cell_point[c]
-    return f"value {_g(v[c], 6)} (Δ = {_g(d[p])}, ε = {_g(e[p])}, so b = Δ/ε = {_g(b[p])})"
+    return f"value {g(v[c], 6)} (Δ = {g(d[p])}, ε = {g(e[p])}, so b = Δ/ε = {g(b[p])})"
 
 
 def _no_noise(s):
@@ -169,14 +171,14 @@ def _no_noise(s):
         others = f" (and {cells.size - 1} other probe inputs)" if cells.size > 1 else ""
         exact = zs[c, 0] == 0
         what = (f"returned the exact value every time" if exact else
-                f"returned {_g(out[c, 0], 8)} every time")
+                f"returned {g(out[c, 0], 8)} every time")
         large = "" if cells.size == same.size else (
             " It does add noise for other inputs: every input needs the same noise, "
             "whatever its size or sign.")
-        return _fail(name, f"no noise: on {where(c)}{others} all {n:,} runs {what}. An answer "
-                           f"that never varies gives the value away.{large} Hint: return "
-                           "value + rng.laplace(0, b) with b = Δ/ε, fresh noise on every call "
-                           "and for every value.", "no_noise", value=float(v[c]))
+        return failure(name, f"no noise: on {where(c)}{others} all {n:,} runs {what}. An answer "
+                             f"that never varies gives the value away.{large} Hint: return "
+                             "value + rng.laplace(0, b) with b = Δ/ε, fresh noise on every call "
+                             "and for every value.", "no_noise", value=float(v[c]))
 
 
 def _statistics(s):
@@ -225,8 +227,8 @@ def _statistics(s):
     u_hat = (absz.reshape(n_points, -1) / bp[:, None]).ravel()
     total = u_claim.size
     claim_tails, hat_tails = [], []
-    for t in _TAIL_T:
-        tt = t * (1 + _TAIL_MARGIN)
+    for t in TAIL_T:
+        tt = t * (1 + TAIL_MARGIN)
         claim_tails.append(("Δ/ε", t, int(np.count_nonzero(u_claim > tt)), total,
                             math.exp(-tt), None))
         hat_tails.append(("b̂", t, int(np.count_nonzero(u_hat > t)), total,
@@ -281,12 +283,12 @@ def _diagnosis(s, p):
     if off.size:
         return " Your noise scale changes with the input value."
     if bp[p] < low[p]:
-        return (f" Your noise has mean |error| {_g(bp[p])}, where Lap(Δ/ε) has "
-                f"{_g(b[p])}.{slip_text(p)} The scale is b = Δ/ε: more sensitivity or a "
+        return (f" Your noise has mean |error| {g(bp[p])}, where Lap(Δ/ε) has "
+                f"{g(b[p])}.{slip_text(p)} The scale is b = Δ/ε: more sensitivity or a "
                 "smaller ε needs MORE noise.")
     if bad_shape:
-        return (f" Your noise has about the right size (mean |error| {_g(bp[p])}, "
-                f"Lap(Δ/ε) has {_g(b[p])}) but not the Laplace shape: it looks "
+        return (f" Your noise has about the right size (mean |error| {g(bp[p])}, "
+                f"Lap(Δ/ε) has {g(b[p])}) but not the Laplace shape: it looks "
                 f"{_looks(kurtosis())}. "
                 "Only Laplace noise gives pure ε-DP by the Laplace argument.")
     return ""
@@ -294,7 +296,7 @@ def _diagnosis(s, p):
 
 def _privacy(s):
     """2. Privacy: audit neighbouring pairs (the audits are kept for the pass)."""
-    from .audit import audit
+    from ..audit import audit
 
     diagnosis = partial(_diagnosis, s)
     a_i, d, e, m, n, n_points = s.a_i, s.d, s.e, s.m, s.n, s.n_points
@@ -311,15 +313,15 @@ def _privacy(s):
                 more, less = (cj, ci) if res.numerator == "y" else (ci, cj)
                 c_more, c_less = ((res.count_y, res.count_x) if res.numerator == "y"
                                   else (res.count_x, res.count_y))
-                return _fail(name, f"not ε-differentially private at Δ = {_g(d[p])}, ε = "
-                                   f"{_g(e[p])}: the audit proves ε ≥ {_g(res.epsilon_lb, 3)} "
-                                   f"with confidence 1 − {_g(a_i, 2)}, more than the claimed "
-                                   f"{_g(e[p])}. The event '{res.event}' happened in "
-                                   f"{c_more:,} of {res.n_count:,} runs on value "
-                                   f"{_g(v[more], 8)} but only {c_less:,} on its neighbour "
-                                   f"{_g(v[less], 8)}.{diagnosis(p)} Hint: "
-                                   "value + rng.laplace(0, b) with b = Δ/ε.", "privacy",
-                             epsilon_lb=res.epsilon_lb, point=(float(d[p]), float(e[p])))
+                return failure(name, f"not ε-differentially private at Δ = {g(d[p])}, ε = "
+                                     f"{g(e[p])}: the audit proves ε ≥ {g(res.epsilon_lb, 3)} "
+                                     f"with confidence 1 − {g(a_i, 2)}, more than the claimed "
+                                     f"{g(e[p])}. The event '{res.event}' happened in "
+                                     f"{c_more:,} of {res.n_count:,} runs on value "
+                                     f"{g(v[more], 8)} but only {c_less:,} on its neighbour "
+                                     f"{g(v[less], 8)}.{diagnosis(p)} Hint: "
+                                     "value + rng.laplace(0, b) with b = Δ/ε.", "privacy",
+                               epsilon_lb=res.epsilon_lb, point=(float(d[p]), float(e[p])))
 
 
 def _atoms(s):
@@ -343,16 +345,16 @@ def _cut_off(s):
         kind, t, count, tot, p0, cell = min(bad_hat or bad_claim, key=lambda x: x[1])
         scope = "over all probe inputs" if cell is None else f"on {where(cell)}"
         unit = "Δ/ε" if kind == "Δ/ε" else "b̂ (your noise's mean |error|)"
-        biggest = (f"; the largest error {scope} is {_g(float(u_claim.max()), 4)}·Δ/ε"
+        biggest = (f"; the largest error {scope} is {g(float(u_claim.max()), 4)}·Δ/ε"
                    if cell is None else "")
-        return _fail(name, f"the noise has no tails: Laplace noise lands beyond {_g(t)}·{unit} "
-                           f"in e^-{_g(t)} = {_g(math.exp(-t), 3)} of runs, so at least "
-                           f"{_g(tot * p0, 3)} of {tot:,} runs {scope} should be there; "
-                           f"{count:,} are{biggest}. The noise looks cut off (truncated, "
-                           "resampled or clipped). A cut-off breaks ε-DP: an output just "
-                           "beyond the cut is possible from one input and impossible from its "
-                           "neighbour. Hint: use rng.laplace(0, b) as it is, unbounded.",
-                     "truncated", count=count, t=t)
+        return failure(name, f"the noise has no tails: Laplace noise lands beyond {g(t)}·{unit} "
+                             f"in e^-{g(t)} = {g(math.exp(-t), 3)} of runs, so at least "
+                             f"{g(tot * p0, 3)} of {tot:,} runs {scope} should be there; "
+                             f"{count:,} are{biggest}. The noise looks cut off (truncated, "
+                             "resampled or clipped). A cut-off breaks ε-DP: an output just "
+                             "beyond the cut is possible from one input and impossible from its "
+                             "neighbour. Hint: use rng.laplace(0, b) as it is, unbounded.",
+                       "truncated", count=count, t=t)
 
 
 def _scale_per_input(s):
@@ -363,16 +365,16 @@ def _scale_per_input(s):
         p = int(cell_point[off[np.argmax(np.abs(np.log(ratio[off])))]])
         cs = np.arange(p * m, (p + 1) * m)
         lo_c, hi_c = int(cs[np.argmin(bc[cs])]), int(cs[np.argmax(bc[cs])])
-        return _fail(name, f"the noise scale depends on the input: at Δ = {_g(d[p])}, ε = "
-                           f"{_g(e[p])} the mean |error| is {_g(bc[lo_c])} on value "
-                           f"{_g(v[lo_c], 8)} but {_g(bc[hi_c])} on value {_g(v[hi_c], 8)} "
-                           f"(Lap(Δ/ε) has {_g(b[p])} on every value). ε-DP needs the same "
-                           "noise distribution for every input; a scale that changes with the "
-                           "value gives the value away in the tails (the density ratio of "
-                           "neighbours grows without bound). Hint: b = Δ/ε only, never a "
-                           "function of the value.", "scale_depends_on_input",
-                     values=(float(v[lo_c]), float(v[hi_c])),
-                     scales=(float(bc[lo_c]), float(bc[hi_c])))
+        return failure(name, f"the noise scale depends on the input: at Δ = {g(d[p])}, ε = "
+                             f"{g(e[p])} the mean |error| is {g(bc[lo_c])} on value "
+                             f"{g(v[lo_c], 8)} but {g(bc[hi_c])} on value {g(v[hi_c], 8)} "
+                             f"(Lap(Δ/ε) has {g(b[p])} on every value). ε-DP needs the same "
+                             "noise distribution for every input; a scale that changes with the "
+                             "value gives the value away in the tails (the density ratio of "
+                             "neighbours grows without bound). Hint: b = Δ/ε only, never a "
+                             "function of the value.", "scale_depends_on_input",
+                       values=(float(v[lo_c]), float(v[hi_c])),
+                       scales=(float(bc[lo_c]), float(bc[hi_c])))
 
 
 def _too_little_noise(s):
@@ -381,14 +383,14 @@ def _too_little_noise(s):
     b, big_n, bp, d, e, factor = s.b, s.big_n, s.bp, s.d, s.e, s.factor
     low, name, too_little = s.low, s.name, s.too_little
     for p in too_little:
-        return _fail(name, f"too little noise at Δ = {_g(d[p])}, ε = {_g(e[p])}: mean |error| "
-                           f"{_g(bp[p])}, where Lap(Δ/ε) gives {_g(b[p])} (at least {_g(low[p])} "
-                           f"expected from {big_n:,} runs). Noise of scale b only buys "
-                           f"(Δ/b)-DP, about ε = {_g(d[p] / bp[p], 3)} here, more than the "
-                           f"claimed {_g(e[p])}.{slip_text(p)} Hint: b = Δ/ε, computed from "
-                           "the sensitivity and epsilon arguments of every call.",
-                     "too_little_noise", factor=float(factor[p]),
-                     point=(float(d[p]), float(e[p])))
+        return failure(name, f"too little noise at Δ = {g(d[p])}, ε = {g(e[p])}: mean |error| "
+                             f"{g(bp[p])}, where Lap(Δ/ε) gives {g(b[p])} (at least {g(low[p])} "
+                             f"expected from {big_n:,} runs). Noise of scale b only buys "
+                             f"(Δ/b)-DP, about ε = {g(d[p] / bp[p], 3)} here, more than the "
+                             f"claimed {g(e[p])}.{slip_text(p)} Hint: b = Δ/ε, computed from "
+                             "the sensitivity and epsilon arguments of every call.",
+                       "too_little_noise", factor=float(factor[p]),
+                       point=(float(d[p]), float(e[p])))
 
 
 def _bias(s):
@@ -397,10 +399,10 @@ def _bias(s):
     biased, mean, name, se, v = s.biased, s.mean, s.name, s.se, s.v
     if biased.size:
         c = int(biased[np.argmax(np.abs(mean[biased]) / se[biased])])
-        return _fail(name, f"biased: on {where(c)} the releases miss the true value by "
-                           f"{_g(mean[c], 3)} on average (± {_g(se[c], 2)}), but Laplace noise "
-                           "has mean 0. Hint: add rng.laplace(0, b), centred at 0, to the "
-                           "value itself.", "biased", value=float(v[c]))
+        return failure(name, f"biased: on {where(c)} the releases miss the true value by "
+                             f"{g(mean[c], 3)} on average (± {g(se[c], 2)}), but Laplace noise "
+                             "has mean 0. Hint: add rng.laplace(0, b), centred at 0, to the "
+                             "value itself.", "biased", value=float(v[c]))
 
 
 def _shape(s):
@@ -416,16 +418,16 @@ def _shape(s):
         pooled = p_pool <= p_cell[worst]
         where_ks = "over all probe inputs" if pooled else f"on {where(worst)}"
         dist = ks_pool if pooled else ks_cell[worst]
-        return _fail(name, f"the noise is not Laplace: {where_ks} its distribution differs "
-                           f"from Laplace's by up to {_g(100 * dist, 2)} percentage points "
-                           f"(Kolmogorov-Smirnov, p = {_g(min(p_pool, float(p_cell[worst])), 2)});"
-                           f" {_g(100 * frac3, 3)}% of errors exceed 3 times the mean |error| "
-                           f"(Laplace: 5.0%) and the excess kurtosis is {_g(kurt, 3)} "
-                           f"(Laplace: 3). It looks {_looks(kurt)}. Only Laplace noise of scale "
-                           "≥ Δ/ε gives pure ε-DP by the Laplace argument; Gaussian noise gives "
-                           "only (ε, δ)-DP and bounded noise none. Hint: rng.laplace(0, b) "
-                           "with b = Δ/ε.", "distribution", kurtosis=kurt,
-                     fraction_beyond_3=frac3)
+        return failure(name, f"the noise is not Laplace: {where_ks} its distribution differs "
+                             f"from Laplace's by up to {g(100 * dist, 2)} percentage points "
+                             f"(Kolmogorov-Smirnov, p = {g(min(p_pool, float(p_cell[worst])), 2)});"
+                             f" {g(100 * frac3, 3)}% of errors exceed 3 times the mean |error| "
+                             f"(Laplace: 5.0%) and the excess kurtosis is {g(kurt, 3)} "
+                             f"(Laplace: 3). It looks {_looks(kurt)}. Only Laplace noise of scale "
+                             "≥ Δ/ε gives pure ε-DP by the Laplace argument; Gaussian noise "
+                             "gives only (ε, δ)-DP and bounded noise none. Hint: "
+                             "rng.laplace(0, b) with b = Δ/ε.", "distribution", kurtosis=kurt,
+                       fraction_beyond_3=frac3)
 
 
 def _passed(s):
@@ -444,8 +446,8 @@ def _passed(s):
                "runs": n, "inputs": n_points * m, "tests": n_tests,
                "largest_audit_bound": float(audits_text),
                "seconds_per_call": per_call}
-    shown = "; ".join(f"Δ = {_g(d[p])}, ε = {_g(e[p])}: mean |error| {_g(bp[p], 4)} "
-                      f"(b = {_g(b[p], 4)})" for p in range(n_points))
+    shown = "; ".join(f"Δ = {g(d[p])}, ε = {g(e[p])}: mean |error| {g(bp[p], 4)} "
+                      f"(b = {g(b[p], 4)})" for p in range(n_points))
     more = np.flatnonzero(bp > high)
     q_lo = stats.gamma.ppf(a_i, big_n, scale=1 / big_n)   # b̂/b' lies in [q_lo, q_hi]
     q_hi = stats.gamma.isf(a_i, big_n, scale=1 / big_n)
@@ -454,22 +456,22 @@ def _passed(s):
         if wasteful.size:
             p = int(wasteful[np.argmax(factor[wasteful])])
             slip = _slip_guess(bp[p], d[p], e[p])
-            return _fail(name, f"private, but wasteful: at Δ = {_g(d[p])}, ε = {_g(e[p])} the "
-                               f"noise has mean |error| {_g(bp[p], 4)}, about {_g(factor[p], 3)} "
-                               f"times the Δ/ε = {_g(b[p], 4)} that ε-DP needs (at least "
-                               f"{_g(factor[p] / q_hi, 3)} times, with confidence 1 − "
-                               f"{_g(a_i, 2)}){', as if ' + slip if slip else ''}. More noise "
-                               "never hurts privacy, but every answer is about "
-                               f"{_g(factor[p], 3)} times less accurate than ε allows. Hint: "
-                               "b = Δ/ε exactly.", "wasteful", factor=float(factor[p]),
-                         point=(float(d[p]), float(e[p])))
+            return failure(name, f"private, but wasteful: at Δ = {g(d[p])}, ε = {g(e[p])} the "
+                                 f"noise has mean |error| {g(bp[p], 4)}, about {g(factor[p], 3)} "
+                                 f"times the Δ/ε = {g(b[p], 4)} that ε-DP needs (at least "
+                                 f"{g(factor[p] / q_hi, 3)} times, with confidence 1 − "
+                                 f"{g(a_i, 2)}){', as if ' + slip if slip else ''}. More noise "
+                                 "never hurts privacy, but every answer is about "
+                                 f"{g(factor[p], 3)} times less accurate than ε allows. Hint: "
+                                 "b = Δ/ε exactly.", "wasteful", factor=float(factor[p]),
+                           point=(float(d[p]), float(e[p])))
     if more.size:
         parts = []
         for p in more:
             f_lo_p, f_hi_p = factor[p] / q_hi, factor[p] / q_lo
             slip = _slip_guess(bp[p], d[p], e[p])
-            parts.append(f"about {_g(factor[p], 3)} times Δ/ε at Δ = {_g(d[p])}, ε = "
-                         f"{_g(e[p])} (between {_g(f_lo_p, 3)} and {_g(f_hi_p, 3)})"
+            parts.append(f"about {g(factor[p], 3)} times Δ/ε at Δ = {g(d[p])}, ε = "
+                         f"{g(e[p])} (between {g(f_lo_p, 3)} and {g(f_hi_p, 3)})"
                          + (f", as if {slip}" if slip else ""))
         return Feedback(True, f"{name}: passes, but with more noise than needed: the noise is "
                               f"Laplace and the same for every input, but its scale is "
@@ -519,34 +521,34 @@ def _atoms_feedback(name, c, zc, eqc, exact, n, bb, where, n_exact, total, only_
     """What the repeated values look like: the exact answer, a clip, or discrete noise."""
     distinct = int(zc.size - eqc.sum())
     if only_exact or (exact[c] >= max(2, 0.5 * (zc.size - distinct))):
-        return _fail(name, f"on {where(c)} your function returned the exact value in "
-                           f"{int(exact[c]):,} of {n:,} runs ({n_exact:,} of {total:,} runs on "
-                           "the inputs where float64 resolves the noise finely). Continuous "
-                           "noise is never exactly 0; an exact answer, even rarely, is a "
-                           "release with no privacy at all. Hint: add fresh Laplace noise on "
-                           "every call (no special cases).", "atoms",
-                     kind="exact", count=int(exact[c]))
+        return failure(name, f"on {where(c)} your function returned the exact value in "
+                             f"{int(exact[c]):,} of {n:,} runs ({n_exact:,} of {total:,} runs on "
+                             "the inputs where float64 resolves the noise finely). Continuous "
+                             "noise is never exactly 0; an exact answer, even rarely, is a "
+                             "release with no privacy at all. Hint: add fresh Laplace noise on "
+                             "every call (no special cases).", "atoms",
+                       kind="exact", count=int(exact[c]))
     lo_n = int(np.argmax(~eqc)) if (~eqc).any() else eqc.size
     hi_n = int(np.argmax(~eqc[::-1])) if (~eqc).any() else eqc.size
     if max(lo_n, hi_n) >= 2 and zc[-1] > 0 > zc[0] and distinct > 0.5 * n:
         at = zc[-1] if hi_n >= lo_n else zc[0]
         cnt = (hi_n if hi_n >= lo_n else lo_n) + 1
-        return _fail(name, f"on {where(c)}, {cnt:,} of {n:,} runs returned exactly "
-                           f"value {'+' if at > 0 else '−'} {_g(abs(at))} = value "
-                           f"{'+' if at > 0 else '−'} {_g(abs(at) / bb, 4)}·b, the largest "
-                           "error seen: the noise looks clipped (np.clip or min/max). A clip "
-                           "piles probability on one output, and it differs between neighbours "
-                           "(value + c is possible from one input and has a different "
-                           "probability from the other), so ε-DP fails. Hint: never clip or "
-                           "bound Laplace noise.", "atoms", kind="clipped", count=cnt)
-    return _fail(name, f"on {where(c)} the {n:,} runs gave only {distinct:,} distinct values; "
-                       f"one of them repeats {int(_max_run(eqc[None])[0]) + 1:,} times. "
-                       "Continuous Laplace noise practically never repeats a float64 value, so "
-                       "the noise looks discrete (integers, rounding) or mixed with fixed "
-                       "answers. Discrete noise added to a real value lets a neighbour's "
-                       "outputs fall on a different grid, so ε-DP fails. Hint: "
-                       "rng.laplace(0, b) returns a real number; do not round it.", "atoms",
-                 kind="discrete", distinct=distinct)
+        return failure(name, f"on {where(c)}, {cnt:,} of {n:,} runs returned exactly "
+                             f"value {'+' if at > 0 else '−'} {g(abs(at))} = value "
+                             f"{'+' if at > 0 else '−'} {g(abs(at) / bb, 4)}·b, the largest "
+                             "error seen: the noise looks clipped (np.clip or min/max). A clip "
+                             "piles probability on one output, and it differs between neighbours "
+                             "(value + c is possible from one input and has a different "
+                             "probability from the other), so ε-DP fails. Hint: never clip or "
+                             "bound Laplace noise.", "atoms", kind="clipped", count=cnt)
+    return failure(name, f"on {where(c)} the {n:,} runs gave only {distinct:,} distinct values; "
+                         f"one of them repeats {int(_max_run(eqc[None])[0]) + 1:,} times. "
+                         "Continuous Laplace noise practically never repeats a float64 value, so "
+                         "the noise looks discrete (integers, rounding) or mixed with fixed "
+                         "answers. Discrete noise added to a real value lets a neighbour's "
+                         "outputs fall on a different grid, so ε-DP fails. Hint: "
+                         "rng.laplace(0, b) returns a real number; do not round it.", "atoms",
+                   kind="discrete", distinct=distinct)
 
 
 def _ks_exponential(sorted_u):
@@ -572,17 +574,17 @@ def _looks(kurt):
     if kurt > 2.0:
         return "heavy-tailed but not Laplace"
     if kurt > -0.6:
-        return f"like Gaussian noise (excess kurtosis {_g(kurt, 2)}; Gaussian 0, Laplace 3)"
+        return f"like Gaussian noise (excess kurtosis {g(kurt, 2)}; Gaussian 0, Laplace 3)"
     if kurt > -1.5:
-        return f"like uniform noise (excess kurtosis {_g(kurt, 2)}; uniform −1.2, Laplace 3)"
-    return f"bounded (excess kurtosis {_g(kurt, 2)}; Laplace 3)"
+        return f"like uniform noise (excess kurtosis {g(kurt, 2)}; uniform −1.2, Laplace 3)"
+    return f"bounded (excess kurtosis {g(kurt, 2)}; Laplace 3)"
 
 
-def _problem_feedback(name, problem):
+def problem_feedback(name, problem):
     reason, text = problem
     if reason == "unsolved":
         return Feedback(False, f"{name}: {NOT_SOLVED} (the function returns None; fill in its "
                                "body).", solved=False, details={"reason": "unsolved"})
     hint = " Hint: the signature is release(value, sensitivity, epsilon, rng)." \
         if reason == "error" else ""
-    return _fail(name, f"{text}.{hint}", reason)
+    return failure(name, f"{text}.{hint}", reason)

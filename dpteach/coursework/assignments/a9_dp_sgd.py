@@ -54,7 +54,7 @@ ACCOUNTANTS = ("rdp", "zcdp", "exact")
 # ------------------------------------------------------------------ the check's accountant
 def accountant_epsilon(sigma, delta, steps, q, accountant):
     """ε at δ after ``steps`` Gaussian steps of noise multiplier σ (Poisson rate q)."""
-    from .. import rdp
+    from ... import rdp
     if accountant == "rdp":
         return rdp.RDPAccountant().compose_gaussian(sigma, q=q, steps=steps).epsilon(delta)
     if accountant == "zcdp":
@@ -339,7 +339,7 @@ _T3_LIBRARY = ("dpteach:subsampled_gaussian_rdp", "dpteach.rdp:subsampled_gaussi
 
 def _t3_request(rng):
     """Four hidden cases, one of each kind, in a random order; the truth from the kit."""
-    from .. import rdp
+    from ... import rdp
 
     def u(lo, hi, log=False):
         x = 10 ** rng.uniform(np.log10(lo), np.log10(hi)) if log else rng.uniform(lo, hi)

@@ -48,7 +48,7 @@ _CONDITIONS = ("Flu", "Heart Disease", "Viral Infection", "Asthma", "Diabetes")
 
 
 def _table(seed, n):
-    from ..datasets import synthetic_patients
+    from ...datasets import synthetic_patients
     return synthetic_patients(int(n), rng=int(seed))
 
 
@@ -69,7 +69,7 @@ def _t1_request(rng):
 
 def _recording_curator(table, epsilon, rng):
     """A Curator that keeps (epsilon, answer) of every count it releases."""
-    from ..curator import Curator
+    from ...curator import Curator
 
     class RecordingCurator(Curator):
         def __init__(self, *args, **kwargs):
@@ -88,7 +88,7 @@ def _t1_collect(answers, req):
     fn = answers.get("averaging_attack")
     if is_unsolved(fn):
         return dict(UNSOLVED)
-    from ..accounting import BudgetExceededError
+    from ...accounting import BudgetExceededError
     table = _table(req["table_seed"], req["n"])
     k, eps = int(req["k"]), float(req["epsilon"])
     curator = _recording_curator(table, k * eps, np.random.default_rng(req["noise_seed"]))
@@ -202,7 +202,7 @@ def _t3_request(rng):
                       "k": int(rng.integers(10, 3000)),
                       "delta": 0.0 if i == 0 else float(10 ** rng.uniform(-9, -5)),
                       "delta_slack": float(10 ** rng.uniform(-9, -3))})
-    from ..accounting import advanced_composition
+    from ...accounting import advanced_composition
     truth = [list(advanced_composition(c["epsilon"], c["delta"], c["k"], c["delta_slack"]))
              for c in cases]
     return {"cases": cases}, {"expected": truth}
@@ -301,8 +301,8 @@ def _t4_collect(answers, req):
     fn = answers.get("defended_curator")
     if is_unsolved(fn):
         return dict(UNSOLVED)
-    from ..accounting import BudgetExceededError
-    from ..curator import Curator
+    from ...accounting import BudgetExceededError
+    from ...curator import Curator
 
     out = []
     for a in req["attacks"]:

@@ -1,6 +1,6 @@
 """Grading's files on the grader's side: reading a result file the sandbox left behind
 (as untrusted bytes, bounded in size and nesting), and writing the report and totals CSVs
-(each atomically) and the readable per-notebook summary. :mod:`dpteach.grading`
+(each atomically) and the readable per-notebook summary. :mod:`dpteach.coursework.grading`
 re-exports these names."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ MAX_DEPTH = 100
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
-def _read_result(path):
+def read_result(path):
     """The text of the result file, or None when it is not a regular file (a symlink,
     a FIFO or a device the kernel put there) or is too large. FileNotFoundError when
     there is none."""
@@ -47,7 +47,7 @@ def _read_result(path):
     return raw.decode("utf-8")
 
 
-def _depth(text: str) -> int:
+def nesting_depth(text: str) -> int:
     """How deeply the JSON ``text`` nests arrays and objects (checked before parsing:
     a recursion error deep inside the parser can upset the interpreter)."""
     bare = np.frombuffer(_JSON_STRING.sub("", text).encode("utf-8"), dtype=np.uint8)
@@ -57,7 +57,7 @@ def _depth(text: str) -> int:
     return int(np.cumsum(steps).max(initial=0))
 
 
-def _totals_path(report):
+def totals_path(report):
     report = Path(report)
     return report.with_name(report.stem + "_totals" + (report.suffix or ".csv"))
 

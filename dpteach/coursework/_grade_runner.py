@@ -1,6 +1,7 @@
-"""The part of grading that runs the student's code: ``python -m dpteach._grade_runner
-FOLDER``, started by :mod:`dpteach.grading` inside the sandbox (or, with ``--no-sandbox``,
-as a plain child process) with FOLDER its only writable place.
+"""The part of grading that runs the student's code: ``python -m
+dpteach.coursework._grade_runner FOLDER``, started by :mod:`dpteach.coursework.grading`
+inside the sandbox (or, with ``--no-sandbox``, as a plain child process) with FOLDER its
+only writable place.
 
 FOLDER holds ``job.json`` (the cells, the assignment, the tasks' names and request files,
 the limits) and one ``request_<i>.pkl`` per task, written by the grader. This runner
@@ -36,7 +37,7 @@ _UNNEEDED = ("rfc3987_syntax",)
 def run(folder) -> int:
     for name in _UNNEEDED:
         sys.modules.setdefault(name, None)       # `import` raises ImportError, as if absent
-    from . import _grade_kernel as grading
+    from ._grade_kernel import COLLECT, Kernel, run_cells
     from ._sandbox import prelude_cell
 
     folder = Path(folder)
@@ -47,9 +48,9 @@ def run(folder) -> int:
     _write_status(folder, status)
     # the checks off and the stubs run first in every kernel started here, restarts included
     prelude = prelude_cell(job.get("stubs") or ())
-    kernel = grading._Kernel(folder, prelude=prelude)
+    kernel = Kernel(folder, prelude=prelude)
     try:
-        grading._run_cells(kernel, cells, timeout, notes)
+        run_cells(kernel, cells, timeout, notes)
         _write_status(folder, status)
         deadline, rerun = time.monotonic() + timeout, False
         for task in job["tasks"]:
@@ -59,7 +60,7 @@ def run(folder) -> int:
                 status["tasks"][i] = "grading_timeout"
                 continue
             starts = kernel.starts
-            code = grading._COLLECT.format(
+            code = COLLECT.format(
                 fn=f"_grader_collect_{task['token']}", names=tuple(task["names"]),
                 request=str(folder / task["request"]), result=str(folder / task["result"]),
                 assignment=job["assignment"], key=task["key"])
@@ -73,7 +74,7 @@ def run(folder) -> int:
             if not rerun:
                 notes.append(f"{task['key']}: the kernel had to be restarted while grading; "
                              "the notebook was run again for the remaining tasks")
-                grading._run_cells(kernel, cells, max(1.0, deadline - time.monotonic()), notes)
+                run_cells(kernel, cells, max(1.0, deadline - time.monotonic()), notes)
                 rerun = True
         status["done"] = True
         _write_status(folder, status)

@@ -1,7 +1,7 @@
 """Grade handed-in coursework notebooks without trusting what they print or do.
 
 ``make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv [JOBS=2]`` (``python -m
-dpteach.grading``, ``dpteach grade``) grades each notebook in five steps:
+dpteach.coursework.grading``, ``dpteach grade``) grades each notebook in five steps:
 
 1. **read** every submission into memory first (so no notebook can rewrite another's file
    before it is graded) and decide its assignment: ``--assignment``, else the notebook's
@@ -10,17 +10,17 @@ dpteach.grading``, ``dpteach grade``) grades each notebook in five steps:
 2. **draw**, here, every task's held-out request and truth from a fresh ``secrets`` seed
    (one stream per notebook, so ``--jobs`` does not change them), and write the
    notebook's cells and the requests (never the truths) into an empty scratch folder;
-3. **run** :mod:`dpteach._grade_runner` on that folder inside a bubblewrap sandbox
-   (:mod:`dpteach._sandbox`: everything read-only but the scratch folder, no network,
+3. **run** :mod:`dpteach.coursework._grade_runner` on that folder inside a bubblewrap sandbox
+   (:mod:`dpteach.coursework._sandbox`: everything read-only but the scratch folder, no network,
    its own PID namespace, an unprivileged user, the forbidden kit functions replaced by
    stubs). The runner runs the cells in a fresh kernel (a cell that raises does not stop
    the next; a kernel that dies is restarted; after ``timeout`` seconds the rest is
    skipped), then per task one injected cell that looks up the task's names and calls
-   ``task.collect``, writing JSON (:func:`dpteach.assignments.dumps`). Each task has its
+   ``task.collect``, writing JSON (:func:`dpteach.coursework.assignments.dumps`). Each task has its
    own time limit; all of them together get another ``timeout`` seconds;
 4. once the sandbox has ended (every process it held with it), **judge** here: each
    result file is read as untrusted bytes and decoded as data only
-   (:func:`dpteach.assignments.loads`, never pickle), and ``task.judge(data, request,
+   (:func:`dpteach.coursework.assignments.loads`, never pickle), and ``task.judge(data, request,
    truth)`` decides;
 5. **report**: the rows and the per-notebook totals are written atomically after each
    notebook. Any failure while grading one notebook becomes failed rows for it.
@@ -58,14 +58,14 @@ import nbformat
 import numpy as np
 
 from . import _sandbox, assignments
-from ._validate import valid_real
+from .._validate import valid_real
 # the kernel (run inside the sandbox by _grade_runner) and the report writing live in
-# private modules; their names stay importable from here
-from ._grade_kernel import _COLLECT, _Kernel, _code_cells, _run_cells  # noqa: F401
+# private modules; the report's names stay importable from here
+from ._grade_kernel import code_cells
 from ._grade_report import (FIELDS, MAX_DEPTH, MAX_RESULT_BYTES, NOTEBOOK_ROW,  # noqa: F401
-                            TOTAL_FIELDS, _depth, _read_result, _totals_path, summary,
-                            totals, write_report, write_totals)
-from .coursework import assignment_of
+                            TOTAL_FIELDS, nesting_depth, read_result, summary, totals,
+                            totals_path, write_report, write_totals)
+from .student_copies import assignment_of
 
 __all__ = ["Row", "FIELDS", "TOTAL_FIELDS", "grade", "grade_notebook", "summary", "totals",
            "write_report", "write_totals", "main", "SandboxUnavailable"]
@@ -154,18 +154,18 @@ def _tasks(assignment):
         raise SubmissionError(str(err)) from None
     except ImportError:
         raise SubmissionError(f"assignment {assignment} has no auto-graded tasks "
-                              "in dpteach.assignments yet") from None
+                              "in dpteach.coursework.assignments yet") from None
 
 
 # ------------------------------------------------------------------ one notebook
 def _verdict(task, result_path, request, truth, notes=()) -> tuple:
     """(passed, message) from the result file the kernel wrote (untrusted bytes)."""
     try:
-        text = _read_result(result_path)
+        text = read_result(result_path)
         if text is None:
             return False, (f"{task.key}: the result is not a file of at most "
                            f"{MAX_RESULT_BYTES} bytes")
-        if _depth(text) > MAX_DEPTH:
+        if nesting_depth(text) > MAX_DEPTH:
             return False, f"{task.key}: the result is nested too deeply to be data"
         envelope = assignments.loads(text)
     except FileNotFoundError:
@@ -257,8 +257,8 @@ def _remove(folder):
 def _read_status(folder) -> dict:
     """status.json as the runner (or the student's code) left it, as data; {} if none."""
     try:
-        text = _read_result(Path(folder) / "status.json")
-        status = json.loads(text) if text and _depth(text) <= 4 else {}
+        text = read_result(Path(folder) / "status.json")
+        status = json.loads(text) if text and nesting_depth(text) <= 4 else {}
     except (OSError, ValueError):
         return {}
     return status if isinstance(status, dict) else {}
@@ -272,7 +272,7 @@ def grade_notebook(path, *, raw=None, assignment=None, timeout=120.0,
     it cannot be graded. ``notes`` (a list) receives what happened during the run.
     ``timeout`` and ``task_timeout`` are seconds: positive finite numbers.
 
-    The notebook runs in the sandbox (:mod:`dpteach._sandbox`; ``sandbox=False`` runs it
+    The notebook runs in the sandbox (:mod:`dpteach.coursework._sandbox`; ``sandbox=False`` runs it
     as a plain child process). ``seed`` fixes the hidden draws (default: fresh from
     ``secrets``); ``repeats`` > 1 draws each task that many times, and the task passes
     only when every draw does. ``name`` is the notebook's name in the rows (default
@@ -327,7 +327,7 @@ def _read_submission(path, raw, assignment, name):
 def _launch(folder, sandbox, targets, stub_dir, limit, hidden=()) -> tuple:
     """Run the runner on ``folder`` (in the sandbox): (exit code or None when it had to
     be killed, the end of what it wrote to stderr)."""
-    argv = [_sandbox.python(), "-m", "dpteach._grade_runner", str(folder)]
+    argv = [_sandbox.python(), "-m", "dpteach.coursework._grade_runner", str(folder)]
     if sandbox:
         with _STUB_LOCK:
             overlays, masks = _sandbox.stub_sources(targets, stub_dir)
@@ -406,7 +406,7 @@ def _run_part(nb, name, key, draws, targets, verdicts, *, timeout, task_timeout,
     judge ``draws`` there: each verdict is appended to ``verdicts[task key]``."""
     folder = Path(tempfile.mkdtemp(prefix="grade_"))
     try:
-        job = {"cells": _code_cells(nb), "assignment": key, "timeout": timeout,
+        job = {"cells": code_cells(nb), "assignment": key, "timeout": timeout,
                "task_timeout": task_timeout, "stubs": targets, "tasks": []}
         for i, (task, request, _truth) in enumerate(draws):
             token = secrets.token_hex(8)
@@ -506,7 +506,7 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
             pass
     seed = secrets.randbits(128) if seed is None else int(seed)
     if report is not None and totals is None:
-        totals = _totals_path(report)
+        totals = totals_path(report)
     stub_dir = Path(tempfile.mkdtemp(prefix="grade_stubs_"))
     # no notebook sees the other hand-ins or the report
     hidden = {os.path.dirname(os.path.abspath(p)) for p in paths}
@@ -547,7 +547,7 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m dpteach.grading",
+        prog="python -m dpteach.coursework.grading",
         description="Run handed-in notebooks, each in a sandbox with a fresh kernel, and "
                     "grade every task of their assignment; write notebook,task,passed,"
                     "message rows and per-notebook totals.")
@@ -587,7 +587,7 @@ def main(argv=None) -> int:
               "(make grade ... SANDBOX=0).", file=sys.stderr)
         return 2
     print(f"wrote {len(rows)} rows to {args.report} and totals to "
-          f"{args.totals or _totals_path(args.report)}")
+          f"{args.totals or totals_path(args.report)}")
     return 0
 
 

@@ -118,7 +118,7 @@ def _t1_collect(answers, req):
 
 def reference_clipped_means(case, size, rng):
     """``size`` releases of the exact construction (the kit's clipped_mean)."""
-    from ..clipping import clipped_mean
+    from ...clipping import clipped_mean
     return np.asarray(clipped_mean(np.array(case["values"]), case["lower"], case["upper"],
                                    case["epsilon"], rng=rng, size=size))
 
@@ -352,7 +352,7 @@ def _t3_judge(data, req, truth):
     got = data.get("counts")
     if not isinstance(got, list) or len(got) != len(cases):
         return fail(key, "the check's data is malformed.", "malformed")
-    from ..sparse_vector import above_threshold_probabilities
+    from ...sparse_vector import above_threshold_probabilities
     rows = []
     for c, cnt in zip(cases, got):
         k = len(c["answers"])
@@ -406,7 +406,7 @@ def quantile_release_cdf(case, *, twin=None):
     F(t) = sum_i P(i) clip((t - z_i) / (z_{i+1} - z_i), 0, 1). ``twin`` gives the CDF of a
     known slip instead, for the hint: "double" (exp(ε·u), not exp(ε·u/2)) or "unweighted"
     (no length factor)."""
-    from ..clipping import quantile_interval_probabilities
+    from ...clipping import quantile_interval_probabilities
     epsilon = case["epsilon"] * (2.0 if twin == "double" else 1.0)
     edges, probs = quantile_interval_probabilities(np.array(case["values"]), case["q"],
                                                    case["lower"], case["upper"], epsilon)

@@ -388,7 +388,7 @@ _DECODERS = ("dpteach.attacks:reconstruct_lsq", "dpteach.attacks:reconstruct_lp"
 
 
 def _recon_request(rng, spec, noise):
-    from ..attacks import noisy_answers, random_subset_queries
+    from ...attacks import noisy_answers, random_subset_queries
 
     n, m = spec["n"], spec["m"]
     rng = np.random.default_rng(rng.integers(2**63))   # not the stream a notebook seeds

@@ -12,7 +12,7 @@ setting and writes a Laplace mechanism; the checks evaluate them at hidden param
   with both notions of neighbours: add/remove 1 (either norm), substitute 2 (L1) and √2
   (L2);
 * Task 4 (4 points) ``laplace_release(value, sensitivity, epsilon, rng)``: audited and
-  measured by :func:`dpteach.exercises.mechanism_judge` at hidden (Δ, ε) points;
+  measured by :func:`dpteach.coursework.exercises.mechanism_judge` at hidden (Δ, ε) points;
 * Task 5 (2 points) ``slipped_release``: the classic slip b = ε, which the same check
   must refute *for privacy*, with noise of scale ε at every hidden point;
 * Task 6 (1 point) ``error_bound(sensitivity, epsilon, p)``: the t with
@@ -71,7 +71,7 @@ def _judge_calls(key, data, cases, truth, *, signature, describe, hint, rel=1e-6
 
 # ------------------------------------------------------------------ Task 1: sums and counts
 def _brute(query, universe, size, neighbours="add_remove", norm=1):
-    from ..sensitivity import global_sensitivity
+    from ...sensitivity import global_sensitivity
 
     return float(global_sensitivity(query, universe, size, neighbours=neighbours, norm=norm))
 

@@ -1,7 +1,9 @@
 """The kernel side of grading: a notebook's kernel that survives its cells (restarted when
 it dies, interrupted and settled when a cell times out), the injected collect cell, and
-running a notebook's code cells within a time limit. Used by :mod:`dpteach._grade_runner`
-inside the sandbox; :mod:`dpteach.grading` re-exports the names it used to hold."""
+running a notebook's code cells within a time limit. Used by
+:mod:`dpteach.coursework._grade_runner` inside the sandbox (:class:`Kernel`,
+:func:`run_cells`, :data:`COLLECT`); :mod:`dpteach.coursework.grading` reads a notebook's
+cells with :func:`code_cells`."""
 
 from __future__ import annotations
 
@@ -57,7 +59,7 @@ def _cancel_leftover_tasks():
         loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
-class _Kernel:
+class Kernel:
     """One notebook's kernel, in its own folder; restarted when it dies."""
 
     def __init__(self, folder: Path, prelude=None):
@@ -160,10 +162,10 @@ class _Kernel:
             self.restart()
 
 
-_COLLECT = '''\
+COLLECT = '''\
 def {fn}():
     import pickle
-    from dpteach import assignments as A
+    from dpteach.coursework import assignments as A
     names, out = {names!r}, None
     g = globals()
     missing = [n for n in names if n not in g]
@@ -190,13 +192,13 @@ finally:
 '''
 
 
-def _code_cells(nb) -> list:
+def code_cells(nb) -> list:
     """(index, source) of the notebook's non-empty code cells."""
     return [(i, str(cell.get("source", ""))) for i, cell in enumerate(nb.cells)
             if cell.get("cell_type") == "code" and str(cell.get("source", "")).strip()]
 
 
-def _run_cells(kernel, cells, timeout, notes) -> None:
+def run_cells(kernel, cells, timeout, notes) -> None:
     """Run ``cells`` ((index, source) pairs) in ``kernel`` within ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     for i, source in cells:

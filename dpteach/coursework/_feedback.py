@@ -1,6 +1,9 @@
-"""The verdict a check returns (:class:`Feedback`) and the helpers that word it.
+"""The verdict a check returns (:class:`Feedback`) and the helpers that word it, shared by
+every check of the coursework (:mod:`dpteach.coursework.exercises`, its private helper
+modules and :mod:`dpteach.coursework.assignments`): :func:`unsolved`, :func:`not_solved`,
+:func:`failure` and :func:`number_text`.
 
-Private: students and graders use ``dpteach.exercises.Feedback``.
+Private: students and graders use ``dp.exercises.Feedback``.
 """
 
 from __future__ import annotations
@@ -40,20 +43,23 @@ class Feedback:
         return repr(self)
 
 
-def _unsolved(found) -> bool:
+def unsolved(found) -> bool:
+    """An answer still left as None or ``...`` (or a stub's result)."""
     return found is None or found is Ellipsis
 
 
-def _not_solved(name) -> Feedback:
+def not_solved(name) -> Feedback:
+    """The verdict on an answer not yet given."""
     return Feedback(False, f"{name}: {NOT_SOLVED} (replace the None/... with your answer).",
                     solved=False, details={"reason": "unsolved"})
 
 
-def _fail(name, text, reason, **details) -> Feedback:
+def failure(name, text, reason, **details) -> Feedback:
+    """A failed verdict: ``text`` for the student, ``reason`` and ``details`` for graders."""
     return Feedback(False, f"{name}: {text}", details={"reason": reason, **details})
 
 
-def _g(x, digits=4) -> str:
+def number_text(x, digits=4) -> str:
     """A number for a message: integers in full, others to ``digits`` significant
     digits, ∞, -∞, nan; anything else as a short repr."""
     try:

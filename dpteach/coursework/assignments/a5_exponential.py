@@ -132,7 +132,7 @@ def _t1_judge(data, req, truth):
                          "numbers, one probability per candidate. Hint: large scores overflow "
                          "np.exp; subtract the largest score first (or use "
                          "scipy.special.softmax).", "type")
-    from ..mechanisms import exponential_probabilities
+    from ...mechanisms import exponential_probabilities
     if data.get("called_library") is True:
         return fail(key, "your function calls dp.exponential_probabilities; the task is to "
                          "write it yourself. Hint: scipy.special.softmax of ε·u/(2Δ).",
@@ -239,7 +239,7 @@ def _t3a_request(rng):
         cases.append({"scores": scores, "sensitivity": float(rng.choice([0.5, 1.0, 2.0, 3.0])),
                       "epsilon": float(np.round(rng.uniform(0.2, 3), 2)),
                       "t": float(np.round(rng.uniform(0.5, 5), 2))})
-    from ..bounds import exponential_utility_threshold
+    from ...bounds import exponential_utility_threshold
     exp = [exponential_utility_threshold(float(c["scores"].max()), c["sensitivity"], c["epsilon"],
                                          c["scores"].size, c["t"]) for c in cases]
     return {"cases": cases}, {"expected": exp}
@@ -284,7 +284,7 @@ def _threshold(u, d, eps, t, log=math.log):
 
 
 def _p_below(u, d, eps, thr):
-    from ..mechanisms import exponential_probabilities
+    from ...mechanisms import exponential_probabilities
     return float(exponential_probabilities(u, d, eps)[u <= thr].sum())
 
 
@@ -374,8 +374,8 @@ def _t3b_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 4
 def _t4_case(rng):
-    from ..exponential import posted_price_revenue
-    from ..mechanisms import exponential_probabilities
+    from ...exponential import posted_price_revenue
+    from ...mechanisms import exponential_probabilities
     while True:
         vals = np.round(rng.uniform(0.5, 6.0, int(rng.integers(3, 9))), 2)
         prices = np.round(np.sort(rng.choice(np.arange(50, 601), int(rng.integers(3, 7)),
@@ -406,8 +406,8 @@ def _t4_judge(data, req, truth):
                         "Hint: p_best_price(valuations, prices, epsilon) returns a probability.")
     if bad is not None:
         return bad
-    from ..exponential import posted_price_revenue
-    from ..mechanisms import exponential_probabilities
+    from ...exponential import posted_price_revenue
+    from ...mechanisms import exponential_probabilities
     for c, f, want in zip(req["cases"], found, expected):
         vals, prices = np.asarray(c["valuations"], float), np.asarray(c["prices"], float)
         where = (f"for {vals.size} buyers valuing {vals.tolist()} and prices {prices.tolist()} "
