@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .. import accounting, mechanisms
+from .. import mechanisms
 from ..definition import (blip_distributions, max_probability_ratio, posterior_bounds,
                           rr_standard_error, smallest_delta)
 from ..plots import PALETTE, bars, density_line, hline, label_axes, new_figure, set_band, vline
