@@ -1,7 +1,39 @@
 """dpteach: a teaching kit for differential privacy.
 
-``import dpteach as dp`` gives the public API below. Submodules load on first use, so
-the import itself is quick (numpy, scipy, pandas and matplotlib load when needed).
+``import dpteach as dp`` gives the public API below (``dp.laplace_mechanism``,
+``dp.tradeoff_curve``, ``dp.dp_sgd`` ...). Submodules load on first use, so the import
+itself is quick (numpy, scipy, pandas and matplotlib load when needed).
+
+Where things live
+-----------------
+What a notebook teaches is one module each, at the top level; read the module a
+notebook names and you read the code it runs.
+
+- 01 ``anonymity`` (k-anonymity, l-diversity, t-closeness) and ``attacks/`` (linkage,
+  homogeneity, differencing, query auditing, averaging, reconstruction, floating point)
+- 02-03 ``curator`` (a budgeted server of noisy answers), ``attacks.reconstruction``
+- 04 ``definition`` (what the definition promises: probability ratios, the hockey stick)
+- 05 ``sensitivity``; 06-09 ``mechanisms``, ``bounds``, ``exponential``;
+  10 ``comparison``; 11 ``audit``, ``audit_zoo``, ``discrete``
+- 07 ``accounting``; 12 ``properties``; 13 ``tradeoff``; 14 ``clipping``;
+  15 ``sparse_vector``; 16 ``rdp``, ``pld``; 17 ``local``, ``local_protocols``;
+  18 ``sgd``; 19 ``beyond_global``; 20 ``synthetic``
+- the seed tables: ``datasets``
+
+Support the notebooks use: ``panels/`` (the slider panels, one module per topic, loaded
+when a panel is first built), ``plots`` and ``style`` (drawing, palette, lecture mode),
+``notebook`` (navigation, showing a function's source).
+
+Coursework machinery, kept apart in ``coursework/``: ``exercises`` (the notebooks'
+exercise checks, reached as ``dp.exercises``), ``assignments/`` (the graded tasks, reached
+as ``dp.assignments``), ``grading`` with its private ``_grade_*`` and ``_sandbox``
+modules (``make grade``), ``nbgrader_export`` (``make nbgrader``) and ``student_copies``
+(``make exercises``). ``cli`` is the ``dpteach`` command that hands all of it out.
+
+Private modules (a leading underscore) hold what several modules share and a student
+need not read: ``_validate`` (every parameter check), ``_tables`` (table and column
+checks for the anonymity lessons), ``_gaussian`` (the exact Gaussian delta),
+``_audit_outputs``.
 """
 
 from __future__ import annotations

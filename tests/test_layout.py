@@ -408,3 +408,16 @@ def test_no_module_getattr_but_the_lazy_loaders():
                for n in tree.body):
             hooks.append(_module_name(path))
     assert set(hooks) <= LAZY_LOADERS, f"module __getattr__/__dir__ hooks: {sorted(set(hooks) - LAZY_LOADERS)}"
+
+
+def test_the_package_docstring_names_every_module_a_newcomer_meets():
+    """The package docstring is the map: every lesson and support module at the top
+    level, every subpackage and every coursework module is named in it."""
+    import dpteach
+
+    doc = dpteach.__doc__
+    names = [p.stem for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__")]
+    names += [p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()]
+    names += [p.stem for p in (PACKAGE / "coursework").glob("[a-z]*.py")]
+    missing = [n for n in sorted(set(names)) if f"``{n}" not in doc]
+    assert not missing, f"modules the package docstring does not name: {missing}"
