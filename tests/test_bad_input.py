@@ -654,7 +654,7 @@ SPECS += [
          dict(counts=[[5, -1], [2.5], None], epsilon=BAD_EPSILON, mechanism=["nope", None],
               rng=BAD_RNG + [-1], size=BAD_SIZE)),
     Spec(_opt(_local, "estimate_from_counts"), dict(counts=[5, 3, 2], n=10, k=3, epsilon=1.0),
-         dict(n=BAD_COUNT, k=BAD_K2, epsilon=BAD_EPSILON, mechanism=["nope", None])),
+         dict(n=swept(BAD_COUNT, 10), k=BAD_K2, epsilon=BAD_EPSILON, mechanism=["nope", None])),
     Spec(_opt(_local, "central_histogram_estimate"), dict(counts=[5, 3, 2], epsilon=1.0, size=2),
          dict(epsilon=BAD_EPSILON, rng=BAD_RNG + [-1], size=BAD_SIZE)),
     Spec(_opt(_local, "example_frequencies"), dict(k=4), dict(k=BAD_K2)),
