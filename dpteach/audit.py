@@ -31,12 +31,14 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import special
 
 from ._audit_outputs import _as_values, _decode, _run
 from ._checks import _describe
 from ._checks import (check_delta, check_epsilon, check_positive_int, check_real,
                       check_rng)
+from ._lazy import lazy_module
+
+special = lazy_module("scipy.special")   # imported by the first confidence bound
 
 __all__ = [
     "epsilon_lower_bound",

@@ -8,11 +8,14 @@ Dwork & Roth, *The Algorithmic Foundations of Differential Privacy* (2014), cite
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from ._checks import (check_bits, check_delta, check_epsilon, check_flag, check_real, check_rng,
                       check_scores, check_sensitivity, check_size, check_values,
                       release_shape)
+from ._lazy import lazy_module
+from ._roots import brentq
+
+special = lazy_module("scipy.special")   # imported by the first function that uses it
 
 __all__ = [
     "laplace_scale",
@@ -173,9 +176,9 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
     differential privacy", Theorem 8), solved by bracketing root finding (brentq,
     rtol 1e-14): delta(sigma) meets the target to 1e-9 relative or better, and
     sigma * (1 - 1e-9) already misses it. Valid for every epsilon > 0 and never larger
-    than the classic sigma. Taught in notebook 08.
+    than the classic sigma. Taught in notebook 08. (brentq is dpteach._roots.brentq:
+    scipy.optimize.brentq's algorithm, the same floats, without importing scipy.optimize.)
     """
-    from scipy import optimize
     d = check_sensitivity(l2_sensitivity, "l2_sensitivity")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, required=True)
@@ -198,8 +201,8 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
     while _gaussian_delta(hi, 1.0, epsilon) > delta:
         hi *= 10
     try:
-        root = optimize.brentq(lambda s: _gaussian_delta(s, 1.0, epsilon) - delta, lo, hi,
-                               xtol=1e-300, rtol=1e-14, maxiter=500)
+        root = brentq(lambda s: _gaussian_delta(s, 1.0, epsilon) - delta, lo, hi,
+                      xtol=1e-300, rtol=1e-14, maxiter=500)
     except RuntimeError:
         raise ValueError(f"epsilon={epsilon:g} is too large for the analytic calibration to "
                          "converge; use a smaller epsilon") from None
