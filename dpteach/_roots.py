@@ -55,12 +55,15 @@ def brentq(f, a, b, *, xtol=2e-12, rtol=_RTOL_MIN, maxiter=100):
         if fcur == 0 or abs(sbis) < delta:
             return xcur
         if abs(spre) > delta and abs(fcur) < abs(fpre):
-            if xpre == xblk:                               # interpolate (secant)
-                stry = -fcur * (xcur - xpre) / (fcur - fpre)
-            else:                                          # extrapolate (inverse quadratic)
-                dpre = (fpre - fcur) / (xpre - xcur)
-                dblk = (fblk - fcur) / (xblk - xcur)
-                stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
+            try:
+                if xpre == xblk:                           # interpolate (secant)
+                    stry = -fcur * (xcur - xpre) / (fcur - fpre)
+                else:                                      # extrapolate (inverse quadratic)
+                    dpre = (fpre - fcur) / (xpre - xcur)
+                    dblk = (fblk - fcur) / (xblk - xcur)
+                    stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
+            except ZeroDivisionError:
+                stry = math.inf         # C's x/0 is +-inf or NaN: never a short step, so bisect
             if 2 * abs(stry) < min(abs(spre), 3 * abs(sbis) - delta):
                 spre, scur = scur, stry                    # a good short step
             else:

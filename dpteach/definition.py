@@ -7,11 +7,13 @@ role. The panels of :mod:`dpteach.panels.dp_definition` draw these.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from . import mechanisms
 from ._checks import (check_bits, check_epsilon, check_probability, check_real, check_rng,
                       check_sensitivity, check_values)
+from ._lazy import lazy_module
+
+special = lazy_module("scipy.special")   # imported by the first function that uses it
 
 __all__ = ["coin_flip_survey", "rr_standard_error", "posterior_bounds", "blip_distributions",
            "gaussian_loss_tail", "hockey_stick_divergence", "smallest_delta", "max_probability_ratio",
