@@ -100,10 +100,12 @@ test-min: $(STAMP)
 	$(PY) -m pytest tests/test_min_versions.py -q -ra
 
 # Voilà dashboard of one notebook (code hidden): make demo NB=06 [DEMO_PORT=8866]
+# A preheated kernel runs the notebook as the server starts, so a visitor who arrives once
+# it is ready gets the page at once instead of waiting for every cell (notebooks/README.md).
 DEMO_PORT ?= 8866
 demo: $(LAB_STAMP)
 	$(VENV)/bin/voila $(firstword $(wildcard notebooks/$(NB)_*.ipynb) notebooks/$(NB)) \
-		--Voila.ip=127.0.0.1 --port=$(DEMO_PORT)
+		--Voila.ip=127.0.0.1 --port=$(DEMO_PORT) --preheat_kernel=True --pool_size=1
 
 # Student copies of the coursework: blank the cells tagged "solution", clear outputs.
 exercises: $(STAMP)

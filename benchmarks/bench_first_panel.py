@@ -1,14 +1,20 @@
 """How long a student waits: the first panel of each notebook after a fresh kernel, and
 a Voilà dashboard rendered fully.
 
-    python benchmarks/bench_first_panel.py [first|voila] [NN ...]
+    python benchmarks/bench_first_panel.py [first|voila|voila-preheated] [--repeat=N] [NN ...]
 
 first: in a fresh kernel (nbclient), from the moment the kernel is ready, run the
 notebook's set-up cells (the imports and ``dp.notebook.load_panels()``) and then its first
 cell that builds a panel (``dp.panels.NAME(...)``, which needs nothing else); the time
 until that cell's reply is what a panel costs before it appears (the lesson cells in
-between are left out: they are the notebook's own computations, not the panels'). voila: one Voilà server; each notebook's dashboard page is fetched in
-full (Voilà executes the whole notebook to render it). Goals from the design document:
+between are left out: they are the notebook's own computations, not the panels');
+``--repeat=N`` runs N fresh kernels per notebook and keeps the least CPU time (and the
+least wall time): on a shared machine the other processes only ever add to it. voila: one
+Voilà server; each notebook's dashboard page is fetched in full (Voilà executes the whole
+notebook to render it). voila-preheated: ``make demo``'s configuration, one Voilà server
+per notebook with a preheated kernel (``--preheat_kernel=True --pool_size=1``: the
+notebook runs when the server starts, before a visitor arrives); the page is fetched once
+the kernel has gone idle. Goals from the design document:
 <= 2 s and <= 5 s. The kernel's CPU time is printed beside the first panel's wall time:
 on a shared machine it stays close to the wait on an idle one. Numbers depend on the machine and on its load: the table prints the
 load average at the start.
@@ -98,13 +104,63 @@ def voila_seconds(paths):
                 server.wait(timeout=30)
 
 
-def run(kinds=("first", "voila"), numbers=()):
+def _tree_cpu(pid):
+    import psutil
+    procs = [psutil.Process(pid)]
+    procs += procs[0].children(recursive=True)
+    total = 0.0
+    for proc in procs:
+        try:
+            t = proc.cpu_times()
+            total += t.user + t.system
+        except psutil.Error:
+            pass
+    return total
+
+
+def voila_preheated_seconds(paths, *, settle=60):
+    """Seconds to fetch each notebook's page from its own Voilà server with a preheated
+    kernel (``make demo``), once the server and its kernel have been idle for a second."""
+    import tempfile
+
+    for path in paths:
+        port = _free_port()
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, JUPYTER_CONFIG_DIR=f"{tmp}/config",
+                       JUPYTER_RUNTIME_DIR=f"{tmp}/runtime", MPLBACKEND="Agg")
+            argv = [sys.executable, "-m", "voila", str(path), "--no-browser",
+                    "--Voila.ip=127.0.0.1", f"--port={port}",
+                    "--preheat_kernel=True", "--pool_size=1"]
+            with open(f"{tmp}/voila.log", "w") as log:
+                server = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log,
+                                          stderr=subprocess.STDOUT, start_new_session=True)
+                try:
+                    start = time.time()
+                    last = _tree_cpu(server.pid)
+                    while time.time() - start < settle:
+                        time.sleep(1.0)
+                        now = _tree_cpu(server.pid)
+                        if time.time() - start > 5 and now - last < 0.02:
+                            break
+                        last = now
+                    t = time.perf_counter()
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=600) as resp:
+                        resp.read()
+                    yield path, time.perf_counter() - t
+                finally:
+                    os.killpg(server.pid, 15)
+                    server.wait(timeout=30)
+
+
+def run(kinds=("first", "voila"), numbers=(), repeat=1):
     paths = [p for p in NOTEBOOKS if not numbers or p.name[:2] in numbers]
     rows = [(f"load average (1 min) at the start, {os.cpu_count()} cores", os.getloadavg()[0],
              "", "")]
     if "first" in kinds:
         for path in paths:
-            wall, cpu, cell = first_panel_seconds(path)
+            runs = [first_panel_seconds(path) for _ in range(repeat)]
+            wall, cell = min(r[0] for r in runs), runs[0][2]
+            cpu = min(r[1] for r in runs)
             if wall is not None:
                 rows.append((f"first panel of {path.name[:2]} (cell {cell}), fresh kernel: wall",
                              wall, "s", "<= 2 s"))
@@ -112,11 +168,16 @@ def run(kinds=("first", "voila"), numbers=()):
     if "voila" in kinds:
         for path, seconds in voila_seconds(paths):
             rows.append((f"Voilà renders {path.name} fully", seconds, "s", "<= 5 s"))
+    if "voila-preheated" in kinds:
+        for path, seconds in voila_preheated_seconds(paths):
+            rows.append((f"Voilà, preheated kernel (make demo): {path.name}", seconds, "s", "<= 5 s"))
     return rows
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    kinds = [a for a in args if a in ("first", "voila")] or ["first", "voila"]
-    for what, value, unit, goal in run(kinds, [a for a in args if a not in kinds]):
+    repeat = next((int(a.split("=")[1]) for a in args if a.startswith("--repeat=")), 1)
+    args = [a for a in args if not a.startswith("--repeat=")]
+    kinds = [a for a in args if a in ("first", "voila", "voila-preheated")] or ["first", "voila"]
+    for what, value, unit, goal in run(kinds, [a for a in args if a not in kinds], repeat):
         print(f"{what:72s} {value:10.3f}  {unit:4s}  {goal}", flush=True)

@@ -33,7 +33,9 @@ modules (``make grade``), ``nbgrader_export`` (``make nbgrader``) and ``student_
 Private modules (a leading underscore) hold what several modules share and a student
 need not read: ``_validate`` (every parameter check), ``_tables`` (table and column
 checks for the anonymity lessons), ``_gaussian`` (the exact Gaussian delta),
-``_audit_outputs``.
+``_audit_outputs``, ``_densities`` (the Laplace and normal distribution functions in closed
+form, so a first panel does not wait for scipy.stats) and ``_lazy`` (scipy.special
+imported on first use).
 """
 
 from __future__ import annotations

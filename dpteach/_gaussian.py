@@ -7,7 +7,10 @@ the exact Gaussian epsilon of :mod:`dpteach.rdp`. Callers validate their inputs.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
+
+from ._lazy import lazy_module
+
+special = lazy_module("scipy.special")   # imported by the first call
 
 
 #: Gauss-Legendre nodes and weights on [0, 1] for the cancellation-free branch below

@@ -31,12 +31,14 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import special
 
 from ._audit_outputs import as_values, decode, run_mechanism
 from ._validate import describe
 from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
                         valid_rng)
+from ._lazy import lazy_module
+
+special = lazy_module("scipy.special")   # imported by the first confidence bound
 
 __all__ = [
     "epsilon_lower_bound",

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-from scipy import special
 
 from ._validate import valid_flag, valid_positive_int, valid_rng
+from ._lazy import lazy_module
 from .audit import AuditResult, audit
+
+special = lazy_module("scipy.special")   # imported by the first mechanism that uses it
 
 __all__ = ["ZooEntry", "ZOO", "audit_zoo", "audit_convergence_counts"]
 

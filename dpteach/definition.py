@@ -7,11 +7,13 @@ role. The panels of :mod:`dpteach.panels.dp_definition` draw these.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from . import mechanisms
 from ._validate import (valid_bits, valid_epsilon, valid_probability, valid_real, valid_rng,
                         valid_sensitivity, valid_values)
+from ._lazy import lazy_module
+
+special = lazy_module("scipy.special")   # imported by the first function that uses it
 
 __all__ = ["coin_flip_survey", "rr_standard_error", "posterior_bounds", "blip_distributions",
            "gaussian_loss_tail", "hockey_stick_divergence", "smallest_delta", "max_probability_ratio",

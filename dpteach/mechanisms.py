@@ -8,12 +8,14 @@ Dwork & Roth, *The Algorithmic Foundations of Differential Privacy* (2014), cite
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from ._gaussian import gaussian_delta_exact
 from ._validate import (valid_bits, valid_delta, valid_epsilon, valid_flag, valid_real, valid_rng,
                         valid_scores, valid_sensitivity, valid_size, valid_values,
                         release_shape)
+from ._lazy import lazy_module
+
+special = lazy_module("scipy.special")   # imported by the first function that uses it
 
 __all__ = [
     "laplace_scale",

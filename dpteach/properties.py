@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _densities
 from ._validate import (SCALE_RANGE, valid_delta, valid_epsilon, finite_result,
                         valid_positive_int, valid_real, valid_values)
 
@@ -169,11 +170,13 @@ def _valid_cells(f, lo, hi, scale, step):
 
 
 def _law(value, scale, f, step, lower, upper, threshold, grid):
-    from scipy import stats
-    dist = stats.laplace(loc=value, scale=scale)
+    # Lap(value, scale)'s pdf, cdf and sf: scipy.stats.laplace's floats, in closed form
+    pdf, cdf, sf = (lambda x: _densities.laplace_pdf(x, value, scale),
+                    lambda x: _densities.laplace_cdf(x, value, scale),
+                    lambda x: _densities.laplace_sf(x, value, scale))
     empty = np.zeros(0)
     if f == "identity":
-        return OutputLaw(empty, empty, grid, dist.pdf(grid), (-np.inf, np.inf))
+        return OutputLaw(empty, empty, grid, pdf(grid), (-np.inf, np.inf))
     if f == "round":
         # outputs k*step; Pr = F((k + 1/2) step) - F((k - 1/2) step), k over +-60 b around value
         ks = np.arange(np.floor((value - 60 * scale) / step), np.ceil((value + 60 * scale) / step) + 1)
@@ -182,10 +185,10 @@ def _law(value, scale, f, step, lower, upper, threshold, grid):
     if f == "clamp":
         inside = (grid > lower) & (grid < upper)
         return OutputLaw(np.array([lower, upper]),
-                         np.array([dist.cdf(lower), dist.sf(upper)]),
-                         grid[inside], dist.pdf(grid[inside]), (lower, upper))
+                         np.array([cdf(lower), sf(upper)]),
+                         grid[inside], pdf(grid[inside]), (lower, upper))
     # threshold: report 1 when the release is above the threshold, else 0
-    return OutputLaw(np.array([0.0, 1.0]), np.array([dist.cdf(threshold), dist.sf(threshold)]),
+    return OutputLaw(np.array([0.0, 1.0]), np.array([cdf(threshold), sf(threshold)]),
                      empty, empty, (0.0, 0.0))
 
 
@@ -237,9 +240,9 @@ def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, u
     the cells (about 1e-14 relative; 1e-10 for a step of a thousandth of the scale).
     Notebook 12.
     """
-    from scipy import stats
-
     from .mechanisms import privacy_loss
+
+    logcdf, logsf = _densities.laplace_logcdf, _densities.laplace_logsf   # scipy.stats.laplace's
     v1 = valid_real(value1, "value1")
     v2 = valid_real(value2, "value2")
     b = valid_real(scale, "scale", low=SCALE_RANGE[0], high=SCALE_RANGE[1])
@@ -250,11 +253,11 @@ def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, u
     worst = 0.0
     if f == "clamp":
         worst = float(np.max(np.abs(privacy_loss(np.array([lower, upper]), v1, v2, b))))
-        p = np.array([stats.laplace.logcdf(lower, v1, b), stats.laplace.logsf(upper, v1, b)])
-        q = np.array([stats.laplace.logcdf(lower, v2, b), stats.laplace.logsf(upper, v2, b)])
+        p = np.array([logcdf(lower, v1, b), logsf(upper, v1, b)])
+        q = np.array([logcdf(lower, v2, b), logsf(upper, v2, b)])
     elif f == "threshold":
-        p = np.array([stats.laplace.logcdf(threshold, v1, b), stats.laplace.logsf(threshold, v1, b)])
-        q = np.array([stats.laplace.logcdf(threshold, v2, b), stats.laplace.logsf(threshold, v2, b)])
+        p = np.array([logcdf(threshold, v1, b), logsf(threshold, v1, b)])
+        q = np.array([logcdf(threshold, v2, b), logsf(threshold, v2, b)])
     else:  # round: log-probabilities of each cell, differences of CDFs in log space
         lo, hi = min(v1, v2), max(v1, v2)
         ks = np.arange(np.floor((lo - 60 * b) / step), np.ceil((hi + 60 * b) / step) + 1)
@@ -272,12 +275,12 @@ def _log_cell(ks, step, v, b):
 
 
 def _log_cell_both(a, c, v, b):
-    from scipy import stats
+    logcdf, logsf = _densities.laplace_logcdf, _densities.laplace_logsf   # scipy.stats.laplace's
     # below v use the CDF, above it the survival function (both computed in log space)
-    left = stats.laplace.logcdf(c, v, b) + np.log1p(-np.exp(np.minimum(
-        stats.laplace.logcdf(a, v, b) - stats.laplace.logcdf(c, v, b), -1e-300)))
-    right = stats.laplace.logsf(a, v, b) + np.log1p(-np.exp(np.minimum(
-        stats.laplace.logsf(c, v, b) - stats.laplace.logsf(a, v, b), -1e-300)))
+    left = logcdf(c, v, b) + np.log1p(-np.exp(np.minimum(
+        logcdf(a, v, b) - logcdf(c, v, b), -1e-300)))
+    right = logsf(a, v, b) + np.log1p(-np.exp(np.minimum(
+        logsf(c, v, b) - logsf(a, v, b), -1e-300)))
     return np.where(c <= v, left, right)
 
 

@@ -25,12 +25,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from ._validate import (valid_delta, valid_epsilon, valid_noise_scale, valid_nonnegative_int,
                         valid_positive_int, valid_real, valid_rng, valid_sensitivity, valid_values)
 from . import audit as _audit
+from ._lazy import lazy_module
 from ._gaussian import gaussian_delta_exact
+
+special = lazy_module("scipy.special")   # imported by the first function that uses it
 
 __all__ = ["tradeoff_curve", "gaussian_tradeoff", "laplace_tradeoff", "privacy_loss_distribution",
            "LossDistribution", "membership_attack", "empirical_tradeoff", "outside_region",
@@ -177,10 +179,10 @@ class LossDistribution:
 
     def tail(self, epsilon):
         """Pr[L > eps] (vectorised over eps >= 0)."""
-        from scipy import stats
         e = _eps_array(epsilon)
         m, p = self.mechanism, self.params
         if m == "gaussian":
+            from scipy import stats       # here: the Laplace and RR losses need no scipy.stats
             mu = p["mu"]
             out = stats.norm.sf((e - mu ** 2 / 2) / mu)
         elif m == "laplace":     # atom 1/2 at +eps0, density e^-((eps0 - l)/2)/4 on (-eps0, eps0)
@@ -218,7 +220,6 @@ class LossDistribution:
         and randomized response (delta is 0 there), and for the Gaussian
         mu^2/2 + mu z with Pr[N(0, 1) > z] = delta (delta(eps) <= Pr[L > eps]). A Gaussian
         loss is unbounded, so there ``delta`` must be > 0."""
-        from scipy import stats
         from scipy.optimize import brentq
 
         d = valid_delta(delta)
@@ -228,6 +229,7 @@ class LossDistribution:
         if float(self.delta(0.0)) <= d:
             return 0.0
         if self.mechanism == "gaussian":
+            from scipy import stats
             mu = self.params["mu"]
             hi = mu ** 2 / 2 + mu * max(float(stats.norm.isf(d)), 0.0)
         else:
@@ -266,7 +268,6 @@ def privacy_loss_distribution(mechanism, *, epsilon=None, sigma=None, sensitivit
     :class:`LossDistribution`; students plot ``.atoms``/``.atom_probs`` as stems and
     ``.grid``/``.density`` as a curve. Notebook 13.
     """
-    from scipy import stats
     if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
     delta_f = valid_sensitivity(sensitivity, positive=True)
@@ -284,6 +285,7 @@ def privacy_loss_distribution(mechanism, *, epsilon=None, sigma=None, sensitivit
                              f"finite float), got sensitivity={delta_f!r}, sigma={s!r}")
         if grid is None:
             grid = np.linspace(mu ** 2 / 2 - 6 * mu, mu ** 2 / 2 + 6 * mu, 601)
+        from scipy import stats           # only the Gaussian's density needs it
         return LossDistribution("gaussian", {"mu": mu, "sigma": s, "sensitivity": delta_f},
                                 empty, empty, grid, stats.norm.pdf(grid, mu ** 2 / 2, mu))
     if epsilon is None:

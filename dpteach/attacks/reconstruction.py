@@ -23,8 +23,11 @@ import numpy as np
 
 from .._validate import (valid_bits, valid_positive_int, valid_real,
                          valid_rng, valid_values)
+from .._lazy import lazy_module
 from ..mechanisms import laplace_mechanism
-from . import _solvers
+
+# the solvers (and scipy.linalg, threadpoolctl) load when an attack first solves
+_solvers = lazy_module("dpteach.attacks._solvers")
 
 __all__ = ["random_subset_queries", "answer_queries", "noisy_answers", "reconstruct_lsq", "textbook_lp",
            "reconstruct_lp", "lp_decode", "LPResult", "subset_sums", "bounded_noise_answers",

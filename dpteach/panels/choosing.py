@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import mechanisms
 from .._validate import valid_values
+from .._densities import laplace_cdf, normal_cdf
 from ..comparison import count_release_errors
 from ..plots import PALETTE, density_line, label_axes, new_figure, note, vline
 from ._base import Panel, int_slider, log_slider, register, readout
@@ -83,8 +84,10 @@ def choosing_count_error(epsilon=0.5, delta=1e-5, count=50):
         mark.set_xdata([epsilon, epsilon])
         b = mechanisms.laplace_scale(1.0, epsilon)
         sigma = mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=True)
-        d_lap.set_ydata(mechanisms.output_distribution(count, b).cdf(x))
-        d_gau.set_ydata(mechanisms.output_distribution(count, sigma, noise="gaussian").cdf(x))
+        # = mechanisms.output_distribution(count, b).cdf(x) (and the Gaussian's): the same
+        # floats in closed form, without scipy.stats
+        d_lap.set_ydata(laplace_cdf(x, count, b))
+        d_gau.set_ydata(normal_cdf(x, count, sigma))
         p = mechanisms.exponential_probabilities(-np.abs(r - count), 1.0, epsilon)
         d_exp.set_ydata(np.cumsum(p))
         c_mark.set_xdata([count, count])

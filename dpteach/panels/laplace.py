@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import bounds, mechanisms
+from .._densities import laplace_pdf as _laplace_pdf   # scipy.stats.laplace.pdf's floats
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 
@@ -15,13 +16,12 @@ _X = np.linspace(-12, 12, 481)
 @register("laplace_density")
 def laplace_density(epsilon=1.0, sensitivity=1.0):
     """Lap(b) with b = Δf/ε against fixed references: small b is pointy, large b flat."""
-    from scipy import stats
     controls = {"epsilon": log_slider("privacy ε", epsilon, -1, 1),
                 "sensitivity": float_slider("sensitivity Δf", sensitivity, 0.1, 5.0, 0.1)}
     fig, ax = new_figure(1, 1, figsize=(7.2, 3.4))
     refs = [0.5, 1.0, 2.0, 4.0]
     for b, c in zip(refs, [PALETTE["sky"], PALETTE["green"], PALETTE["orange"], PALETTE["purple"]]):
-        density_line(ax, _X, stats.laplace(scale=b).pdf(_X), color=c, linestyle=":",
+        density_line(ax, _X, _laplace_pdf(_X, 0.0, b), color=c, linestyle=":",
                      label=f"b = {b:g}").set_alpha(0.8)
     line = density_line(ax, _X, _X * 0, color=PALETTE["blue"], label="Lap(Δf/ε)")
     label_axes(ax, "noise added to the answer", "density", "Laplace noise Lap(b), b = Δf/ε")
@@ -32,7 +32,7 @@ def laplace_density(epsilon=1.0, sensitivity=1.0):
 
     def update(epsilon, sensitivity):
         b = mechanisms.laplace_scale(sensitivity, epsilon)
-        line.set_ydata(stats.laplace(scale=b).pdf(_X))
+        line.set_ydata(_laplace_pdf(_X, 0.0, b))
         sd = bounds.laplace_std(b)
         txt.set_text(f"b = {b:.3g}\nsd = √2·b = {sd:.3g}")
         return f"scale b = Δf/ε = {b:.4g}; standard deviation √2·b = {sd:.4g}"
@@ -49,7 +49,6 @@ def laplace_privacy_loss(epsilon=1.0, sensitivity=1.0, gap=1.0):
     ``gap`` = |f(D1) - f(D2)|. While gap <= Δf the loss stays inside [-ε, ε] for every
     output r (seed 000, eq. 3); a gap above Δf (sensitivity understated) breaks it.
     """
-    from scipy import stats
     controls = {"epsilon": log_slider("privacy ε", epsilon, -1, 0.4),
                 "sensitivity": float_slider("noise calibrated to Δf", sensitivity, 0.1, 4.0, 0.1),
                 "gap": float_slider("|f(D1) − f(D2)|", gap, 0.0, 4.0, 0.1)}
@@ -72,8 +71,8 @@ def laplace_privacy_loss(epsilon=1.0, sensitivity=1.0, gap=1.0):
 
     def update(epsilon, sensitivity, gap):
         b = mechanisms.laplace_scale(sensitivity, epsilon)
-        l1.set_ydata(stats.laplace(0.0, b).pdf(r))
-        l2.set_ydata(stats.laplace(gap, b).pdf(r))
+        l1.set_ydata(_laplace_pdf(r, 0.0, b))
+        l2.set_ydata(_laplace_pdf(r, gap, b))
         y = mechanisms.privacy_loss(r, 0.0, gap, b)
         loss.set_ydata(y)
         set_band(bnd, r, -epsilon, epsilon)
