@@ -103,6 +103,31 @@ def _grid_from_record(path=GRID_RECORD):
     return out
 
 
+def _accuracy_axes(ax1, grid, ex):
+    """The left of :func:`dp_sgd_attack`: every σ's final models (grey), the non-private
+    model's accuracy and guessing; returns this run's trajectory, its current point and
+    the non-private accuracy."""
+    finals = np.array([[grid["eps"][s][-1], np.mean([grid["runs"][(s, k)]["acc"][-1]
+                                                     for k in range(SEEDS)])]
+                       for s in SIGMAS[1:]])
+    ax1.plot(finals[:, 0], finals[:, 1], "o", color=PALETTE["grey"], alpha=0.7,
+             label=f"every σ after {ex['epochs']} epochs (mean of {SEEDS} seeds)")
+    nonpriv = float(np.mean([grid["runs"][(0.0, k)]["acc"][-1] for k in range(SEEDS)]))
+    ax1.axhline(nonpriv, color=PALETTE["black"], linestyle="--", linewidth=1.2,
+                label=f"non-private model ({nonpriv:.2f})")
+    ax1.axhline(0.5, color=PALETTE["grey"], linestyle=":", linewidth=1.0, label="guessing")
+    traj = density_line(ax1, [1.0], [0.5], color=PALETTE["blue"], label="this run, epoch by epoch")
+    traj.set_marker(".")
+    (now1,) = ax1.plot([1.0], [0.5], marker="o", markersize=9, color=PALETTE["vermillion"],
+                       linestyle="none")
+    ax1.set_xscale("log")
+    ax1.set_xlim(0.05, 200)
+    ax1.set_ylim(0.4, 0.8)
+    label_axes(ax1, r"$\varepsilon$ at $\delta = 10^{-5}$ (RDP accountant, log scale)", "test accuracy",
+               "Accuracy against privacy")
+    return traj, now1, nonpriv
+
+
 @register("dp_sgd_attack")
 def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
     """DP-SGD on the notebook's overfitting logistic regression (1500 features), in the
@@ -126,25 +151,7 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
     ref_sigma = ex["noise_multiplier"]
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(10.0, 3.9))
 
-    # left: accuracy against epsilon
-    finals = np.array([[grid["eps"][s][-1], np.mean([grid["runs"][(s, k)]["acc"][-1]
-                                                     for k in range(SEEDS)])]
-                       for s in SIGMAS[1:]])
-    ax1.plot(finals[:, 0], finals[:, 1], "o", color=PALETTE["grey"], alpha=0.7,
-             label=f"every σ after {ex['epochs']} epochs (mean of {SEEDS} seeds)")
-    nonpriv = float(np.mean([grid["runs"][(0.0, k)]["acc"][-1] for k in range(SEEDS)]))
-    ax1.axhline(nonpriv, color=PALETTE["black"], linestyle="--", linewidth=1.2,
-                label=f"non-private model ({nonpriv:.2f})")
-    ax1.axhline(0.5, color=PALETTE["grey"], linestyle=":", linewidth=1.0, label="guessing")
-    traj = density_line(ax1, [1.0], [0.5], color=PALETTE["blue"], label="this run, epoch by epoch")
-    traj.set_marker(".")
-    (now1,) = ax1.plot([1.0], [0.5], marker="o", markersize=9, color=PALETTE["vermillion"],
-                       linestyle="none")
-    ax1.set_xscale("log")
-    ax1.set_xlim(0.05, 200)
-    ax1.set_ylim(0.4, 0.8)
-    label_axes(ax1, r"$\varepsilon$ at $\delta = 10^{-5}$ (RDP accountant, log scale)", "test accuracy",
-               "Accuracy against privacy")
+    traj, now1, nonpriv = _accuracy_axes(ax1, grid, ex)
     ax1.legend(loc="lower right", fontsize=8)
 
     # right: the attack against the trade-off region

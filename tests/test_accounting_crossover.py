@@ -1,4 +1,4 @@
-"""Functions appended to dpteach.accounting for notebooks 04 and 07: the crossover of
+"""Accounting for notebooks 04 and 07 beyond the theorems: the crossover of
 advanced and basic composition, inverse advanced composition, budget splitting that an
 accountant accepts, and the (epsilon, delta) definition on two output distributions."""
 
