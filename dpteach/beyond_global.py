@@ -82,8 +82,13 @@ def _padded(x, lo, hi):
 
 
 def _a_of_k(padded, offset, m, k):
-    """A(k) = max over t in 0..k+1 of x_{m+t} - x_{m+t-k-1} (indices 1-based)."""
-    return float(_a_upto(padded, offset, m, k, start=k)[0])
+    """A(k) = max over t in 0..k+1 of x_{m+t} - x_{m+t-k-1} (indices 1-based): one row
+    of :func:`_a_upto`, the same differences, without its chunking (a binary search over
+    k calls this a few times per private release)."""
+    t = np.arange(k + 2)
+    top = padded[np.minimum(offset + m - 1 + t, padded.size - 1)]
+    bottom = padded[np.maximum(offset + m - k - 2 + t, 0)]
+    return float((top - bottom).max())
 
 
 def _a_upto(padded, offset, m, k_max, *, start=0):

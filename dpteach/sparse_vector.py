@@ -27,6 +27,7 @@ import numpy as np
 
 from ._validate import (valid_count, valid_epsilon, valid_noise_scale, valid_positive_int, valid_real,
                         valid_rng, valid_sensitivity, valid_values)
+from ._densities import laplace_cdf, laplace_pdf, laplace_sf
 from .mechanisms import laplace_mechanism, report_noisy_max
 
 __all__ = [
@@ -347,25 +348,25 @@ def _over_threshold_noise(integrand, a, t, b_threshold, *, epsabs):
 
 
 def _probabilities(a, t, b_threshold, b_query, *, fresh=False):
-    from scipy import stats
+    # scipy.stats.laplace's pdf, cdf and sf, in closed form (the same floats, without
+    # scipy.stats' per-call overhead, which the quadrature pays on every evaluation)
     k = a.size
-    rho = stats.laplace(scale=b_threshold)
 
     if fresh:
         # each query has its own threshold noise: q_j = Pr[a_j + nu_j >= T + rho_j]
         def above(r):
-            return rho.pdf(r) * stats.laplace.sf(t + r - a, scale=b_query)
+            return laplace_pdf(r, 0.0, b_threshold) * laplace_sf(t + r - a, 0.0, b_query)
         q = _over_threshold_noise(above, a, t, b_threshold, epsabs=1e-14)
         below_before = np.concatenate([[1.0], np.cumprod(1.0 - q)])
         return np.append(below_before[:-1] * q, below_before[-1])
 
     def integrand(r):
-        below = stats.laplace.cdf(t + r - a, scale=b_query)       # F_j(r), j = 0..k-1
+        below = laplace_cdf(t + r - a, 0.0, b_query)               # F_j(r), j = 0..k-1
         before = np.concatenate([[1.0], np.cumprod(below)])        # prod_{j<i} F_j(r)
         out = np.empty(k + 1)
         out[:k] = before[:k] * (1.0 - below)
         out[k] = before[k]
-        return rho.pdf(r) * out
+        return laplace_pdf(r, 0.0, b_threshold) * out
 
     return _over_threshold_noise(integrand, a, t, b_threshold, epsabs=1e-14)
 
@@ -427,7 +428,6 @@ def variant_probabilities(name, query_answers, threshold, epsilon, *, sensitivit
     """Exact distribution of a stopping variant's reported index (length k+1, "none" last):
     ``above_threshold`` and ``fresh_threshold_noise`` by quadrature, ``no_query_noise``
     from the threshold noise's CDF. Notebook 15 compares their exact privacy loss."""
-    from scipy import stats
     if name not in VARIANTS or name == "no_stop":
         raise ValueError(f"name must be a stopping variant, one of "
                          f"{sorted(set(VARIANTS) - {'no_stop'})}, got {name!r}")
@@ -436,9 +436,10 @@ def variant_probabilities(name, query_answers, threshold, epsilon, *, sensitivit
     if name == "no_query_noise":
         # report i iff a_i >= T + rho > max_{j<i} a_j: rho in (max_{j<i} a_j - T, a_i - T]
         prev = np.concatenate([[-np.inf], np.maximum.accumulate(a)])
-        cdf = stats.laplace.cdf
-        p = np.maximum(cdf(a - t, scale=b_threshold) - cdf(prev[:-1] - t, scale=b_threshold), 0.0)
-        return np.append(p, 1.0 - cdf(prev[-1] - t, scale=b_threshold))
+        def cdf(x):                    # scipy.stats.laplace.cdf's floats, in closed form
+            return laplace_cdf(x, 0.0, b_threshold)
+        p = np.maximum(cdf(a - t) - cdf(prev[:-1] - t), 0.0)
+        return np.append(p, 1.0 - cdf(prev[-1] - t))
     return _probabilities(a, t, b_threshold, b_query, fresh=name == "fresh_threshold_noise")
 
 
@@ -451,18 +452,16 @@ def no_stop_pattern_probability(query_answers, pattern, threshold, epsilon, *, s
     ``pattern``: booleans, True = above. Notebook 15 uses it to show that the no-stop
     variant's loss grows with the number of answers above.
     """
-    from scipy import stats
     a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
     pat = np.asarray(pattern)
     if pat.shape != a.shape or pat.dtype.kind != "b":
         raise ValueError(f"pattern must be booleans of the same length as query_answers "
                          f"({a.size}), got {pattern!r}")
     b_threshold, b_query = 2.0 * d / epsilon, 4.0 * d / epsilon
-    rho = stats.laplace(scale=b_threshold)
 
-    def integrand(r):
-        below = stats.laplace.cdf(t + r - a, scale=b_query)
-        return rho.pdf(r) * np.prod(np.where(pat, 1.0 - below, below))
+    def integrand(r):                  # scipy.stats.laplace's floats, as in _probabilities
+        below = laplace_cdf(t + r - a, 0.0, b_query)
+        return laplace_pdf(r, 0.0, b_threshold) * np.prod(np.where(pat, 1.0 - below, below))
 
     return float(_over_threshold_noise(integrand, a, t, b_threshold, epsabs=1e-15))
 

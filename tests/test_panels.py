@@ -69,8 +69,10 @@ def test_panel_contract_and_every_control_changes_the_picture(name):
             # blitting (cached backgrounds, axes redrawn alone) must give the very
             # picture a full draw gives: no stale tick labels, no lost artists
             twin._update(**panel.values())          # same updates, same random draws
-            np.testing.assert_array_equal(pixels(panel.png()), pixels(twin._render(full=True)),
-                                          err_msg=f"{name}: {cname}={value!r}")
+            full = twin._render(full=True)
+            if full != panel.png():                   # equal bytes: equal pixels, no decoding
+                np.testing.assert_array_equal(pixels(panel.png()), pixels(full),
+                                              err_msg=f"{name}: {cname}={value!r}")
         assert len(pictures) >= 2, f"{name}: moving {cname!r} never changed the picture"
     twin.close()
     panel.close()
