@@ -15,8 +15,8 @@ from matplotlib.figure import Figure
 
 from .style import PALETTE, current_style
 
-__all__ = ["PALETTE", "new_figure", "apply_style", "label_axes", "density_line", "band",
-           "bars", "vline", "hline", "note", "figure_png", "set_band"]
+__all__ = ["PALETTE", "new_figure", "apply_style", "label_axes", "log_axes", "density_line",
+           "band", "bars", "vline", "hline", "note", "figure_png", "set_band"]
 
 COLORS = list(PALETTE.values())
 
@@ -70,6 +70,29 @@ def label_axes(ax, xlabel=None, ylabel=None, title=None):
     if title is not None:
         ax.set_title(title, fontsize=style["title"])
     return ax
+
+
+def _plain(value, _pos=None):
+    return f"{value:g}"
+
+
+def log_axes(ax, *, x=True, y=True, plain=False):
+    """Log scale on the x and/or y axis, ticks at the powers of ten only.
+
+    Every panel's log axis spans two decades or more, so the decades alone label it;
+    the eight minor ticks per decade matplotlib adds by default are each an artist of
+    their own and cost about half a second of a panel's first drawing (and time on every
+    redraw that moves the axis). ``plain=True`` also writes the labels as plain numbers
+    (0.01, 1e-05) instead of matplotlib's 10^k, which go through mathtext.
+    """
+    from matplotlib.ticker import FuncFormatter, NullLocator
+
+    for on, axis, setter in ((x, ax.xaxis, ax.set_xscale), (y, ax.yaxis, ax.set_yscale)):
+        if on:
+            setter("log")
+            axis.set_minor_locator(NullLocator())
+            if plain:
+                axis.set_major_formatter(FuncFormatter(_plain))
 
 
 def density_line(ax, x, y, *, color=None, label=None, linestyle="-"):

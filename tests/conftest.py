@@ -68,6 +68,17 @@ def pytest_configure(config):
         config._seed_shift_real = real
 
 
+@pytest.fixture
+def committed_stream(request, monkeypatch):
+    """numpy.random.default_rng as numpy has it, whatever --seed-shift says: for a test
+    that recomputes a record committed to the repository (notebook 18's training runs)
+    and must draw the very numbers the record was made from."""
+    real = getattr(request.config, "_seed_shift_real", None)
+    if real is not None:
+        monkeypatch.setattr(np.random, "default_rng", real)
+    return np.random.default_rng
+
+
 def pytest_report_header(config):
     k = config.getoption("--seed-shift", default=0)
     return f"seed shift: every integer seed to numpy.random.default_rng + {k}" if k else None

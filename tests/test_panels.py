@@ -44,6 +44,36 @@ def test_registry_is_large_and_named():
         assert builder.__doc__, f"panel {name} needs a docstring"
 
 
+def log_axis_problems(figure):
+    """Each log axis (plots.log_axes) is labelled by two powers of ten or more inside its
+    limits and has no minor ticks (each an artist: half a second of a first drawing)."""
+    problems = []
+    for i, ax in enumerate(figure.axes):
+        for which, axis, lim in (("x", ax.xaxis, ax.get_xlim()), ("y", ax.yaxis, ax.get_ylim())):
+            if axis.get_scale() != "log":
+                continue
+            lo, hi = sorted(lim)
+            inside = [t for t in axis.get_majorticklocs() if lo <= t <= hi]
+            if len(inside) < 2:
+                problems.append(f"axes {i} {which}: {len(inside)} labelled tick(s) in "
+                                f"[{lo:g}, {hi:g}]")
+            if len(axis.get_minorticklocs()):
+                problems.append(f"axes {i} {which}: {len(axis.get_minorticklocs())} minor ticks")
+    return problems
+
+
+def test_log_axis_problems_sees_minor_ticks_and_a_bare_axis():
+    from dpteach.plots import log_axes, new_figure
+    fig, ax = new_figure()
+    log_axes(ax)
+    ax.set_xlim(1e-3, 1e3)
+    ax.set_ylim(2, 8)                          # no power of ten inside
+    assert log_axis_problems(fig) == ["axes 0 y: 0 labelled tick(s) in [2, 8]"]
+    ax.set_yscale("log")                       # matplotlib's default: minor ticks back
+    ax.set_ylim(1e-2, 1e2)
+    assert [p.split(":")[0] for p in log_axis_problems(fig)] == ["axes 0 y"]
+
+
 def pixels(png):
     return np.asarray(PILImage.open(io.BytesIO(png)).convert("RGBA"))
 
@@ -57,6 +87,7 @@ def test_panel_contract_and_every_control_changes_the_picture(name):
     assert panel.controls and all(isinstance(c, widgets.ValueWidget) for c in panel.controls.values())
     data, _ = panel._repr_mimebundle_()
     assert "image/png" in data and "application/vnd.jupyter.widget-view+json" in data
+    assert log_axis_problems(panel.figure) == [], name
     times = []
     for cname, control in panel.controls.items():
         start = control.value

@@ -312,7 +312,10 @@ def test_exported():
 
 # -- the notebook 18 panel's record of its runs (issue 19: the first draw trains nothing) ----
 @pytest.mark.slow
-def test_panel_record_is_the_training_grid_and_the_attack_on_its_ranks_is_the_attack():
+def test_panel_record_is_the_training_grid_and_the_attack_on_its_ranks_is_the_attack(
+        committed_stream):
+    """A record, not a statistical test: retrained on the stream the record was made
+    from (under --seed-shift too), the runs are the record bit for bit."""
     from dpteach.panels import dp_sgd as panel
 
     grid = panel.training_grid()

@@ -5,14 +5,14 @@ budgeted curator."""
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import NullLocator
 
 from .. import mechanisms
 from .._validate import valid_epsilon
 from ..accounting import BudgetExceededError, PrivacyAccountant
 from ..attacks.averaging import averaging_error
 from ..attacks.differencing import difference_noise_pdf
-from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
+from ..plots import (PALETTE, band, density_line, hline, label_axes, log_axes, new_figure,
+                    note, set_band, vline)
 from ._base import Panel, checkbox, int_slider, log_slider, register
 
 __all__ = ["attacks_differencing", "attacks_averaging", "attacks_curator_budget"]
@@ -54,8 +54,7 @@ def attacks_differencing(epsilon=0.5, exact=False, seed=0):
     label_axes(ax, "count(trait) − count(trait, not X)", "density (log scale)",
                "What differencing tells the attacker")
     ax.set_xlim(z[0], z[-1])
-    ax.set_yscale("log")          # the gap between the curves is the privacy loss
-    ax.yaxis.set_minor_locator(NullLocator())
+    log_axes(ax, x=False)          # the gap between the curves is the privacy loss
     ax.set_ylim(1e-4, 5.0)
     ax.legend(loc="upper right", fontsize=8)
     txt = note(ax, "")
@@ -119,8 +118,7 @@ def attacks_averaging(k=50, scale=5.0, seed=0):
                       label="single answers")
     hline(ax, truth, color=PALETTE["black"], linestyle=":", label="true count 3")
     kline = vline(ax, k, color=PALETTE["vermillion"])
-    ax.set_xscale("log")
-    ax.xaxis.set_minor_locator(NullLocator())          # fewer ticks: a faster redraw
+    log_axes(ax, y=False)
     ax.set_xlim(1, _K_MAX)
     ax.set_ylim(truth - _AVERAGING_HALF_RANGE, truth + _AVERAGING_HALF_RANGE)
     label_axes(ax, "number of answers averaged, k", "estimate of the count",

@@ -36,7 +36,6 @@ _ALPHA_MAX = 0.5
 def audit_convergence(mechanism="laplace_scale_is_epsilon", n=10_000, claimed_epsilon=1.0,
                       alpha=0.05):
     """Lower bound on epsilon (and its two-sided band) against the number of runs n."""
-    table = precompute_audit_counts()
     options = [(f"{name} ({'correct' if _zoo.ZOO[name].private else 'broken'})", name)
                for name in PANEL_MECHANISMS]
     controls = {
@@ -46,6 +45,7 @@ def audit_convergence(mechanism="laplace_scale_is_epsilon", n=10_000, claimed_ep
         "claimed_epsilon": float_slider("claimed ε", claimed_epsilon, 0.1, 5.0, 0.05),
         "alpha": log_slider("α", alpha, -6, np.log10(_ALPHA_MAX), 0.1),
     }
+    table = precompute_audit_counts()          # the arguments are checked: now the work
     fig, ax = new_figure(1, 1, figsize=(7.2, 3.8))
     g = _GRID.astype(float)
     lg = np.log10(g)          # a linear axis in log10(n) with fixed ticks draws faster than a log axis
@@ -113,13 +113,13 @@ def precompute_fp_fractions():
 @register("fp_attack_fraction")
 def fp_attack_fraction(epsilon=0.1, true_value=0.0, sampler="naive"):
     """How often one floating-point Laplace release rules out the neighbouring input."""
-    table = precompute_fp_fractions()
     controls = {
         "epsilon": log_slider("ε", epsilon, -2, 1, 0.25),
         "true_value": dropdown("true count", [(f"{v:g}", v) for v in _FP_VALUES], true_value),
         "sampler": dropdown("sampler", [("textbook inverse CDF", "naive"),
                                         ("numpy Generator.laplace", "numpy")], sampler),
     }
+    table = precompute_fp_fractions()          # the arguments are checked: now the work
     fig, ax = new_figure(1, 1, figsize=(7.2, 3.6))
     le = np.log10(_FP_EPSILONS)
     colors = [PALETTE["blue"], PALETTE["orange"], PALETTE["green"]]

@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from .. import beyond_global as bg
-from ..plots import PALETTE, label_axes, new_figure, note, vline
+from ..plots import PALETTE, label_axes, log_axes, new_figure, note, vline
 from ._base import Panel, float_slider, int_slider, log_slider, register
 
 LOWER, UPPER = 0.0, 100.0   # ages, say: every value is clamped to [0, 100]
@@ -161,8 +161,7 @@ def smooth_vs_global_error(epsilon=1.0, delta=1e-6, spread=10.0, seed=0):
     (glob,) = ax.plot([], [], color=PALETTE["black"], linestyle="--",
                       label="global sensitivity: 100/ε")
     (smooth,) = ax.plot([], [], "o-", color=PALETTE["blue"], label="smooth sensitivity: 2S/ε")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_axes(ax)
     ax.set_xlim(8, 1300)
     ax.set_ylim(1e-2, 2e3)
     label_axes(ax, "records n", "mean |error| of the median (years)",

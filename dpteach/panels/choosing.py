@@ -15,9 +15,8 @@ from .. import mechanisms
 from .._validate import valid_values
 from .._densities import laplace_cdf, normal_cdf
 from ..comparison import count_release_errors
-from ..plots import PALETTE, density_line, label_axes, new_figure, note, vline
+from ..plots import PALETTE, density_line, label_axes, log_axes, new_figure, note, vline
 from ._base import Panel, int_slider, log_slider, register, readout
-from .gaussian import log_axes
 
 __all__ = ["error_curves", "choosing_count_error"]
 
@@ -49,7 +48,7 @@ def choosing_count_error(epsilon=0.5, delta=1e-5, count=50):
     curves["Exponential"].set_linestyle("--")
     dots = {n: ax.plot([epsilon], [1.0], "o", color=_COLOURS[n], zorder=5)[0] for n in _NAMES}
     mark = vline(ax, epsilon, color=PALETTE["black"], linestyle="-")
-    log_axes(ax)
+    log_axes(ax, plain=True)
     ax.set_xlim(EPS_GRID[0], EPS_GRID[-1])
     ax.set_ylim(0.01, 300)
     label_axes(ax, "ε", "expected |error| (counts)", "error of one released count")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import clipping, mechanisms
-from ..plots import PALETTE, density_line, label_axes, new_figure, note, vline
+from ..plots import PALETTE, density_line, label_axes, log_axes, new_figure, note, vline
 from ._base import Panel, int_slider, log_slider, register
 
 _GRID = np.geomspace(5.0, 2000.0, 81)       # candidate upper bounds U (thousand euros)
@@ -47,7 +47,7 @@ def clipping_tradeoff(upper=100.0, epsilon=0.5, seed=0):
     # left: the data on a log axis, the bound U and one release
     edges = np.geomspace(1.0, _GRID[-1], 50)
     ax1.hist(values, bins=edges, color=PALETTE["grey"], alpha=0.7, label=f"{n} incomes")
-    ax1.set_xscale("log")
+    log_axes(ax1, y=False)
     ax1.set_xlim(edges[0], edges[-1])
     ax1.axvline(truth, color=PALETTE["black"], linestyle=":", linewidth=1.2,
                 label=f"true mean {truth:.1f}")
@@ -68,8 +68,7 @@ def clipping_tradeoff(upper=100.0, epsilon=0.5, seed=0):
     (now_dot,) = ax2.plot([upper], [1.0], marker="o", color=PALETTE["vermillion"],
                           linestyle="none")
     u_line2 = vline(ax2, upper, color=PALETTE["vermillion"])
-    ax2.set_xscale("log")
-    ax2.set_yscale("log")
+    log_axes(ax2)
     ax2.set_xlim(_GRID[0], _GRID[-1])
     ax2.set_ylim(0.02, 3000)
     label_axes(ax2, "clipping bound U (k€, log scale)", "error (k€, log scale)",

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import accounting
 from ..accounting import joint_privacy_loss
-from ..plots import PALETTE, bars, density_line, label_axes, new_figure, vline
+from ..plots import PALETTE, bars, density_line, label_axes, log_axes, new_figure, vline
 from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register, readout
 
 __all__ = ["composition_two_queries", "composition_advanced", "composition_budget_split"]
@@ -79,8 +79,7 @@ def composition_advanced(k=100, epsilon=0.1, delta_slack=1e-5):
     cross = vline(ax, 1.0, color=PALETTE["vermillion"], label="crossover k*")
     (pb,) = ax.plot([], [], "o", color=PALETTE["blue"], markersize=8)
     (pa,) = ax.plot([], [], "o", color=PALETTE["orange"], markersize=8)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_axes(ax)
     ax.set_xlim(1, 1e5)
     ax.set_ylim(1e-3, 1e5)
     label_axes(ax, "k (number of mechanisms)", "total ε", "Advanced against basic composition")
@@ -133,7 +132,7 @@ def composition_budget_split(epsilon=1.0, k=4, weight=1.0):
     b2 = bars(ax2, x, np.ones(_MAXQ), color=PALETTE["orange"])
     label_axes(ax2, "query", "mean |error| = 1/εi", "Error of each count")
     ax2.set_xticks(x)
-    ax2.set_yscale("log")
+    log_axes(ax2, x=False)
     ax2.set_ylim(0.05, 500)
 
     def update(epsilon, k, weight):

@@ -11,7 +11,7 @@ from scipy import special
 from .. import mechanisms
 from ..definition import (blip_distributions, max_probability_ratio, posterior_bounds,
                           rr_standard_error, smallest_delta)
-from ..plots import PALETTE, bars, density_line, hline, label_axes, new_figure, set_band, vline
+from ..plots import PALETTE, bars, density_line, hline, label_axes, log_axes, new_figure, set_band, vline
 from ._base import Panel, float_slider, log_slider, register
 
 __all__ = ["dp_randomized_response", "dp_delta_blip", "dp_prior_posterior"]
@@ -41,6 +41,7 @@ def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
     (emp,) = ax2.loglog(ns, np.ones(ns.size), "o", color=PALETTE["orange"], markersize=4,
                         label="RMSE of 400 simulated surveys")
     (here,) = ax2.loglog([], [], "D", color=PALETTE["vermillion"], markersize=8, label="your n")
+    log_axes(ax2)
     label_axes(ax2, "respondents n", "error of the estimate of π", "Estimator error against n")
     ax2.set_xlim(8, 1.3e5)
     ax2.set_ylim(1e-3, 30)

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import sgd as _sgd
-from ..plots import PALETTE, density_line, label_axes, new_figure
+from ..plots import PALETTE, density_line, label_axes, log_axes, new_figure
 from .._validate import valid_real
 from ..tradeoff import outside_region, tradeoff_curve
 from ._base import Panel, dropdown, int_slider, register
@@ -120,7 +120,7 @@ def _accuracy_axes(ax1, grid, ex):
     traj.set_marker(".")
     (now1,) = ax1.plot([1.0], [0.5], marker="o", markersize=9, color=PALETTE["vermillion"],
                        linestyle="none")
-    ax1.set_xscale("log")
+    log_axes(ax1, y=False)
     ax1.set_xlim(0.05, 200)
     ax1.set_ylim(0.4, 0.8)
     label_axes(ax1, r"$\varepsilon$ at $\delta = 10^{-5}$ (RDP accountant, log scale)", "test accuracy",

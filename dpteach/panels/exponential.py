@@ -18,9 +18,9 @@ import numpy as np
 from .. import bounds, datasets, mechanisms
 from ..exponential import (EYE_COLOUR, NATIONALITY, apple_outputs, log_ratio,
                            posted_price_revenue, price_grid, tied_scores, utility_tail)
-from ..plots import PALETTE, bars, density_line, hline, label_axes, new_figure, note, vline
+from ..plots import (PALETTE, bars, density_line, hline, label_axes, log_axes, new_figure,
+                    note, vline)
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
-from .gaussian import log_axes
 
 __all__ = ["exponential_selection", "exponential_half_ratio", "exponential_utility",
            "exponential_apples"]
@@ -52,7 +52,7 @@ def exponential_selection(epsilon=1.0, example="nationality"):
     colours = [PALETTE[c] for c in ("blue", "orange", "green", "vermillion", "purple")]
     curves = [density_line(ax2, grid, np.zeros_like(grid), color=c) for c in colours]
     marker = vline(ax2, epsilon, color=PALETTE["black"], linestyle="-")
-    log_axes(ax2, y=False)
+    log_axes(ax2, y=False, plain=True)
     ax2.set_xlim(grid[0], grid[-1])
     ax2.set_ylim(0, 1)
     label_axes(ax2, "ε", "Pr[output]", "against ε (Δu = 1)")
@@ -168,7 +168,7 @@ def exponential_utility(epsilon=1.0, t=2.0, n_candidates=100, profile="worst"):
                      label="empirical Pr[u(r*) ≤ threshold(t)]")
     (dot,) = ax.plot([t], [np.exp(-t)], "o", color=PALETTE["vermillion"], zorder=5)
     mark = vline(ax, t)
-    log_axes(ax, x=False)
+    log_axes(ax, x=False, plain=True)
     ax.set_ylim(1e-5, 1.5)
     ax.set_xlim(0, 8)
     label_axes(ax, "t", "probability", r"utility theorem: empirical tail against $e^{-t}$")

@@ -11,35 +11,18 @@
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import FuncFormatter, NullLocator
 
 from .. import mechanisms
 from ..comparison import queries_noise
 from ..mechanisms import sigma_curves
-from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
+from ..plots import (PALETTE, band, density_line, hline, label_axes, log_axes, new_figure,
+                    note, set_band, vline)
 from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register, readout
 
 __all__ = ["gaussian_sigma_vs_epsilon",
            "gaussian_vs_laplace_queries", "gaussian_privacy_loss"]
 
 EPS_GRID = np.geomspace(0.05, 20, 40)
-
-
-def _plain(value, _pos=None):
-    return f"{value:g}"
-
-
-def log_axes(ax, *, x=True, y=True):
-    """Log scale with plain-text labels and no minor ticks.
-
-    Tick labels dominate a panel's redraw time; matplotlib's default 10^k labels go
-    through mathtext, and minor ticks multiply the labels, so both are avoided.
-    """
-    for on, axis, setter in ((x, ax.xaxis, ax.set_xscale), (y, ax.yaxis, ax.set_yscale)):
-        if on:
-            setter("log")
-            axis.set_minor_locator(NullLocator())
-            axis.set_major_formatter(FuncFormatter(_plain))
 
 
 # -------------------------------------------------------------------------------- panels
@@ -59,7 +42,7 @@ def gaussian_sigma_vs_epsilon(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     l_analytic = density_line(ax, e, nan, color=PALETTE["blue"], label="analytic")
     (dot,) = ax.plot([epsilon], [1.0], "o", color=PALETTE["black"], zorder=5)
     ax.axvspan(1, e[-1], color=PALETTE["grey"], alpha=0.12, lw=0)
-    log_axes(ax)
+    log_axes(ax, plain=True)
     ax.set_xlim(e[0], e[-1])
     ax.set_ylim(0.01, 1000)          # fixed limits keep the tick labels (and their cost) fixed
     label_axes(ax, "ε", "noise σ (query units)", "Gaussian σ against ε")
@@ -69,7 +52,7 @@ def gaussian_sigma_vs_epsilon(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     hline(ax2, 1.0)
     vline(ax2, 1.0)
     m_line = vline(ax2, epsilon, color=PALETTE["black"], linestyle="-")
-    log_axes(ax2)
+    log_axes(ax2, plain=True)
     ax2.set_xlim(e[0], e[-1])
     ax2.set_ylim(1e-4, 1e3)
     label_axes(ax2, "ε", "true δ / target δ", "δ each σ really gives")
@@ -124,7 +107,7 @@ def gaussian_vs_laplace_queries(k=50, epsilon=0.5, delta=1e-5, analytic=True):
     (p_lap,) = ax.plot([k], [1.0], "o", color=PALETTE["orange"], zorder=5)
     (p_gau,) = ax.plot([k], [1.0], "s", color=PALETTE["blue"], zorder=5)
     cross = vline(ax, 1.0, label="crossover")
-    log_axes(ax)
+    log_axes(ax, plain=True)
     ax.set_xlim(ks[0], ks[-1])
     ax.set_ylim(0.1, 2e4)
     label_axes(ax, "k counting queries released together", "noise std per query (counts)",

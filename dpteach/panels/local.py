@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import local, local_protocols
 from ..bounds import laplace_std
-from ..plots import PALETTE, label_axes, new_figure, note
+from ..plots import PALETTE, label_axes, log_axes, new_figure, note
 from ._base import Panel, dropdown, int_slider, log_slider, register
 
 _K_MAX = 32
@@ -68,8 +68,7 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
                            markeredgewidth=2)
     (cen_here,) = ax1.plot([], [], "s", color=PALETTE["vermillion"], markersize=9, fillstyle="none",
                            markeredgewidth=2)
-    ax1.set_xscale("log")
-    ax1.set_yscale("log")
+    log_axes(ax1)
     ax1.set_xlim(70, 1.4e6)
     ax1.set_ylim(1e-7, 30)
     label_axes(ax1, "people $n$", "error of a frequency (RMSE)", "Error against $n$")
@@ -161,8 +160,7 @@ def local_protocols_variance(epsilon=1.0, k=64):
                           label=r"k-RR = OUE: $k = 3e^{\varepsilon} + 2$")
     (cross_e,) = ax2.plot([], [], ":", color=PALETTE["black"], linewidth=1.3, label="k-RR = OUE")
     for ax in (ax1, ax2):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
+        log_axes(ax)
         ax.set_ylim(1e-4, 1e8)
     ax1.set_xlim(1.5, 1.5e6)
     ax2.set_xlim(0.09, 11)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import rdp
-from ..plots import PALETTE, density_line, label_axes, new_figure, note, vline
+from ..plots import PALETTE, density_line, label_axes, log_axes, new_figure, note, vline
 from ._base import Panel, log_slider, register
 
 __all__ = ["accounting_five_ways", "accounting_subsampling"]
@@ -47,8 +47,7 @@ def accounting_five_ways(sigma=20.0, delta=1e-6, k=100):
     lines["exact"].set_linewidth(2.0)
     lines["exact"].set_zorder(4)
     k_line = vline(ax1, k)
-    ax1.set_xscale("log")
-    ax1.set_yscale("log")
+    log_axes(ax1)
     ax1.set_xlim(1, 1000)
     ax1.set_ylim(*_YLIM)
     label_axes(ax1, "releases $k$", r"total $\varepsilon$ (nats)", r"$\varepsilon$ after $k$ Gaussian releases")
@@ -57,7 +56,7 @@ def accounting_five_ways(sigma=20.0, delta=1e-6, k=100):
     # right: each accountant's ε as a multiple of the exact ε (bar from 1 to the ratio, log axis)
     bars = ax2.barh(y, np.zeros(len(_NAMES)), color=[_COLORS[n] for n in _NAMES], height=0.6,
                     left=1.0)
-    ax2.set_xscale("log")
+    log_axes(ax2, y=False)
     ax2.set_xlim(*_RATIO_LIM)
     ax2.axvline(1.0, color=PALETTE["black"], linewidth=1.0)
     ax2.set_ylim(-0.6, len(_NAMES) - 0.4)
@@ -108,8 +107,7 @@ def accounting_subsampling(q=0.01, sigma=1.0, steps=1000, delta=1e-5):
                           label=r"linear guess: $q\alpha/(2\sigma^2)$")
     sub = density_line(ax1, _ORDERS, _ORDERS * 1.0, color=PALETTE["vermillion"],
                        label="Poisson-subsampled (exact)")
-    ax1.set_xscale("log")
-    ax1.set_yscale("log")
+    log_axes(ax1)
     ax1.set_xlim(2, 256)
     ax1.set_ylim(1e-8, 1e4)
     label_axes(ax1, r"order $\alpha$", "RDP of one step (nats)", "One step's RDP curve")
@@ -117,8 +115,7 @@ def accounting_subsampling(q=0.01, sigma=1.0, steps=1000, delta=1e-5):
     eps_full = density_line(ax2, _STEPS, _STEPS * 1.0, color=PALETTE["blue"], label="no sampling")
     eps_sub = density_line(ax2, _STEPS, _STEPS * 1.0, color=PALETTE["vermillion"], label="subsampled")
     t_line = vline(ax2, steps)
-    ax2.set_xscale("log")
-    ax2.set_yscale("log")
+    log_axes(ax2)
     ax2.set_xlim(1, 1e4)
     ax2.set_ylim(1e-3, 1e4)
     label_axes(ax2, "steps $T$", r"$\varepsilon$ at $\delta$ (nats)", r"$\varepsilon$ after $T$ steps (RDP)")

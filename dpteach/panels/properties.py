@@ -17,9 +17,9 @@ from matplotlib.collections import LineCollection
 from .. import mechanisms, properties
 from ..properties import group_curves, parallel_costs
 from ..accounting import basic_composition
-from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band
+from ..plots import (PALETTE, band, density_line, hline, label_axes, log_axes, new_figure,
+                    note, set_band)
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
-from .gaussian import log_axes
 
 __all__ = ["postprocessing", "group_privacy_loss", "parallel_histogram"]
 
@@ -134,7 +134,7 @@ def group_privacy_loss(epsilon=0.5, delta=1e-6, k=3):
                            label=r"textbook: $k\,e^{(k-1)\varepsilon}\,\delta$")
     (dots,) = ax2.plot([k, k], [1, 1], "o", color=PALETTE["black"], zorder=5)
     hline(ax2, 1.0)
-    log_axes(ax2, x=False)            # plain tick labels: no mathtext on every layout
+    log_axes(ax2, x=False, plain=True)            # plain tick labels: no mathtext on every layout
     ax2.set_xlim(0.5, K_MAX + 0.5)
     ax2.set_ylim(1e-12, 1e3)
     ax2.set_xticks(ks)

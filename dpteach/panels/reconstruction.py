@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..attacks import reconstruction as rec
-from ..plots import PALETTE, density_line, figure_png, hline, label_axes, new_figure, note
+from ..plots import PALETTE, density_line, figure_png, hline, label_axes, log_axes, new_figure, note
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 
 __all__ = ["reconstruction_exhaustive", "reconstruction_random_queries",
@@ -196,7 +196,7 @@ def reconstruction_dp_defence(epsilon=1.0, seed=0):
     hline(ax, 1 - prev, color=PALETTE["grey"], label=f"majority guess ({1 - prev:.0%})")
     (mark,) = ax.plot([0], [0], "o", markersize=12, markerfacecolor="none",
                       markeredgecolor=PALETTE["black"], markeredgewidth=1.5)
-    ax.set_xscale("log")
+    log_axes(ax, y=False)
     ax.set_ylim(0.4, 1.02)
     label_axes(ax, "total privacy budget ε", "fraction of bits recovered",
                "Laplace answers under a budget")

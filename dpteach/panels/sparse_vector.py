@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from .. import mechanisms, sparse_vector
-from ..plots import PALETTE, hline, label_axes, new_figure, note
+from ..plots import PALETTE, hline, label_axes, log_axes, new_figure, note
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
 
 _K_MAX = 60
@@ -137,7 +137,7 @@ def _error_axes(ax2, cs):
                            label=r"largest error possible on this stream, $\max_i |a_i - T|$")
     (here,) = ax2.plot([], [], "o", color=PALETTE["vermillion"], markersize=11, fillstyle="none",
                        markeredgewidth=2)
-    ax2.set_yscale("log")
+    log_axes(ax2, x=False)
     ax2.set_xlim(0.5, _C_MAX + 0.5)
     ax2.set_ylim(0.5, 3e4)
     ax2.set_xticks(cs)

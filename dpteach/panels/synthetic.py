@@ -24,13 +24,13 @@ def mwem_synthetic(epsilon=1.0, rounds=15, passes=5, seed=0):
     baseline at the same epsilon (both dashed). "update passes" > 1 repeats the
     multiplicative-weights update over every measurement so far (free post-processing).
     """
-    table = synthetic.example_table()
-    queries = synthetic.table_workload(*table.shape)
-    n = table.sum()
     controls = {"epsilon": float_slider("privacy ε", epsilon, 0.1, 5.0, 0.1, readout_format=".1f"),
                 "rounds": int_slider("rounds T", rounds, 1, _T_MAX),
                 "passes": int_slider("update passes", passes, 1, 10),
                 "seed": int_slider("seed", seed, 0, 20)}
+    table = synthetic.example_table()          # the arguments are checked: now the work
+    queries = synthetic.table_workload(*table.shape)
+    n = table.sum()
     fig, (ax1, ax2) = new_figure(2, 1, figsize=(9.0, 5.8))
     edges = np.arange(table.size + 1) - 0.5
     ax1.stairs(table.T.ravel(), edges, fill=True, color=PALETTE["grey"], alpha=0.6, label="true table")

@@ -16,9 +16,9 @@ import numpy as np
 from matplotlib.collections import LineCollection
 
 from .. import mechanisms, tradeoff
-from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
+from ..plots import (PALETTE, band, density_line, hline, label_axes, log_axes, new_figure,
+                    note, set_band, vline)
 from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
-from .gaussian import log_axes
 
 __all__ = ["loss_distribution", "tradeoff_curves", "tradeoff_attack"]
 
@@ -70,7 +70,7 @@ def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
     target = hline(ax2, delta, color=PALETTE["grey"], label="δ target")
     (cross,) = ax2.plot([1.0], [delta], "D", color=PALETTE["green"], ms=6, zorder=6,
                         label="ε(δ): δ(ε′) meets the target")
-    log_axes(ax2, x=False)            # plain tick labels: no mathtext on every layout
+    log_axes(ax2, x=False, plain=True)            # plain tick labels: no mathtext on every layout
     ax2.set_xlim(0, R_MAX)
     ax2.set_ylim(1e-8, 1.5)
     label_axes(ax2, r"$\varepsilon'/\varepsilon$", "probability", "δ(ε′) is not Pr[L > ε′]")
