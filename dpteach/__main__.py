@@ -1,8 +1,6 @@
 """``python -m dpteach``: the ``dpteach`` command (:mod:`dpteach.cli`)."""
 
-import sys
-
-from .cli import main
+from .cli import command
 
 if __name__ == "__main__":
-    sys.exit(main())
+    command()

@@ -241,6 +241,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: jsonschema (which nbformat imports to validate notebooks) loads rfc3987_syntax when it
+#: is installed (JupyterLab's stack brings it), only to check the "iri" string format,
+#: which no notebook schema uses; that import compiles a grammar, about 1.5 s of every
+#: `dpteach grade` or `dpteach exercises`. The command is a process of its own, so it
+#: goes without (the grading runner does the same); :func:`main`, called from Python,
+#: leaves the host's modules alone.
+_UNNEEDED = ("rfc3987_syntax",)
+
+
+def command() -> None:
+    """The ``dpteach`` console script and ``python -m dpteach``: :func:`main` in a process
+    of its own."""
+    for name in _UNNEEDED:
+        sys.modules.setdefault(name, None)       # `import` raises ImportError, as if absent
+    sys.exit(main())
+
+
 def main(argv=None) -> int:
     """Run the ``dpteach`` command with ``argv`` (default: the process's arguments);
     returns the exit status."""

@@ -236,6 +236,30 @@ def test_python_dash_m_dpteach_is_the_command(tmp_path):
     assert _tree(tmp_path / "c") == _expected_course()
 
 
+_PROBE_UNNEEDED = """
+import atexit, sys
+from dpteach import cli
+def report():
+    print("absent" if sys.modules.get("rfc3987_syntax", "unset") is None else "importable")
+atexit.register(report)
+sys.argv = ["dpteach", "--help"]
+{call}
+"""
+
+
+def test_the_command_goes_without_the_grammar_only_jsonschema_wanted():
+    """The console script (in its own process) blocks rfc3987_syntax, 1.5 s of every
+    `dpteach grade`; cli.main, called from Python, leaves the host's modules alone."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    said = {}
+    for call in ("cli.command()", "sys.exit(cli.main())"):
+        done = subprocess.run([sys.executable, "-c", _PROBE_UNNEEDED.format(call=call)],
+                              env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        said[call] = done.stdout.strip().splitlines()[-1]
+    assert said == {"cli.command()": "absent", "sys.exit(cli.main())": "importable"}
+
+
 # ------------------------------------------------------------------ the wheel
 def _source_files() -> list:
     """The repository's files as a fresh clone would have them (with uncommitted edits):
@@ -310,9 +334,9 @@ def test_the_wheel_declares_the_console_script(wheel):
     parser = configparser.ConfigParser()
     parser.read_string(text)
     value = parser["console_scripts"]["dpteach"]
-    assert value == "dpteach.cli:main"
+    assert value == "dpteach.cli:command"
     entry = importlib.metadata.EntryPoint(name="dpteach", value=value, group="console_scripts")
-    assert entry.load() is cli.main
+    assert entry.load() is cli.command
 
 
 @pytest.mark.slow

@@ -547,3 +547,15 @@ def test_forbidden_functions_are_found_for_every_assignment():
     assert "dpteach.attacks:reconstruct_lp" in a2
     for key in ("A3", "A4", "A5", "A7", "A8", "A9", "A10"):
         assert grading.forbidden_targets(assignments.tasks(key)), key
+
+
+def test_a_batch_imports_the_task_modules_of_its_own_assignments(tmp_path):
+    """Read from the hand-ins before anything runs: the assignments they will be graded as
+    (a broken file names none), or the one --assignment gives them all."""
+    nb = solution()
+    nb.metadata.setdefault("dpteach", {})["assignment"] = "A3"
+    good = nbformat.writes(nb).encode()
+    raws = {"a": good, "b": b"{not json", "c": None}
+    names = ["A3_mine.ipynb", "A5_broken.ipynb", "A7_missing.ipynb"]
+    assert grading._batch_assignments(raws, list(raws), names, None) == {"A3"}
+    assert grading._batch_assignments(raws, list(raws), names, "A1") == {"A1"}

@@ -472,6 +472,19 @@ def _check_jobs(jobs) -> int:
     return int(jobs)
 
 
+def _batch_assignments(raws, paths, names, override) -> set:
+    """The assignments the notebooks of a batch will be graded as (what
+    :func:`_read_submission` will find; a notebook that names none is skipped here and
+    reported when it is graded)."""
+    keys = {override} - {None}
+    for path, name in zip(paths, names):
+        try:
+            keys.add(_assignment(_parse(raws[path], name), name, override))
+        except Exception:                                   # noqa: BLE001 - reported later
+            pass
+    return keys - {None}
+
+
 def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, report=None,
           out=None, jobs=1, sandbox=True, seed=None, repeats=1, root=None,
           totals=None) -> list:
@@ -492,14 +505,15 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
     paths = [str(p) for p in paths]
     names = _names(paths, root)
     # read every submission before running any, so none can rewrite another's file;
-    # import every task module before running any (and the kit is read-only in the sandbox)
+    # import the task modules of every assignment in the batch before running any (and
+    # the kit is read-only in the sandbox)
     raws = {}
     for p in paths:
         try:
             raws[p] = Path(p).read_bytes()
         except OSError:
             raws[p] = None
-    for key in {assignment, *NAMEABLE} - {None}:
+    for key in _batch_assignments(raws, paths, names, assignment):
         try:
             assignments.tasks(key)
         except Exception:                                   # noqa: BLE001 - reported later
