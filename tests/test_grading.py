@@ -557,5 +557,5 @@ def test_a_batch_imports_the_task_modules_of_its_own_assignments(tmp_path):
     good = nbformat.writes(nb).encode()
     raws = {"a": good, "b": b"{not json", "c": None}
     names = ["A3_mine.ipynb", "A5_broken.ipynb", "A7_missing.ipynb"]
-    assert grading._batch_assignments(raws, list(raws), names, None) == {"A3"}
-    assert grading._batch_assignments(raws, list(raws), names, "A1") == {"A1"}
+    assert grading._import_tasks(raws, list(raws), names, None) == {"A3"}
+    assert grading._import_tasks(raws, list(raws), names, "A1") == {"A1"}

@@ -14,6 +14,9 @@ import, a reload, nor reading the compiled file finds the real code.
 :func:`stub_cell` is the same in code run in the kernel before any cell of the
 notebook: the real function objects have their code replaced (every reference to them,
 however captured later, then raises). It is the only protection without the sandbox.
+
+:func:`launch` runs the grading runner on a scratch folder, in the sandbox or (unsafe) as
+a plain child process, and kills whatever it started when it ends or runs out of time.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 #: what a forbidden function raises while grading
@@ -282,3 +286,43 @@ def stub_cell(targets) -> str:
 
 def python() -> str:
     return sys.executable
+
+
+#: one grading thread at a time writes the stub sources
+_STUB_LOCK = threading.Lock()
+
+
+def launch(folder, sandbox, targets, stub_dir, limit, hidden=()) -> tuple:
+    """Run the grading runner on ``folder`` (in the sandbox when ``sandbox``, with the
+    ``targets`` stubbed): (exit code or None when it had to be killed after ``limit``
+    seconds, the end of what it wrote to stderr). Used by
+    :mod:`dpteach.coursework.grading`."""
+    argv = [python(), "-m", "dpteach.coursework._grade_runner", str(folder)]
+    if sandbox:
+        with _STUB_LOCK:
+            overlays, masks = stub_sources(targets, stub_dir)
+        cmd = command(folder, argv, overlays=overlays, masks=masks, hidden=hideable(hidden))
+        env = None
+    else:
+        home = folder / ".home"
+        home.mkdir()
+        env = {**plain_env(), "HOME": str(home), "IPYTHONDIR": str(home / "ipython"),
+               "JUPYTER_RUNTIME_DIR": str(home / "jupyter"), "MPLCONFIGDIR": str(home / "mpl")}
+        cmd = argv
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=err, env=env, start_new_session=True, cwd=str(folder))
+        try:
+            code = proc.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            code = None
+        finally:
+            try:
+                os.killpg(proc.pid, 9)        # the sandbox (and with it all it started)
+            except OSError:
+                pass
+            proc.wait()
+        err.seek(0, os.SEEK_END)
+        err.seek(max(0, err.tell() - 2000))
+        tail = err.read().decode("utf-8", "replace")
+    return code, tail

@@ -47,9 +47,7 @@ import re
 import secrets
 import shutil
 import sys
-import subprocess
 import tempfile
-import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -210,9 +208,6 @@ submissions, the report, your home folder), use the network, start processes tha
 the grading, reload the kit's real functions from their source, and signal the grader.
 Grade untrusted work only in the sandbox (apt-get install bubblewrap)."""
 
-_STUB_LOCK = threading.Lock()
-
-
 def forbidden_targets(tasks) -> list:
     """The kit functions (``"module:name"``) any of ``tasks`` forbids: each task's
     ``extra["forbidden"]``, and every module-level tuple of such names in the modules
@@ -324,41 +319,6 @@ def _read_submission(path, raw, assignment, name):
     return nb, error, key, tasks
 
 
-def _launch(folder, sandbox, targets, stub_dir, limit, hidden=()) -> tuple:
-    """Run the runner on ``folder`` (in the sandbox): (exit code or None when it had to
-    be killed, the end of what it wrote to stderr)."""
-    argv = [_sandbox.python(), "-m", "dpteach.coursework._grade_runner", str(folder)]
-    if sandbox:
-        with _STUB_LOCK:
-            overlays, masks = _sandbox.stub_sources(targets, stub_dir)
-        cmd = _sandbox.command(folder, argv, overlays=overlays, masks=masks,
-                               hidden=_sandbox.hideable(hidden))
-        env = None
-    else:
-        home = folder / ".home"
-        home.mkdir()
-        env = {**_sandbox.plain_env(), "HOME": str(home), "IPYTHONDIR": str(home / "ipython"),
-               "JUPYTER_RUNTIME_DIR": str(home / "jupyter"), "MPLCONFIGDIR": str(home / "mpl")}
-        cmd = argv
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=err, env=env, start_new_session=True, cwd=str(folder))
-        try:
-            code = proc.wait(timeout=limit)
-        except subprocess.TimeoutExpired:
-            code = None
-        finally:
-            try:
-                os.killpg(proc.pid, 9)        # the sandbox (and with it all it started)
-            except OSError:
-                pass
-            proc.wait()
-        err.seek(0, os.SEEK_END)
-        err.seek(max(0, err.tell() - 2000))
-        tail = err.read().decode("utf-8", "replace")
-    return code, tail
-
-
 def _groups(tasks) -> list:
     """The tasks split by what their honest solutions need (``extra["needs"]``), in
     order of first appearance, each with the forbidden functions its kernel stubs: those
@@ -419,7 +379,7 @@ def _run_part(nb, name, key, draws, targets, verdicts, *, timeout, task_timeout,
         (folder / Path(name).name).write_bytes(nbformat.writes(nb).encode("utf-8"))
         # cells, then grading, each within ``timeout``; kernel starts and restarts on top
         limit = 2 * timeout + 30 * (2 + len(draws) // 4) + 60
-        code, stderr = _launch(folder, sandbox, targets, stub_dir, limit, hidden)
+        code, stderr = _sandbox.launch(folder, sandbox, targets, stub_dir, limit, hidden)
         # the sandbox is gone: from here on only data is read
         status = _read_status(folder)
         states = status.get("tasks") if isinstance(status.get("tasks"), dict) else {}
@@ -472,14 +432,18 @@ def _check_jobs(jobs) -> int:
     return int(jobs)
 
 
-def _batch_assignments(raws, paths, names, override) -> set:
-    """The assignments the notebooks of a batch will be graded as (what
-    :func:`_read_submission` will find; a notebook that names none is skipped here and
-    reported when it is graded)."""
-    keys = {override} - {None}
+def _import_tasks(raws, paths, names, override) -> set:
+    """Import the task modules of the assignments a batch's notebooks will be graded as
+    (one that names none is reported when graded); returns those assignments."""
+    keys = {override}
     for path, name in zip(paths, names):
         try:
             keys.add(_assignment(_parse(raws[path], name), name, override))
+        except Exception:                                   # noqa: BLE001 - reported later
+            pass
+    for key in keys - {None}:
+        try:
+            assignments.tasks(key)
         except Exception:                                   # noqa: BLE001 - reported later
             pass
     return keys - {None}
@@ -513,11 +477,7 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
             raws[p] = Path(p).read_bytes()
         except OSError:
             raws[p] = None
-    for key in _batch_assignments(raws, paths, names, assignment):
-        try:
-            assignments.tasks(key)
-        except Exception:                                   # noqa: BLE001 - reported later
-            pass
+    _import_tasks(raws, paths, names, assignment)
     seed = secrets.randbits(128) if seed is None else int(seed)
     if report is not None and totals is None:
         totals = totals_path(report)
