@@ -337,8 +337,9 @@ def _log_f(alpha, q, L):
     L = np.asarray(L, float)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         x = q * np.expm1(np.minimum(L, 700.0))
-        small = np.abs(x) < 1e-3
-        # series C(α,2)x² + C(α,3)x³ + ... for small |x|
+        # series C(α,2)x² + C(α,3)x³ + ... + C(α,5)x⁵ while α|x| is small (the terms
+        # shrink by about α|x| each; |x| alone small is not enough for large α)
+        small = np.abs(x) * np.maximum(alpha, 1.0) < 1e-3
         c2 = alpha * (alpha - 1) / 2
         c3 = c2 * (alpha - 2) / 3
         c4 = c3 * (alpha - 3) / 4
@@ -360,10 +361,13 @@ def _log_a_minus_1_frac(q, sigma, alphas):
     """ln(A_α - 1) for fractional orders (1-d array): ∫ N(z; 0, σ²) f(x(z)) dz, with
     x(z) = q(e^{L(z)} - 1) and L(z) = (2z - 1)/(2σ²) the privacy loss of μ₁ against μ₀.
 
-    The integrand is smooth and ≥ 0; a scan of 801 points finds, for each order, where its
-    logarithm is within 60 of the top, and the trapezoidal rule on that window with a step
-    of at most min(σ, σ²)/20 integrates it, every order at once (agrees with 40-digit
-    mpmath quadrature to 1e-9, see the tests)."""
+    The integrand is smooth and ≥ 0; a scan of 201 points finds, for each order, where its
+    logarithm is within 60 of the top, and the trapezoidal rule on that window integrates
+    it, every order at once, with a step of at most min(σ, σ²)/4. The trapezoidal rule
+    converges geometrically here: the Gaussian factor's error is about exp(-2π²σ²/h²) and
+    the integrand is analytic in a strip |Im z| < πσ² (the branch points of (1 + x)^α),
+    which bounds the rest by about exp(-2π²σ²/h); both are below 1e-30 at this step
+    (agrees with 40-digit mpmath quadrature to 1e-9, see the tests)."""
     s2 = sigma * sigma
     a = np.asarray(alphas, float)[:, None]
 
@@ -373,7 +377,7 @@ def _log_a_minus_1_frac(q, sigma, alphas):
 
     # the mass lies around z = 0 ... max(α, 2) (tilted Gaussians N(i, σ²)), width σ
     lo, hi = -1.0 - 40 * sigma, max(float(a.max()), 2.0) + 1.0 + 40 * sigma
-    scan = np.linspace(lo, hi, 801)
+    scan = np.linspace(lo, hi, 201)
     step = scan[1] - scan[0]
     g = log_integrand(scan[None, :])
     m = np.max(g, axis=1)
@@ -381,11 +385,13 @@ def _log_a_minus_1_frac(q, sigma, alphas):
     first = np.argmax(keep, axis=1)
     last = scan.size - 1 - np.argmax(keep[:, ::-1], axis=1)
     z_lo, z_hi = scan[first] - 2 * step, scan[last] + 2 * step
-    h = min(sigma, s2) / 20
-    n = int(min(max(np.ceil(np.max(z_hi - z_lo) / h), 400), 20_000)) + 1
+    h = min(sigma, s2) / 4
+    n = int(min(max(np.ceil(np.max(z_hi - z_lo) / h), 100), 20_000)) + 1
     t = np.linspace(0.0, 1.0, n)[None, :]
     z = z_lo[:, None] + (z_hi - z_lo)[:, None] * t
-    w = np.exp(log_integrand(z) - m[:, None])
+    g = log_integrand(z)
+    m = np.max(g, axis=1)                  # the scan can step over a narrow top
+    w = np.exp(g - m[:, None])
     val = (np.sum(w, axis=1) - 0.5 * (w[:, 0] + w[:, -1])) * (z[:, 1] - z[:, 0])
     with np.errstate(divide="ignore"):
         out = m + np.log(val)

@@ -266,6 +266,16 @@ def test_fractional_orders_are_the_exact_divergence(q, sigma):
     assert np.all(ceil[:2] > want[:2] * (1 + 1e-3))
 
 
+def test_high_fractional_orders_at_large_sigma_are_exact_too():
+    """The small-x series of (1 + x)^α - 1 - αx is used only while α|x| is small: for
+    α = 200.5 at σ = 30 the terms shrink by α|x| each, not by |x| (before: 6e-7 off)."""
+    orders = np.array([63.5, 200.5])
+    for q, sigma in [(0.01, 30.0), (0.5, 1000.0)]:
+        ours = dp.subsampled_gaussian_rdp(q, sigma, orders)
+        want = np.array([mp_subsampled_rdp(a, q, sigma) for a in orders])
+        np.testing.assert_allclose(ours, want, rtol=1e-9)
+
+
 LOOSE_GRID = [(q, s, k) for q in (0.5, 0.1, 0.01) for s in (0.8, 1.5, 4.0) for k in (1, 100, 1000)]
 
 
