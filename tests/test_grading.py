@@ -4,7 +4,7 @@ The notebooks answer A0, the three-task demo assignment in dpteach/coursework/as
 (Task 1: double, 1 point; Task 2: answer = 42, 1 point; Task 3: a Laplace count, 2
 points). Every adversarial notebook starts from the blank exercise that make_exercise
 writes, so an honest grader gives it 0 of 4 whatever it prints or patches. Most
-notebooks are graded in one batch (one kernel each, ~1.5 s), shared by the tests.
+notebooks are graded in one batch (one kernel each, ~1.5 s; two at a time), shared by the tests.
 """
 
 import csv
@@ -208,8 +208,9 @@ child = subprocess.Popen(["sleep", "600.1234"])"""))
     t0 = time.perf_counter()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(grading, "NAMEABLE", grading.NAMEABLE | {"A0"})
+        # two at a time: the cheats that loop until the timeout wait beside the others
         rows = grading.grade([paths[k] for k in order], timeout=TIMEOUT,
-                             task_timeout=TASK_TIMEOUT, report=report)
+                             task_timeout=TASK_TIMEOUT, report=report, jobs=2)
     seconds = time.perf_counter() - t0
     by_name = {}
     for r in rows:
