@@ -17,13 +17,17 @@ __all__ = ["lazy_module"]
 
 
 class _LazyModule:
-    __slots__ = ("_name",)
+    __slots__ = ("_name", "_module")
 
     def __init__(self, name):
         self._name = name
+        self._module = None
 
     def __getattr__(self, attr):
-        return getattr(importlib.import_module(self._name), attr)
+        module = self._module
+        if module is None:      # the first read imports; later reads only look up
+            module = self._module = importlib.import_module(self._name)
+        return getattr(module, attr)
 
     def __dir__(self):
         return dir(importlib.import_module(self._name))

@@ -201,7 +201,7 @@ def _ptr_threshold(epsilon, delta):
     return math.log(1.0 / delta) / (epsilon / 2.0)
 
 
-def ptr_median(values, lower, upper, epsilon, delta, *, proposed_bound, rng=None):
+def ptr_median(values, lower, upper, epsilon, delta, *, proposed_bound, rng=None, size=None):
     """Propose-test-release for the median: a noisy median, or None (bottom).
 
     Half the budget tests the proposal: d_hat = d + Lap(2/epsilon), where d is
@@ -211,16 +211,52 @@ def ptr_median(values, lower, upper, epsilon, delta, *, proposed_bound, rng=None
     neighbours [DL09; Dwork & Roth 2014, Sec. 7.3]: an unstable dataset (d = 0) passes the
     test with probability delta / 2. None says only that the data are not stable enough
     for the bound; it is itself a private answer.
+
+    ``size`` runs the mechanism that many times, independently: an array of answers with
+    NaN for None. It gives exactly what ``size`` calls in a row with the same generator
+    give, and leaves the generator where they would.
     """
     lo, hi, x = _sorted_clamped(values, lower, upper)
     epsilon = _epsilon(epsilon)
     delta = valid_delta(delta, required=True)
     bound = valid_real(proposed_bound, "proposed_bound", low=0.0, low_open=True, high=1e300)
     rng = valid_rng(rng)
+    if size is not None:
+        size = valid_positive_int(size, "size", maximum=10**8)
     d = distance_to_instability(x, lo, hi, bound)
-    if d + rng.laplace(0.0, 2.0 / epsilon) <= _ptr_threshold(epsilon, delta):
+    threshold, median = _ptr_threshold(epsilon, delta), x[x.size // 2]
+    if size is not None:        # many runs at once, drawn in the order single calls draw
+        return _ptr_runs(d, threshold, median, 2.0 / epsilon, 2.0 * bound / epsilon, rng, size)
+    if d + rng.laplace(0.0, 2.0 / epsilon) <= threshold:
         return None
-    return float(x[x.size // 2] + rng.laplace(0.0, 2.0 * bound / epsilon))
+    return float(median + rng.laplace(0.0, 2.0 * bound / epsilon))
+
+
+def _ptr_runs(d, threshold, median, test_scale, release_scale, rng, size):
+    """``size`` runs of the test and release, drawing in the order single calls draw.
+
+    A run draws one Laplace variate (the test) and a second one only when it answers, so
+    how many draws ``size`` runs take is known only as they go. Each round draws as many
+    standard Laplace variates as runs remain (every unfinished run needs at least one
+    more, so none is left unused) and walks through them; ``scale * Lap(1)`` is bit for
+    bit the generator's ``laplace(0, scale)``."""
+    out = np.full(size, np.nan)
+    i, pending = 0, False          # pending: run i passed its test, its release is next
+    while i < size:
+        z = rng.laplace(0.0, 1.0, size=size - i)
+        k = 0
+        if pending:
+            out[i] = median + release_scale * z[0]
+            i, k, pending = i + 1, 1, False
+        while k < z.size:
+            if d + test_scale * z[k] <= threshold:
+                i, k = i + 1, k + 1
+            elif k + 1 < z.size:
+                out[i] = median + release_scale * z[k + 1]
+                i, k = i + 1, k + 2
+            else:
+                pending, k = True, k + 1
+    return out
 
 
 def ptr_answer_probability(values, lower, upper, epsilon, delta, *, proposed_bound):

@@ -168,10 +168,12 @@ def noise_std(mechanism: str, *, epsilon, l1_sensitivity=None, l2_sensitivity=No
 
 
 def _gaussian_unit_sigma(epsilon, delta, analytic):
-    """gaussian_sigma(1, epsilon, delta), with a solver failure at an extreme epsilon
-    reported as a ValueError naming epsilon."""
+    """gaussian_sigma(1, epsilon, delta) (the analytic one remembered), with a solver
+    failure at an extreme epsilon reported as a ValueError naming epsilon."""
     try:
-        return mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=analytic)
+        if analytic:
+            return mechanisms._analytic_unit_sigma(float(epsilon), float(delta))
+        return mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=False)
     except RuntimeError:
         raise ValueError(f"epsilon={epsilon:g} is too large for the analytic Gaussian "
                          "calibration to converge; use epsilon <= 1e100") from None

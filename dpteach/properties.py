@@ -89,7 +89,7 @@ def gaussian_group_delta(epsilon, delta, k):
     exceeds the group-privacy bound k e^((k-1) eps) delta of :func:`group_privacy`.
     Notebook 12.
     """
-    from .mechanisms import gaussian_delta, gaussian_sigma
+    from .mechanisms import _analytic_unit_sigma, gaussian_delta
 
     e = valid_epsilon(epsilon)
     d = valid_delta(delta, required=True)
@@ -97,7 +97,7 @@ def gaussian_group_delta(epsilon, delta, k):
     if e > 700:
         raise ValueError(f"epsilon must be <= 700 here (the analytic sigma at a larger epsilon "
                          f"is below the float range's resolution), got {e!r}")
-    sigma = gaussian_sigma(1.0, e, d, analytic=True)
+    sigma = _analytic_unit_sigma(e, d)          # gaussian_sigma(1, e, d, analytic=True)
     return float(gaussian_delta(sigma, float(k), k * e))
 
 

@@ -244,8 +244,16 @@ def _epsilon_of_mu(mu, delta):
 
 def _epsilon_of_mu_array(mu, delta, iterations=80):
     """Vectorised :func:`gaussian_epsilon` over an array of μ = Δ√k/σ (bisection in
-    numpy, for the panel; agrees with the brentq answer to 1e-9, see the tests)."""
-    mu = np.asarray(mu, float)
+    numpy, for the panel; agrees with the brentq answer to 1e-9, see the tests);
+    remembered, since a panel's slider comes back to the same σ."""
+    mu, delta = np.broadcast_arrays(np.asarray(mu, float), np.asarray(delta, float))
+    return _epsilon_of_mu_bytes(mu.tobytes(), delta.tobytes(), mu.shape, int(iterations)).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _epsilon_of_mu_bytes(mu_bytes, delta_bytes, shape, iterations):
+    mu = np.frombuffer(mu_bytes, float).reshape(shape)
+    delta = np.frombuffer(delta_bytes, float).reshape(shape)
     lo = np.zeros_like(mu)
     # the classic zCDP bound mu^2/2 + mu sqrt(2 ln(1/delta)) is never below the exact epsilon
     hi = mu * mu / 2 + mu * np.sqrt(2 * np.log(1 / np.asarray(delta, float))) + 1.0

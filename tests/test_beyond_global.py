@@ -158,6 +158,32 @@ def test_ptr_answer_rate_and_release_distribution():
     assert ks_pvalue(answered - 5.0, stats.laplace(scale=bound / eps).cdf) < ALPHA
 
 
+def test_ptr_runs_are_single_calls_in_a_row():
+    """size=N gives, bit for bit, N calls in a row with the same generator (NaN for None)
+    and leaves the generator where they leave it; answer rates from 0 to 1 (so rounds
+    end on a passed test whose release is drawn in the next round)."""
+    for spread, bound, delta in [(2.0, 1.0, 1e-6), (5.0, 1.0, 1e-2), (20.0, 4.0, 1e-2),
+                                 (0.5, 1.0, 1e-6), (5.0, 0.5, 1e-6)]:
+        x = np.clip(np.round(40 + spread * np.random.default_rng(1).standard_normal(101)), 0, 100)
+        one, many = np.random.default_rng(7), np.random.default_rng(7)
+        loop = [ls.ptr_median(x, 0, 100, 1.0, delta, proposed_bound=bound, rng=one)
+                for _ in range(501)]
+        loop = np.array([np.nan if v is None else v for v in loop])
+        runs = ls.ptr_median(x, 0, 100, 1.0, delta, proposed_bound=bound, rng=many, size=501)
+        assert runs.shape == (501,)
+        np.testing.assert_array_equal(runs, loop)
+        assert one.random() == many.random()
+    # a twin that draws the release whatever the test says is caught
+    x = np.clip(np.round(40 + 5.0 * np.random.default_rng(1).standard_normal(101)), 0, 100)
+    one, many = np.random.default_rng(7), np.random.default_rng(7)
+    loop = [ls.ptr_median(x, 0, 100, 1.0, 1e-2, proposed_bound=1.0, rng=one) for _ in range(50)]
+    z = many.laplace(0.0, 1.0, size=100).reshape(50, 2)
+    twin = np.where(ls.distance_to_instability(x, 0, 100, 1.0) + 2.0 * z[:, 0]
+                    <= math.log(1 / 1e-2) / 0.5, np.nan, x[50] + 2.0 * z[:, 1])
+    assert not np.array_equal(twin, np.array([np.nan if v is None else v for v in loop]),
+                              equal_nan=True)
+
+
 def test_ptr_refuses_unstable_data_almost_always():
     x = np.array([0.0, 0.0, 10.0, 10.0, 10.0])  # one change moves the median by 10
     assert ls.distance_to_instability(x, 0, 10, 1.0) == 0
