@@ -13,6 +13,7 @@ Notebook 10 shows the table and uses :func:`choose_mechanism`.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass
 from typing import Callable
@@ -167,13 +168,13 @@ def noise_std(mechanism: str, *, epsilon, l1_sensitivity=None, l2_sensitivity=No
                        "l2_sensitivity")
 
 
+@functools.lru_cache(maxsize=4096)
 def _gaussian_unit_sigma(epsilon, delta, analytic):
-    """gaussian_sigma(1, epsilon, delta) (the analytic one remembered), with a solver
-    failure at an extreme epsilon reported as a ValueError naming epsilon."""
+    """gaussian_sigma(1, epsilon, delta), with a solver failure at an extreme epsilon
+    reported as a ValueError naming epsilon; remembered (checked floats: a panel's
+    curves ask for the same grid of epsilon whenever a slider comes back)."""
     try:
-        if analytic:
-            return mechanisms._analytic_unit_sigma(float(epsilon), float(delta))
-        return mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=False)
+        return mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=analytic)
     except RuntimeError:
         raise ValueError(f"epsilon={epsilon:g} is too large for the analytic Gaussian "
                          "calibration to converge; use epsilon <= 1e100") from None

@@ -7,8 +7,6 @@ Dwork & Roth, *The Algorithmic Foundations of Differential Privacy* (2014), cite
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from ._gaussian import gaussian_delta_exact
@@ -169,13 +167,6 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
         raise ValueError(f"epsilon={epsilon:g} is too large for the analytic calibration to "
                          "converge; use a smaller epsilon") from None
     return float(d * root)
-
-
-@functools.lru_cache(maxsize=4096)
-def _analytic_unit_sigma(epsilon: float, delta: float) -> float:
-    """``gaussian_sigma(1, epsilon, delta, analytic=True)``, remembered for checked floats:
-    a panel asks for the same grid of (epsilon, delta) whenever a slider comes back."""
-    return gaussian_sigma(1.0, epsilon, delta, analytic=True)
 
 
 def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, analytic=False,

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,6 +81,14 @@ def _log_expm1(x):
     return float(np.log(np.expm1(x))) if x < 30 else float(x + np.log1p(-np.exp(-x)))
 
 
+@functools.lru_cache(maxsize=4096)
+def _unit_sigma(epsilon: float, delta: float) -> float:
+    """The analytic sigma for L2 sensitivity 1, remembered for checked floats (the panel
+    asks for the same (epsilon, delta) whenever a slider comes back)."""
+    from .mechanisms import gaussian_sigma
+    return gaussian_sigma(1.0, epsilon, delta, analytic=True)
+
+
 def gaussian_group_delta(epsilon, delta, k):
     """The true delta at k eps, for datasets ``k`` people apart, of the Gaussian mechanism
     calibrated to (eps, delta) with L2 sensitivity 1 (analytic sigma).
@@ -89,7 +98,7 @@ def gaussian_group_delta(epsilon, delta, k):
     exceeds the group-privacy bound k e^((k-1) eps) delta of :func:`group_privacy`.
     Notebook 12.
     """
-    from .mechanisms import _analytic_unit_sigma, gaussian_delta
+    from .mechanisms import gaussian_delta
 
     e = valid_epsilon(epsilon)
     d = valid_delta(delta, required=True)
@@ -97,7 +106,7 @@ def gaussian_group_delta(epsilon, delta, k):
     if e > 700:
         raise ValueError(f"epsilon must be <= 700 here (the analytic sigma at a larger epsilon "
                          f"is below the float range's resolution), got {e!r}")
-    sigma = _analytic_unit_sigma(e, d)          # gaussian_sigma(1, e, d, analytic=True)
+    sigma = _unit_sigma(e, d)
     return float(gaussian_delta(sigma, float(k), k * e))
 
 
