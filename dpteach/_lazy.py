@@ -1,4 +1,4 @@
-"""A module imported when it is first used (private; no notebook reads this).
+"""Imports paid for only when needed (private; no notebook reads this).
 
 ``special = lazy_module("scipy.special")`` at the top of a kit module reads like
 ``from scipy import special`` and is used the same way (``special.expit(x)``), but the
@@ -7,13 +7,32 @@ kernel then pays for scipy.special (a third of a second) only when a computation
 it, not because the module that holds that computation was imported
 (benchmarks/bench_first_panel.py); the functions a notebook shows with
 ``dp.notebook.show_source`` keep their source as it was.
+
+A process of its own (the ``dpteach`` command, the grading runner) also goes without
+modules that a dependency imports for nothing the kit uses
+(:func:`go_without_unneeded_modules`).
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 
-__all__ = ["lazy_module"]
+__all__ = ["go_without_unneeded_modules", "lazy_module"]
+
+#: jsonschema (which nbformat, and so nbclient, imports to validate notebooks) loads
+#: rfc3987_syntax when it is installed (JupyterLab's stack brings it), only to check the
+#: "iri" string format, which no notebook schema uses; that import compiles a grammar,
+#: about 1.5 s of every `dpteach` command and of every graded notebook.
+UNNEEDED = ("rfc3987_syntax",)
+
+
+def go_without_unneeded_modules() -> None:
+    """Make the :data:`UNNEEDED` modules unimportable in this process (``import`` raises
+    ImportError, as if they were absent). Only for a process of its own (the ``dpteach``
+    command, the grading runner): a host calling the kit from Python keeps its modules."""
+    for name in UNNEEDED:
+        sys.modules.setdefault(name, None)
 
 
 class _LazyModule:

@@ -241,20 +241,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: jsonschema (which nbformat imports to validate notebooks) loads rfc3987_syntax when it
-#: is installed (JupyterLab's stack brings it), only to check the "iri" string format,
-#: which no notebook schema uses; that import compiles a grammar, about 1.5 s of every
-#: `dpteach grade` or `dpteach exercises`. The command is a process of its own, so it
-#: goes without (the grading runner does the same); :func:`main`, called from Python,
-#: leaves the host's modules alone.
-_UNNEEDED = ("rfc3987_syntax",)
-
-
 def command() -> None:
     """The ``dpteach`` console script and ``python -m dpteach``: :func:`main` in a process
-    of its own."""
-    for name in _UNNEEDED:
-        sys.modules.setdefault(name, None)       # `import` raises ImportError, as if absent
+    of its own, which goes without the modules nothing here needs (:func:`main`, called
+    from Python, leaves the host's modules alone)."""
+    from ._lazy import go_without_unneeded_modules
+    go_without_unneeded_modules()
     sys.exit(main())
 
 
