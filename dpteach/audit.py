@@ -136,14 +136,24 @@ def _beta_lower_quantile(a, b, y):
     (NaN when x is below about 1e-50), the leading term of the series
     I_x(a, b) = x^a / (a B(a, b)) (1 + O(b x)) is exact to double precision."""
     x = special.betaincinv(a, b, y)
-    small = np.exp((np.log(y) + np.log(a) + special.betaln(a, b)) / a)
-    return np.where(np.isnan(x), small, x)
+    gave_up = np.isnan(x)
+    if np.any(gave_up):     # (only there: the fallback costs as much as the quantile)
+        a, b, y = np.broadcast_arrays(a, b, y)
+        a, b, y = a[gave_up], b[gave_up], y[gave_up]
+        x = np.array(x, float)
+        x[gave_up] = np.exp((np.log(y) + np.log(a) + special.betaln(a, b)) / a)
+    return x
 
 
 def _beta_upper_quantile(a, b, y):
     """x with 1 - I_x(a, b) = y (the 1 - y quantile), from the upper tail directly."""
     x = special.betainccinv(a, b, y)
-    return np.where(np.isnan(x), 1.0 - _beta_lower_quantile(b, a, y), x)
+    gave_up = np.isnan(x)
+    if np.any(gave_up):
+        a, b, y = np.broadcast_arrays(a, b, y)
+        x = np.array(x, float)
+        x[gave_up] = 1.0 - _beta_lower_quantile(b[gave_up], a[gave_up], y[gave_up])
+    return x
 
 
 

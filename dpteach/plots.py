@@ -8,6 +8,7 @@ No function here changes global matplotlib state; figures are made with
 from __future__ import annotations
 
 import io
+import math
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -76,23 +77,41 @@ def _plain(value, _pos=None):
     return f"{value:g}"
 
 
-def log_axes(ax, *, x=True, y=True, plain=False):
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _power_of_ten(value, _pos=None):
+    """10 to an integer power with Unicode superscripts (10⁻³): plain text, which draws
+    without matplotlib's mathtext parser (its 10^k labels cost about 10 ms each the first
+    time, a tenth of a second or more of a log panel's first drawing)."""
+    if value != 0 and math.isfinite(value):
+        k = round(math.log10(abs(value)))
+        if math.isclose(abs(value), 10.0 ** k, rel_tol=1e-9):
+            return ("−" if value < 0 else "") + "10" + str(k).translate(_SUPERSCRIPT)
+    return _plain(value)
+
+
+def log_axes(ax, *, x=True, y=True, plain=False, linthresh=None):
     """Log scale on the x and/or y axis, ticks at the powers of ten only.
 
     Every panel's log axis spans two decades or more, so the decades alone label it;
     the eight minor ticks per decade matplotlib adds by default are each an artist of
     their own and cost about half a second of a panel's first drawing (and time on every
-    redraw that moves the axis). ``plain=True`` also writes the labels as plain numbers
-    (0.01, 1e-05) instead of matplotlib's 10^k, which go through mathtext.
+    redraw that moves the axis). The decades read 10⁻², 10⁻¹, 10⁰, ... in plain text;
+    ``plain=True`` writes them as plain numbers instead (0.01, 0.1, 1). ``linthresh``: a
+    symmetric log scale instead, linear between -linthresh and linthresh (for values that
+    reach 0).
     """
     from matplotlib.ticker import FuncFormatter, NullLocator
 
     for on, axis, setter in ((x, ax.xaxis, ax.set_xscale), (y, ax.yaxis, ax.set_yscale)):
         if on:
-            setter("log")
+            if linthresh is None:
+                setter("log")
+            else:
+                setter("symlog", linthresh=linthresh)
             axis.set_minor_locator(NullLocator())
-            if plain:
-                axis.set_major_formatter(FuncFormatter(_plain))
+            axis.set_major_formatter(FuncFormatter(_plain if plain else _power_of_ten))
 
 
 def density_line(ax, x, y, *, color=None, label=None, linestyle="-"):

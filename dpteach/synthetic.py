@@ -172,7 +172,11 @@ def example_table(*, seed=20):
     p_cond = np.stack([np.array([0.80, 0.14, 0.05, 0.01]) * (1 - a / 7) +
                        np.array([0.01, 0.05, 0.24, 0.70]) * (a / 7) for a in range(8)])
     p_cond /= p_cond.sum(axis=1, keepdims=True)
-    conds = np.array([g.choice(4, p=p_cond[a]) for a in ages])
+    # each record's condition from its age group's row: what g.choice(4, p=p_cond[a]) gives
+    # record by record (one uniform each, against the row's cumulative sums), all at once
+    cdf = np.cumsum(p_cond, axis=1)
+    cdf /= cdf[:, -1:]
+    conds = (cdf[ages] <= g.random(ages.size)[:, None]).sum(axis=1)
     table = np.zeros((8, 4))
     np.add.at(table, (ages, conds), 1)
     return table

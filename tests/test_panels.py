@@ -20,15 +20,20 @@ NAMES = sorted(panels.REGISTRY)
 ARTIFACTS = pathlib.Path(__file__).resolve().parents[1] / "test-artifacts"
 
 
+#: points of a slider's sweep: both ends, the middle and the quarters (each move is drawn
+#: twice, blitted and in full, so each point costs a full drawing)
+SWEEP = 5
+
+
 def control_values(control):
     """A sweep of values across the control's whole range."""
     if isinstance(control, widgets.FloatLogSlider):
-        exps = np.linspace(control.min, control.max, 7)
+        exps = np.linspace(control.min, control.max, SWEEP)
         return [float(control.base ** e) for e in exps]
     if isinstance(control, (widgets.IntSlider, widgets.BoundedIntText)):
-        return sorted({int(round(v)) for v in np.linspace(control.min, control.max, 7)})
+        return sorted({int(round(v)) for v in np.linspace(control.min, control.max, SWEEP)})
     if isinstance(control, (widgets.FloatSlider, widgets.BoundedFloatText)):
-        return [float(v) for v in np.linspace(control.min, control.max, 7)]
+        return [float(v) for v in np.linspace(control.min, control.max, SWEEP)]
     if isinstance(control, (widgets.Dropdown, widgets.ToggleButtons, widgets.RadioButtons, widgets.SelectionSlider)):
         return [value for _, value in control._options_full] if hasattr(control, "_options_full") \
             else list(dict(control.options).values())
@@ -46,11 +51,12 @@ def test_registry_is_large_and_named():
 
 def log_axis_problems(figure):
     """Each log axis (plots.log_axes) is labelled by two powers of ten or more inside its
-    limits and has no minor ticks (each an artist: half a second of a first drawing)."""
+    limits, in plain text (mathtext labels cost a parse each the first time), and has no
+    minor ticks (each an artist: half a second of a first drawing)."""
     problems = []
     for i, ax in enumerate(figure.axes):
         for which, axis, lim in (("x", ax.xaxis, ax.get_xlim()), ("y", ax.yaxis, ax.get_ylim())):
-            if axis.get_scale() != "log":
+            if axis.get_scale() not in ("log", "symlog"):
                 continue
             lo, hi = sorted(lim)
             inside = [t for t in axis.get_majorticklocs() if lo <= t <= hi]
@@ -59,6 +65,9 @@ def log_axis_problems(figure):
                                 f"[{lo:g}, {hi:g}]")
             if len(axis.get_minorticklocs()):
                 problems.append(f"axes {i} {which}: {len(axis.get_minorticklocs())} minor ticks")
+            labels = [axis.get_major_formatter()(t, k) for k, t in enumerate(inside)]
+            if any("$" in label for label in labels):
+                problems.append(f"axes {i} {which}: mathtext labels {labels}")
     return problems
 
 
@@ -70,8 +79,11 @@ def test_log_axis_problems_sees_minor_ticks_and_a_bare_axis():
     ax.set_ylim(2, 8)                          # no power of ten inside
     assert log_axis_problems(fig) == ["axes 0 y: 0 labelled tick(s) in [2, 8]"]
     ax.set_yscale("log")                       # matplotlib's default: minor ticks back
-    ax.set_ylim(1e-2, 1e2)
-    assert [p.split(":")[0] for p in log_axis_problems(fig)] == ["axes 0 y"]
+    ax.set_ylim(1e-2, 1e2)                     # and labels through mathtext
+    problems = log_axis_problems(fig)
+    assert [p.split(":")[0] for p in problems] == ["axes 0 y", "axes 0 y"]
+    assert "minor ticks" in problems[0] and "mathtext" in problems[1]
+    assert [ax.xaxis.get_major_formatter()(t) for t in (1e-3, 1.0, 1e3)] == ["10⁻³", "10⁰", "10³"]
 
 
 def pixels(png):

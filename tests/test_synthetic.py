@@ -103,3 +103,25 @@ def test_mwem_beats_uniform_with_budget():
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises((ValueError, TypeError), match=name):
         call()
+
+
+def test_example_table_is_the_record_by_record_draw():
+    """All records at once give the table that drawing each record's condition with
+    g.choice(4, p=its age group's row) gives (the same uniforms, the same cumulative
+    sums); drawing the conditions from the wrong rows is caught."""
+    for seed in (20, 0, 7):
+        g = np.random.default_rng(seed)
+        ages = np.clip(np.round(g.normal(3.5, 1.8, size=10_000)), 0, 7).astype(int)
+        p = np.stack([np.array([0.80, 0.14, 0.05, 0.01]) * (1 - a / 7)
+                      + np.array([0.01, 0.05, 0.24, 0.70]) * (a / 7) for a in range(8)])
+        p /= p.sum(axis=1, keepdims=True)
+        state = g.bit_generator.state
+        one_by_one = np.zeros((8, 4))
+        np.add.at(one_by_one, (ages, [g.choice(4, p=p[a]) for a in ages]), 1)
+        table = syn.example_table(seed=seed)
+        np.testing.assert_array_equal(table, one_by_one)
+        assert table.sum() == 10_000
+        g.bit_generator.state = state
+        wrong_rows = np.zeros((8, 4))
+        np.add.at(wrong_rows, (ages, [g.choice(4, p=p[7 - a]) for a in ages]), 1)
+        assert not np.array_equal(table, wrong_rows)

@@ -128,7 +128,7 @@ def composition_budget_split(epsilon=1.0, k=4, weight=1.0):
     label_axes(ax1, "query", "εi (its share)", "Shares of the budget")
     ax1.set_xticks(x)
     ax1.set_ylim(0, 10)
-    ax1.set_yscale("symlog", linthresh=0.1)
+    log_axes(ax1, x=False, linthresh=0.1)
     b2 = bars(ax2, x, np.ones(_MAXQ), color=PALETTE["orange"])
     label_axes(ax2, "query", "mean |error| = 1/εi", "Error of each count")
     ax2.set_xticks(x)

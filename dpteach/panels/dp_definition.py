@@ -37,10 +37,10 @@ def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
     ax1.set_ylim(0.45, 1.01)
 
     ns = np.unique(np.round(np.logspace(1, 5, 25)).astype(int))
-    (theory,) = ax2.loglog(ns, np.ones(ns.size), color=PALETTE["blue"], label="standard error (formula)")
-    (emp,) = ax2.loglog(ns, np.ones(ns.size), "o", color=PALETTE["orange"], markersize=4,
-                        label="RMSE of 400 simulated surveys")
-    (here,) = ax2.loglog([], [], "D", color=PALETTE["vermillion"], markersize=8, label="your n")
+    (theory,) = ax2.plot(ns, np.ones(ns.size), color=PALETTE["blue"], label="standard error (formula)")
+    (emp,) = ax2.plot(ns, np.ones(ns.size), "o", color=PALETTE["orange"], markersize=4,
+                      label="RMSE of 400 simulated surveys")
+    (here,) = ax2.plot([], [], "D", color=PALETTE["vermillion"], markersize=8, label="your n")
     log_axes(ax2)
     label_axes(ax2, "respondents n", "error of the estimate of π", "Estimator error against n")
     ax2.set_xlim(8, 1.3e5)

@@ -8,7 +8,7 @@ from scipy import special
 
 from .. import sensitivity as sens
 from .._validate import valid_positive_int, valid_real
-from ..plots import PALETTE, bars, label_axes, new_figure
+from ..plots import PALETTE, bars, label_axes, log_axes, new_figure
 from ._base import Panel, float_slider, int_slider, register
 
 __all__ = ["two_cluster_dataset", "sensitivity_local_global"]
@@ -68,7 +68,7 @@ def sensitivity_local_global(n=11, spread=8.0, split=0.0):
     for i in (1, 3):
         bc[i].set_color(PALETTE["grey"])
     ax2.set_xticks(np.arange(4), labels)
-    ax2.set_yscale("symlog", linthresh=1.0)
+    log_axes(ax2, x=False, linthresh=1.0)
     ax2.set_ylim(0, 150)
     label_axes(ax2, None, "largest change", "Sensitivity (substitution)")
     fig.legend(loc="outside lower center", ncols=3, fontsize=8)
