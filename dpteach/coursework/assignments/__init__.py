@@ -152,13 +152,21 @@ def decode(obj):
     if "__float__" in obj:
         return float(obj["__float__"])
     if "__ndarray__" in obj:
-        values = decode(obj["__ndarray__"])
         try:
             # only the numeric dtypes encode() writes: a made-up one such as "S1000000000"
             # would make a few bytes of JSON allocate gigabytes
             dtype = np.dtype(obj.get("dtype", "object"))
             if dtype.kind not in "biuf" or dtype.itemsize > 16:
                 dtype = None
+        except (TypeError, ValueError):
+            dtype = None
+        if dtype is not None and dtype.kind in "iuf":
+            try:    # plain numbers (the usual case): no element-by-element decoding
+                return np.asarray(obj["__ndarray__"], dtype=dtype)
+            except (TypeError, ValueError, OverflowError):
+                pass    # tagged non-finite floats, ragged lists: decoded below
+        values = decode(obj["__ndarray__"])
+        try:
             return np.asarray(values, dtype=dtype)
         except (TypeError, ValueError, OverflowError):
             return np.asarray(values, dtype=object)
