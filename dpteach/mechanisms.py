@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._gaussian import gaussian_delta_exact
+from ._gaussian import analytic_sigma, gaussian_delta_exact
 from ._validate import (valid_bits, valid_delta, valid_epsilon, valid_flag, valid_real, valid_rng,
                         valid_scores, valid_sensitivity, valid_size, valid_values,
                         release_shape)
@@ -117,8 +117,7 @@ def sigma_curves(eps_grid, l2_sensitivity, delta):
         raise ValueError("eps_grid must be a 1-D list of epsilons > 0")
     l2_sensitivity = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
     classic = gaussian_sigma(l2_sensitivity, 0.5, delta) * 0.5 / eps_grid
-    analytic = np.array([gaussian_sigma(l2_sensitivity, e, delta, analytic=True)
-                         for e in eps_grid])
+    analytic = l2_sensitivity * analytic_sigma(eps_grid, delta)   # gaussian_sigma(.., analytic=True)
     true_delta = np.array([gaussian_delta(s, l2_sensitivity, e)
                            for s, e in zip(classic, eps_grid)])
     return classic, analytic, true_delta
@@ -138,7 +137,6 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
     sigma * (1 - 1e-9) already misses it. Valid for every epsilon > 0 and never larger
     than the classic sigma. Taught in notebook 08.
     """
-    from scipy import optimize
     d = valid_sensitivity(l2_sensitivity, "l2_sensitivity")
     epsilon = valid_epsilon(epsilon)
     delta = valid_delta(delta, required=True)
@@ -152,6 +150,7 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
                 f"epsilon must be < 1 for the classic Gaussian mechanism, got {epsilon}; "
                 "use gaussian_sigma(..., analytic=True) for epsilon >= 1")
         return float(np.sqrt(2 * np.log(1.25 / delta)) * d / epsilon)
+    from scipy import optimize
     # delta(sigma) decreases from 1 (sigma -> 0) to 0 (sigma -> inf); bracket the root.
     # delta depends on Delta_2 / sigma only, so solve for Delta_2 = 1 and scale by d
     # (no underflow for a tiny d such as 5e-324)

@@ -613,3 +613,22 @@ def test_random_functions_reject_global_random_state_objects():
 def test_public_names_are_exported():
     for name in m.__all__:
         assert getattr(dp, name) is getattr(m, name)
+
+
+def test_the_panels_bisection_gives_the_analytic_sigma_of_brentq():
+    """_gaussian.analytic_sigma (numpy bisection, all epsilons at once, for the panels'
+    first drawing without scipy.optimize) gives dp.gaussian_sigma(..., analytic=True)'s
+    brentq answer to 1e-12, and its delta meets the target; the classic sigma, a wrong
+    twin, is far off."""
+    from dpteach._gaussian import analytic_sigma, gaussian_delta_exact
+
+    eps = np.geomspace(0.005, 60.0, 41)
+    for delta in (1e-12, 1e-5, 0.1, 0.9):
+        ours = analytic_sigma(eps, delta)
+        want = np.array([dp.gaussian_sigma(1.0, e, delta, analytic=True) for e in eps])
+        np.testing.assert_allclose(ours, want, rtol=1e-12)
+        assert np.all(gaussian_delta_exact(ours, 1.0, eps) <= delta * (1 + 1e-9))
+        assert isinstance(analytic_sigma(0.5, delta), float)
+    small = eps < 1
+    classic = np.sqrt(2 * np.log(1.25 / 1e-5)) / eps[small]
+    assert not np.allclose(analytic_sigma(eps[small], 1e-5), classic, rtol=1e-3)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import mechanisms
+from .._gaussian import analytic_sigma
 from ..comparison import queries_noise
 from ..mechanisms import sigma_curves
 from ..plots import (PALETTE, band, density_line, hline, label_axes, log_axes, new_figure,
@@ -59,7 +60,7 @@ def gaussian_sigma_vs_epsilon(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     # one figure-level legend: drawn once into the cached background, not on every move
     fig.legend(loc="outside lower center", ncols=3, fontsize="small")
 
-    unit = {}                # delta -> the curves at sensitivity 1 (40 root-finds, ~80 ms)
+    unit = {}                # delta -> the curves at sensitivity 1 (one bisection, all 40 ε)
 
     def update(epsilon, delta, l2_sensitivity):
         # every sigma is proportional to the sensitivity and the true delta of the classic
@@ -74,7 +75,7 @@ def gaussian_sigma_vs_epsilon(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
         l_analytic.set_ydata(analytic)
         ratio = np.clip(true_delta / delta, 1e-4, 1e3)
         d_classic.set_ydata(ratio)
-        s_an = mechanisms.gaussian_sigma(l2_sensitivity, epsilon, delta, analytic=True)
+        s_an = l2_sensitivity * analytic_sigma(epsilon, delta)   # as gaussian_sigma(analytic=True)
         dot.set_data([epsilon], [s_an])
         m_line.set_xdata([epsilon, epsilon])
         if epsilon < 1:
