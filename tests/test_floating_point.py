@@ -80,6 +80,53 @@ def test_a_row_may_be_all_false():
     assert (~res.any(axis=1)).sum() > 50
 
 
+def test_a_guessed_window_finds_the_lower_bound_of_the_full_search():
+    """_lower_bound with a guess (good, off by a little, off by far, beyond the range)
+    returns the brute-force answer, as the full search does; trusting a window without
+    checking its ends (the wrong twin) does not."""
+    from dpteach.attacks import floating_point as fpm
+
+    rng = np.random.default_rng(87)
+    values = np.sort(rng.integers(0, 50_000, size=2 ** 16))      # key(j) = values[j - 1]
+    padded = np.append(values, 10 ** 9)          # the search may look at hi + 1 when done
+    key = lambda j: padded[np.asarray(j) - 1]                    # noqa: E731
+    target = rng.integers(-10, 50_010, size=4_000)
+    lo = np.ones(target.shape, dtype=np.int64)
+    hi = np.full(target.shape, values.size, dtype=np.int64)
+    truth = np.searchsorted(values, target, side="left") + 1      # hi + 1 where none
+    assert np.array_equal(fpm._lower_bound(key, target, lo, hi), truth)
+    for shift in (0, 3, -700, 10 ** 5, -(10 ** 5), 2.0 ** 70):
+        guess = truth + shift
+        assert np.array_equal(fpm._lower_bound(key, target, lo, hi, guess=guess, width=64),
+                              truth), shift
+    far = truth + 10 ** 4            # the window [far - 64, far + 64] misses the answer
+    top = np.minimum(far + 64, hi)
+    start = np.minimum(np.maximum(far - 64, lo), top)
+    trusted = fpm._lower_bound(key, target, start, top)
+    assert (trusted != truth).mean() > 0.5
+
+
+@pytest.mark.parametrize("sampler", ["naive", "numpy"])
+def test_the_attack_is_the_same_with_and_without_the_guessed_window(sampler, monkeypatch):
+    """Outputs of both samplers, one ulp off, far from the candidates, and at a tiny scale
+    with a large value (where the guess is too coarse and the full search takes over)."""
+    from dpteach.attacks import floating_point as fpm
+
+    rng = np.random.default_rng(88)
+    cases = []
+    for value, scale in [(0.0, 10.0), (3.7, 0.3), (1e6, 1e-3), (-25.0, 2.0)]:
+        out = (naive_laplace_mechanism(value, scale, rng=rng, size=500) if sampler == "naive"
+               else rng.laplace(value, scale, size=500))
+        out = np.concatenate([out, np.nextafter(out[:100], np.inf), out[:50] + 40 * scale])
+        cases.append((out, [value, value + 1.0, value - 2.5], scale))
+    fast = [floating_point_attack(*c, sampler=sampler) for c in cases]
+    monkeypatch.setattr(fpm, "_uniform_guess", lambda *a: None)
+    full = [floating_point_attack(*c, sampler=sampler) for c in cases]
+    for f, g in zip(fast, full):
+        assert np.array_equal(f, g)
+    assert all(f[:500, 0].all() for f in fast)
+
+
 def test_preimages_table_shows_the_exact_match():
     rng = np.random.default_rng(86)
     o = naive_laplace_mechanism(0.0, 10.0, rng=rng)

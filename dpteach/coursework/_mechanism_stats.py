@@ -170,7 +170,7 @@ def _no_noise(s):
         c = int(cells[0])
         others = f" (and {cells.size - 1} other probe inputs)" if cells.size > 1 else ""
         exact = zs[c, 0] == 0
-        what = (f"returned the exact value every time" if exact else
+        what = ("returned the exact value every time" if exact else
                 f"returned {g(out[c, 0], 8)} every time")
         large = "" if cells.size == same.size else (
             " It does add noise for other inputs: every input needs the same noise, "

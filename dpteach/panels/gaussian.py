@@ -162,7 +162,7 @@ def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
     zero = np.zeros_like(z)
     shade = band(ax, z, zero, zero, color=PALETTE["vermillion"], alpha=0.35,
                  label="loss > ε")
-    l_d1 = density_line(ax, z, stats.norm.pdf(z), color=PALETTE["blue"], label="D")
+    density_line(ax, z, stats.norm.pdf(z), color=PALETTE["blue"], label="D")
     l_d2 = density_line(ax, z, zero, color=PALETTE["orange"], linestyle="--", label="D'")
     ax.set_xlim(z[0], z[-1])
     ax.set_ylim(0, 0.5)
