@@ -87,27 +87,30 @@ def pytest_report_header(config):
 # ------------------------------------------------------------------ heavy files first
 # `make test` runs the files on two workers, a file on one worker (--dist loadfile), in
 # the order collected here (--no-loadscope-reorder). The files below take half a minute
-# to a few minutes each (their summed durations in a `make test` run, slowest first);
-# started first, they overlap one another and the many short files fill the gaps,
-# instead of one of them running alone at the end.
+# to a few minutes each; started first, they overlap one another and the many short
+# files fill the gaps, instead of one of them running alone at the end. Not strictly
+# slowest first: the files that mostly wait on other processes (the sandboxed grading
+# batches, the browser) start beside ones that compute in the worker itself. Sorted by
+# duration alone (one `make test` run), JupyterLab with Chromium ran beside a sandboxed
+# batch, and both took about 40% longer than in the run before.
 HEAVY_FIRST = (
-    "test_coursework.py",      # make grade on every assignment, every notebook run
     "test_min_versions.py",    # builds the floors' environment, runs the unit tests there
-    "test_panels.py",          # every control of every panel
-    "test_voila.py",           # every notebook rendered by Voilà
-    "test_browser.py",         # JupyterLab and Voilà in Chromium
-    "test_grading_honest.py",  # honest alternatives, five hidden draws each
-    "test_nbgrader.py",        # nbgrader generate + autograde of every assignment
+    "test_coursework.py",      # make grade on every assignment, every notebook run
     "test_grading.py",         # a batch of 29 adversarial and honest notebooks
+    "test_grading_honest.py",  # honest alternatives, five hidden draws each
+    "test_panels.py",          # every control of every panel
+    "test_nbgrader.py",        # nbgrader generate + autograde of every assignment
+    "test_browser.py",         # JupyterLab and Voilà in Chromium
+    "test_voila.py",           # every notebook rendered by Voilà
     "test_exercises.py",
     "test_assignments_a8.py",
     "test_assignments_a4_a6.py",
+    "test_grading_attacks.py",
     "test_docs.py",            # the Sphinx site
     "test_first_panel.py",     # a fresh interpreter per notebook
     "test_assignments_a9.py",
     "test_assignments_a1_a3.py",
     "test_rdp.py",
-    "test_grading_attacks.py",
     "test_seeded_panels.py",
 )
 
