@@ -7,6 +7,8 @@ curves (:func:`analytic_sigma`). Callers validate their inputs."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._lazy import lazy_module
@@ -84,3 +86,10 @@ def analytic_sigma(epsilon, delta, *, iterations=64):
         hi = np.where(above, hi, mid)
     out = np.exp(hi)
     return out.item() if out.ndim == 0 else out
+
+
+@functools.lru_cache(maxsize=4096)
+def unit_sigma(epsilon: float, delta: float) -> float:
+    """:func:`analytic_sigma` of one checked (epsilon, delta), remembered: a panel asks
+    for the same pairs whenever a slider comes back (notebooks 10 and 12)."""
+    return float(analytic_sigma(epsilon, delta))

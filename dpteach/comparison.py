@@ -13,7 +13,6 @@ Notebook 10 shows the table and uses :func:`choose_mechanism`.
 
 from __future__ import annotations
 
-import functools
 import inspect
 from dataclasses import dataclass
 from typing import Callable
@@ -22,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import bounds, mechanisms
+from ._gaussian import analytic_sigma, unit_sigma
 from ._validate import (valid_delta, valid_epsilon, valid_flag, valid_nonnegative_int, valid_positive_int,
                         valid_real, valid_scores, valid_sensitivity, valid_values)
 
@@ -168,16 +168,17 @@ def noise_std(mechanism: str, *, epsilon, l1_sensitivity=None, l2_sensitivity=No
                        "l2_sensitivity")
 
 
-@functools.lru_cache(maxsize=4096)
 def _gaussian_unit_sigma(epsilon, delta, analytic):
-    """gaussian_sigma(1, epsilon, delta), with a solver failure at an extreme epsilon
-    reported as a ValueError naming epsilon; remembered (checked floats: a panel's
-    curves ask for the same grid of epsilon whenever a slider comes back)."""
-    try:
-        return mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=analytic)
-    except RuntimeError:
+    """gaussian_sigma(1, epsilon, delta) for checked floats. The analytic sigma comes
+    from the panels' numpy bisection, remembered (:func:`dpteach._gaussian.unit_sigma`,
+    equal to gaussian_sigma's to 1e-12 for epsilon up to 1e15, tested), so notebook 10's
+    first panel imports no scipy.optimize; beyond epsilon = 1e100 it is refused by name."""
+    if not analytic:
+        return mechanisms.gaussian_sigma(1.0, epsilon, delta)
+    if epsilon > 1e100:
         raise ValueError(f"epsilon={epsilon:g} is too large for the analytic Gaussian "
-                         "calibration to converge; use epsilon <= 1e100") from None
+                         "calibration; use epsilon <= 1e100")
+    return unit_sigma(epsilon, delta)
 
 
 def _finite_std(std, name):
@@ -275,16 +276,25 @@ def count_release_errors(epsilon, *, delta=1e-5, count=50, n_max=100) -> dict:
     delta = valid_delta(delta, required=True)
     n_max = valid_positive_int(n_max, "n_max")
     count = valid_nonnegative_int(count, "count", maximum=n_max)
-    candidates = np.arange(n_max + 1)
-    distance = np.abs(candidates - count)
-    p = mechanisms.exponential_probabilities(-distance, 1.0, epsilon)
-    laplace = 1.0 / epsilon
-    if not np.isfinite(laplace):
+    if not np.isfinite(1.0 / epsilon):
         raise ValueError(f"epsilon={epsilon!r} is too small: the Laplace scale 1/epsilon "
                          "overflows")
-    return {"Laplace": laplace,
-            "Gaussian": _gaussian_unit_sigma(epsilon, delta, True) * float(np.sqrt(2 / np.pi)),
-            "Exponential": float(p @ distance)}
+    sigma = _gaussian_unit_sigma(epsilon, delta, True)       # remembered; refuses > 1e100
+    errors = _count_release_errors(np.array([epsilon]), delta, count, n_max, np.array([sigma]))
+    return {name: float(values[0]) for name, values in errors.items()}
+
+
+def _count_release_errors(epsilons, delta, count, n_max, sigmas=None):
+    """:func:`count_release_errors` over an array of checked epsilons (a dict of arrays,
+    the Gaussian's sigmas in one bisection unless given): notebook 10's curves."""
+    distance = np.abs(np.arange(n_max + 1) - count)
+    if sigmas is None:
+        sigmas = analytic_sigma(epsilons, delta)
+    exponential = [mechanisms.exponential_probabilities(-distance, 1.0, e) @ distance
+                   for e in epsilons]
+    return {"Laplace": 1.0 / epsilons,
+            "Gaussian": sigmas * np.sqrt(2 / np.pi),
+            "Exponential": np.array(exponential, dtype=float)}
 
 
 def noisy_argmax_probabilities(scores, scale) -> np.ndarray:

@@ -18,12 +18,12 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import _densities
+from ._gaussian import unit_sigma
 from ._validate import (SCALE_RANGE, valid_delta, valid_epsilon, finite_result,
                         valid_positive_int, valid_real, valid_values)
 
@@ -81,14 +81,6 @@ def _log_expm1(x):
     return float(np.log(np.expm1(x))) if x < 30 else float(x + np.log1p(-np.exp(-x)))
 
 
-@functools.lru_cache(maxsize=4096)
-def _unit_sigma(epsilon: float, delta: float) -> float:
-    """The analytic sigma for L2 sensitivity 1, remembered for checked floats (the panel
-    asks for the same (epsilon, delta) whenever a slider comes back)."""
-    from .mechanisms import gaussian_sigma
-    return gaussian_sigma(1.0, epsilon, delta, analytic=True)
-
-
 def gaussian_group_delta(epsilon, delta, k):
     """The true delta at k eps, for datasets ``k`` people apart, of the Gaussian mechanism
     calibrated to (eps, delta) with L2 sensitivity 1 (analytic sigma).
@@ -106,7 +98,7 @@ def gaussian_group_delta(epsilon, delta, k):
     if e > 700:
         raise ValueError(f"epsilon must be <= 700 here (the analytic sigma at a larger epsilon "
                          f"is below the float range's resolution), got {e!r}")
-    sigma = _unit_sigma(e, d)
+    sigma = unit_sigma(e, d)   # the analytic sigma, remembered
     return float(gaussian_delta(sigma, float(k), k * e))
 
 

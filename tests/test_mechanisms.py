@@ -615,6 +615,30 @@ def test_public_names_are_exported():
         assert getattr(dp, name) is getattr(m, name)
 
 
+def test_the_helpers_analytic_sigma_is_gaussian_sigmas():
+    """noise_std, count_release_errors and gaussian_group_delta take the analytic sigma
+    from the remembered bisection (_gaussian.unit_sigma): gaussian_sigma's brentq answer
+    to 1e-12 from epsilon 1e-6 to 1e15, refused by name beyond 1e100; the classic sigma
+    stays the classic formula."""
+    from dpteach import comparison, properties
+
+    for delta in (1e-300, 1e-12, 1e-5, 0.5):
+        for eps in np.geomspace(1e-6, 1e15, 22):
+            want = dp.gaussian_sigma(2.0, eps, delta, analytic=True)
+            got = comparison.noise_std("Gaussian", epsilon=eps, l2_sensitivity=2.0, delta=delta)
+            assert got == pytest.approx(want, rel=1e-12, abs=0), (eps, delta)
+    with pytest.raises(ValueError, match="epsilon"):
+        comparison.noise_std("Gaussian", epsilon=1e101, l2_sensitivity=1.0, delta=1e-5)
+    assert comparison.noise_std("Gaussian", epsilon=0.5, l2_sensitivity=1.0, delta=1e-5,
+                                analytic=False) == dp.gaussian_sigma(1.0, 0.5, 1e-5)
+    errors = comparison.count_release_errors(2.0, delta=1e-6, count=5, n_max=10)
+    assert errors["Gaussian"] == pytest.approx(
+        dp.gaussian_sigma(1.0, 2.0, 1e-6, analytic=True) * np.sqrt(2 / np.pi), rel=1e-12)
+    sigma = dp.gaussian_sigma(1.0, 0.8, 1e-6, analytic=True)
+    assert properties.gaussian_group_delta(0.8, 1e-6, 3) == pytest.approx(
+        dp.gaussian_delta(sigma, 3.0, 2.4), rel=1e-9)
+
+
 def test_the_panels_bisection_gives_the_analytic_sigma_of_brentq():
     """_gaussian.analytic_sigma (numpy bisection, all epsilons at once, for the panels'
     first drawing without scipy.optimize) gives dp.gaussian_sigma(..., analytic=True)'s
