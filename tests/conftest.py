@@ -119,3 +119,45 @@ def pytest_collection_modifyitems(session, config, items):
     rank = {name: i for i, name in enumerate(HEAVY_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))   # stable: files keep
                                                                        # their own order
+
+
+# ------------------------------------------------------------------ CPU time per test file
+# `make test` is bound by the two cores (both busy nearly all the time), so what a file
+# costs is its CPU time, not its duration: each worker adds up, per test file, the CPU
+# seconds of its own process and of the child processes it has waited for (kernels,
+# servers, sandboxes, browsers) and writes them to test-artifacts/cpu-<worker>.csv. A
+# record for finding what to make faster; no test reads it.
+import csv as _csv
+import pathlib as _pathlib
+import resource as _resource
+from collections import Counter as _Counter
+
+_CPU = _Counter()
+_CPU_AT = {}
+
+
+def _cpu_seconds():
+    own, children = (_resource.getrusage(w) for w in (_resource.RUSAGE_SELF, _resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def pytest_runtest_logstart(nodeid, location):
+    _CPU_AT["start"] = _cpu_seconds()
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    if "start" in _CPU_AT:
+        _CPU[nodeid.split("::")[0]] += _cpu_seconds() - _CPU_AT.pop("start")
+
+
+def pytest_sessionfinish(session):
+    if not _CPU:
+        return
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    folder = _pathlib.Path(__file__).resolve().parents[1] / "test-artifacts"
+    folder.mkdir(exist_ok=True)
+    with open(folder / f"cpu-{worker}.csv", "w", newline="") as fh:
+        writer = _csv.writer(fh)
+        writer.writerow(["file", "cpu_seconds"])
+        for name, seconds in _CPU.most_common():
+            writer.writerow([name, f"{seconds:.1f}"])
