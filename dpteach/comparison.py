@@ -26,7 +26,8 @@ from ._validate import (valid_delta, valid_epsilon, valid_flag, valid_nonnegativ
                         valid_real, valid_scores, valid_sensitivity, valid_values)
 
 __all__ = ["MechanismCard", "MECHANISMS", "mechanism_table", "noise_std", "choose_mechanism",
-           "Recommendation", "count_release_errors", "noisy_argmax_probabilities",
+           "Recommendation", "count_release_errors", "count_release_error_curves",
+           "noisy_argmax_probabilities",
            "classic_gaussian_epsilon_limit", "queries_noise"]
 
 
@@ -284,9 +285,26 @@ def count_release_errors(epsilon, *, delta=1e-5, count=50, n_max=100) -> dict:
     return {name: float(values[0]) for name, values in errors.items()}
 
 
+def count_release_error_curves(epsilons, *, delta=1e-5, count=50, n_max=100) -> dict:
+    """:func:`count_release_errors` at every epsilon of ``epsilons`` (each in
+    [1e-300, 1e100]): a dict of arrays, the Gaussian's analytic sigmas found for all the
+    epsilons at once (one numpy bisection). Notebook 10's curves."""
+    eps = valid_values(epsilons, "epsilons").ravel()
+    if eps.size == 0:
+        raise ValueError("epsilons must not be empty")
+    eps = np.array([valid_epsilon(e, "epsilons") for e in eps])
+    if eps.max() > 1e100 or not np.isfinite(1.0 / eps.min()):
+        raise ValueError("epsilons must lie within [1e-300, 1e100] (the Laplace scale 1/epsilon "
+                         "and the analytic Gaussian calibration)")
+    delta = valid_delta(delta, required=True)
+    n_max = valid_positive_int(n_max, "n_max")
+    count = valid_nonnegative_int(count, "count", maximum=n_max)
+    return _count_release_errors(eps, delta, count, n_max)
+
+
 def _count_release_errors(epsilons, delta, count, n_max, sigmas=None):
-    """:func:`count_release_errors` over an array of checked epsilons (a dict of arrays,
-    the Gaussian's sigmas in one bisection unless given): notebook 10's curves."""
+    """The three expected errors over an array of checked epsilons (a dict of arrays; the
+    Gaussian's sigmas in one bisection unless given)."""
     distance = np.abs(np.arange(n_max + 1) - count)
     if sigmas is None:
         sigmas = analytic_sigma(epsilons, delta)

@@ -152,6 +152,21 @@ def test_count_release_errors_match_simulation():
         assert 2 * stats.norm.sf(abs(z_twin)) < ALPHA, name
 
 
+def test_error_curves_are_the_errors_at_each_epsilon():
+    """count_release_error_curves (one bisection for all the Gaussian's sigmas) gives
+    count_release_errors at every epsilon, to 1e-12; the errors at eps / 2 do not match."""
+    eps = np.geomspace(0.02, 10, 17)
+    for delta, count in [(1e-5, 50), (1e-9, 0), (0.2, 100)]:
+        curves = comparison.count_release_error_curves(eps, delta=delta, count=count)
+        for name in ("Laplace", "Gaussian", "Exponential"):
+            one_by_one = [comparison.count_release_errors(e, delta=delta, count=count)[name]
+                          for e in eps]
+            np.testing.assert_allclose(curves[name], one_by_one, rtol=1e-12)
+            halves = [comparison.count_release_errors(e / 2, delta=delta, count=count)[name]
+                      for e in eps]
+            assert not np.allclose(curves[name], halves, rtol=1e-3), name
+
+
 # ----------------------------------------------------------------------------- bad input
 BAD = [
     (lambda: dp.mechanism_table(extended="yes"), TypeError, "extended"),

@@ -120,7 +120,12 @@ def min_env():
 
 
 def _run(python, *args):
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    # bytecode may be written here (a machine may forbid it with PYTHONDONTWRITEBYTECODE):
+    # the floors' environment is installed without it, and its first process compiles
+    # numpy, scipy, pandas and matplotlib once for the next instead of each on its own
+    # (about 8 s of each process's start)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONDONTWRITEBYTECODE")}
     env["MPLBACKEND"] = "Agg"
     return subprocess.run([str(python), *args], capture_output=True, text=True, cwd=ROOT,
                           env=env)

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import mechanisms
-from .._validate import valid_delta, valid_epsilon, valid_nonnegative_int, valid_values
+from .._validate import valid_values
 from .._densities import laplace_cdf, normal_cdf
 from .._gaussian import unit_sigma
-from ..comparison import _count_release_errors, count_release_errors
+from ..comparison import count_release_error_curves, count_release_errors
 from ..plots import PALETTE, density_line, label_axes, log_axes, new_figure, note, vline
 from ._base import Panel, int_slider, log_slider, register, readout
 
@@ -33,13 +33,7 @@ def error_curves(eps_grid, *, delta, count):
     eps_grid = valid_values(eps_grid, "eps_grid")
     if eps_grid.ndim != 1 or (eps_grid <= 0).any():
         raise ValueError("eps_grid must be a 1-D list of epsilons > 0")
-    eps_grid = np.array([valid_epsilon(e, "eps_grid") for e in eps_grid])
-    if eps_grid.max() > 1e100 or not np.isfinite(1.0 / eps_grid.min()):
-        raise ValueError("eps_grid must lie within [1e-300, 1e100] (the Laplace scale and "
-                         "the analytic Gaussian sigma)")
-    delta = valid_delta(delta, required=True)
-    count = valid_nonnegative_int(count, "count", maximum=N_MAX)
-    return _count_release_errors(eps_grid, delta, count, N_MAX)
+    return count_release_error_curves(eps_grid, delta=delta, count=count, n_max=N_MAX)
 
 
 @register("choosing_count_error")
