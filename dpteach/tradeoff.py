@@ -215,13 +215,14 @@ class LossDistribution:
     def epsilon(self, delta):
         """The smallest eps >= 0 with delta(eps) <= ``delta``: the mechanism is
         (eps, delta)-DP in this direction exactly from there on. delta(eps) falls as eps
-        grows, so the root is found by brentq (xtol 1e-12, rtol 1e-12) between 0 and an
-        upper end where delta(eps) is already small enough: the largest loss for Laplace
-        and randomized response (delta is 0 there), and for the Gaussian
-        mu^2/2 + mu z with Pr[N(0, 1) > z] = delta (delta(eps) <= Pr[L > eps]). A Gaussian
+        grows, so the root is bisected (in numpy: no root finder to import before a
+        panel's first drawing) between 0 and an upper end where delta(eps) is already
+        small enough: the largest loss for Laplace and randomized response (delta is 0
+        there), and for the Gaussian mu^2/2 + mu z with Pr[N(0, 1) > z] = delta
+        (delta(eps) <= Pr[L > eps]). The bracket is halved until its ends are
+        neighbouring floats, at most 200 times (then it is at most 2^-200 of the upper
+        end wide); the upper end, whose delta meets ``delta``, is returned. A Gaussian
         loss is unbounded, so there ``delta`` must be > 0."""
-        from scipy.optimize import brentq
-
         d = valid_delta(delta)
         if self.mechanism == "gaussian" and d == 0:
             raise ValueError("delta must be > 0 for the Gaussian loss: no finite epsilon "
@@ -229,16 +230,24 @@ class LossDistribution:
         if float(self.delta(0.0)) <= d:
             return 0.0
         if self.mechanism == "gaussian":
-            from scipy import stats
             mu = self.params["mu"]
-            hi = mu ** 2 / 2 + mu * max(float(stats.norm.isf(d)), 0.0)
+            hi = mu ** 2 / 2 + mu * max(float(-special.ndtri(d)), 0.0)   # z = isf(delta)
         else:
             hi = float(self.params["epsilon"])
         for _ in range(64):                      # guard against rounding at the upper end
             if float(self.delta(hi)) <= d:
                 break
             hi *= 2.0
-        return float(brentq(lambda e: float(self.delta(e)) - d, 0.0, hi, xtol=1e-12, rtol=1e-12))
+        lo = 0.0
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if not lo < mid < hi:                # neighbouring floats: as close as it gets
+                break
+            if float(self.delta(mid)) > d:
+                lo = mid
+            else:
+                hi = mid
+        return float(hi)
 
 
 def _eps_array(epsilon):

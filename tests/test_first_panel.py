@@ -33,10 +33,10 @@ SKIP = {"18"}
 #: or whose notebook imports a module that loads it in its first cell (16: rdp), or that
 #: need scipy.optimize, which imports it (13)
 NEED_SPECIAL = {"04", "05", "08", "09", "10", "13", "16", "20"}
-#: first panels that solve for a root with scipy.optimize.brentq (the exact epsilon of a
-#: privacy loss distribution: 13; the analytic Gaussian sigma of 08 and 10 is bisected in
-#: numpy)
-NEED_OPTIMIZE = {"13"}
+#: first panels that solve for a root with scipy.optimize (none: the analytic Gaussian
+#: sigma of 08 and 10 and the exact epsilon of 13's privacy loss distribution are bisected
+#: in numpy)
+NEED_OPTIMIZE = set()
 NEVER = ("scipy.stats", "scipy.optimize", "scipy.integrate", "scipy.linalg", "scipy.sparse",
          "scipy.signal", "scipy.interpolate")
 #: top-level packages the set-up cells (imports, dp.notebook.load_panels()) may load
