@@ -286,16 +286,17 @@ def count_release_errors(epsilon, *, delta=1e-5, count=50, n_max=100) -> dict:
 
 
 def count_release_error_curves(epsilons, *, delta=1e-5, count=50, n_max=100) -> dict:
-    """:func:`count_release_errors` at every epsilon of ``epsilons`` (each in
-    [1e-300, 1e100]): a dict of arrays, the Gaussian's analytic sigmas found for all the
-    epsilons at once (one numpy bisection). Notebook 10's curves."""
+    """:func:`count_release_errors` at every epsilon of ``epsilons`` (each at most 1e100,
+    and large enough that the Laplace scale 1/epsilon is a finite float): a dict of
+    arrays, the Gaussian's analytic sigmas found for all the epsilons at once (one numpy
+    bisection). Notebook 10's curves."""
     eps = valid_values(epsilons, "epsilons").ravel()
     if eps.size == 0:
         raise ValueError("epsilons must not be empty")
     eps = np.array([valid_epsilon(e, "epsilons") for e in eps])
     if eps.max() > 1e100 or not np.isfinite(1.0 / eps.min()):
-        raise ValueError("epsilons must lie within [1e-300, 1e100] (the Laplace scale 1/epsilon "
-                         "and the analytic Gaussian calibration)")
+        raise ValueError("epsilons must be at most 1e100 (the analytic Gaussian calibration) "
+                         "and large enough that the Laplace scale 1/epsilon is finite")
     delta = valid_delta(delta, required=True)
     n_max = valid_positive_int(n_max, "n_max")
     count = valid_nonnegative_int(count, "count", maximum=n_max)

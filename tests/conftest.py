@@ -1,7 +1,11 @@
 """Shared test helpers: statistical tests at alpha = 1e-6, so a correct implementation
 fails with probability one in a million, and every use is paired with a wrong twin."""
 
+import csv
 import os
+import pathlib
+import resource
+from collections import Counter
 
 import matplotlib
 import numpy as np
@@ -127,17 +131,12 @@ def pytest_collection_modifyitems(session, config, items):
 # seconds of its own process and of the child processes it has waited for (kernels,
 # servers, sandboxes, browsers) and writes them to test-artifacts/cpu-<worker>.csv. A
 # record for finding what to make faster; no test reads it.
-import csv as _csv
-import pathlib as _pathlib
-import resource as _resource
-from collections import Counter as _Counter
-
-_CPU = _Counter()
+_CPU = Counter()
 _CPU_AT = {}
 
 
 def _cpu_seconds():
-    own, children = (_resource.getrusage(w) for w in (_resource.RUSAGE_SELF, _resource.RUSAGE_CHILDREN))
+    own, children = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
@@ -154,10 +153,10 @@ def pytest_sessionfinish(session):
     if not _CPU:
         return
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    folder = _pathlib.Path(__file__).resolve().parents[1] / "test-artifacts"
+    folder = pathlib.Path(__file__).resolve().parents[1] / "test-artifacts"
     folder.mkdir(exist_ok=True)
     with open(folder / f"cpu-{worker}.csv", "w", newline="") as fh:
-        writer = _csv.writer(fh)
+        writer = csv.writer(fh)
         writer.writerow(["file", "cpu_seconds"])
         for name, seconds in _CPU.most_common():
             writer.writerow([name, f"{seconds:.1f}"])
