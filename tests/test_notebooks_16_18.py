@@ -264,6 +264,9 @@ def test_local_vs_central_axes_fit_and_labels_fit():
     ax2 = p.figure.axes[1]
     lo, hi = ax2.get_ylim()
     assert lo >= -0.1 and hi <= 0.8                         # not down to -0.3
+    assert 7 < ax2.get_xlim()[1] <= 8                       # 8 categories, not 32
+    p.controls["k"].value = 20
+    assert 19 < ax2.get_xlim()[1] <= 20                     # the x range follows k
     labels = [o[0] if isinstance(o, tuple) else o for o in p.controls["mechanism"].options]
     assert all(len(str(s)) <= 28 for s in labels), labels
     # the central baseline is Lap(2/ε): its formula line is 2√2/(εn)

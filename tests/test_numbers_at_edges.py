@@ -3,6 +3,8 @@ parameters -- tiny delta, huge sigma, far-apart scores, extreme confidence level
 
 Reference values come from closed forms or from mpmath at 80 digits."""
 
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -236,6 +238,37 @@ def test_warner_and_fixed_dataset_variances_are_told_apart():
     doc_w, doc_f = dp.definition.rr_standard_error.__doc__, dp.local.local_variance.__doc__
     assert "Warner" in doc_w and "population" in doc_w and "fixed-dataset" in doc_w
     assert "fixed dataset" in doc_f and "Warner" in doc_f and "sampling variance" in doc_f
+
+
+def _notebook(name):
+    import nbformat
+    nb = nbformat.read(pathlib.Path(__file__).resolve().parents[1] / "notebooks" / name,
+                       as_version=4)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    out = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                    for o in c.outputs)
+    return text, out
+
+
+def test_the_notebooks_say_which_variance_of_randomized_response_is_which():
+    """Notebooks 04 and 17 tell Warner's error (respondents sampled from a population)
+    from the fixed-table one (only the coins random), with both numbers printed; the
+    panel of notebook 04, which samples respondents, names its curve Warner's."""
+    text04, out04 = _notebook("04_differential_privacy.ipynb")
+    assert "Which standard error?" in text04 and "Warner" in text04
+    assert "one fixed table" in text04 and r"\pi(1 - \pi)/n" in text04
+    warner = dp.rr_standard_error(0.3, 10_000, np.log(3))
+    fixed = np.sqrt(dp.local_variance(10_000, 2, np.log(3), mechanism="krr", frequency=0.3))
+    assert f"(Warner): {warner:.4f}" in out04
+    assert f"(only the coins are random): {fixed:.4f}" in out04
+    assert f"{warner:.4f}" != f"{fixed:.4f}"                  # the two are told apart
+    text17, out17 = _notebook("17_local_model.ipynb")
+    assert "**one fixed table**" in text17 and "Warner" in text17
+    assert "difference 2.1000e-05; f(1 − f)/n = 2.1000e-05" in out17
+    panel = dp.panels.dp_randomized_response()
+    labels = [ln.get_label() for ln in panel.figure.axes[1].get_lines()]
+    assert "Warner's standard error (formula)" in labels
+    assert "Warner" in panel.status.value
 
 
 def test_fixed_dataset_variance_matches_simulation_and_warner_does_not():

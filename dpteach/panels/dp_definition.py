@@ -21,7 +21,10 @@ __all__ = ["dp_randomized_response", "dp_delta_blip", "dp_prior_posterior"]
 @register("dp_randomized_response")
 def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
     """Randomized response: epsilon against the chance of telling the truth, and the
-    error of the unbiased estimate of the true fraction against the number of people."""
+    error of the unbiased estimate of the true fraction against the number of people.
+    The error is Warner's (:func:`dpteach.rr_standard_error`): each simulated survey draws
+    its n respondents afresh from a population whose fraction is pi (notebook 04 sets it
+    beside the error for one fixed table)."""
     controls = {"epsilon": log_slider("privacy ε", epsilon, -1.3, 0.7, 0.02),
                 "pi": float_slider("true fraction π", pi, 0.0, 1.0, 0.05),
                 "n": log_slider("respondents n", n, 1, 5, 0.1, readout_format=".0f")}
@@ -37,7 +40,7 @@ def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
     ax1.set_ylim(0.45, 1.01)
 
     ns = np.unique(np.round(np.logspace(1, 5, 25)).astype(int))
-    (theory,) = ax2.plot(ns, np.ones(ns.size), color=PALETTE["blue"], label="standard error (formula)")
+    (theory,) = ax2.plot(ns, np.ones(ns.size), color=PALETTE["blue"], label="Warner's standard error (formula)")
     (emp,) = ax2.plot(ns, np.ones(ns.size), "o", color=PALETTE["orange"], markersize=4,
                       label="RMSE of 400 simulated surveys")
     (here,) = ax2.plot([], [], "D", color=PALETTE["vermillion"], markersize=8, label="your n")
@@ -63,7 +66,8 @@ def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
         se_n = rr_standard_error(pi, n, epsilon)
         here.set_data([n], [se_n])
         return (f"ε = {epsilon:.3g}: truth kept with p = {p:.3f}; with n = {n:,} and π = {pi:.2f} "
-                f"the estimate's standard error is {se_n:.3g}")
+                f"the estimate's standard error is {se_n:.3g} (Warner's: respondents drawn "
+                f"from a population whose fraction is π)")
 
     return Panel(controls, fig, update, title="Randomized response: privacy against accuracy",
                  name="dp_randomized_response")

@@ -80,7 +80,7 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
     (loc_est,) = ax2.plot([], [], "o", color=PALETTE["orange"], markersize=5, label="local estimate")
     (cen_est,) = ax2.plot([], [], "s", color=PALETTE["blue"], markersize=4, label="central estimate")
     ax2.axhline(0.0, color=PALETTE["black"], linewidth=0.6)
-    ax2.set_xlim(-0.8, _K_MAX - 0.2)
+    ax2.set_xlim(-0.8, k - 0.2)       # the k categories drawn, no more (follows k)
     ax2.set_ylim(-0.1, 0.8)
     label_axes(ax2, "category $v$", "frequency (share of people)", "One survey at the chosen $n$")
     ax2.legend(loc="upper right", fontsize=8)
@@ -115,8 +115,8 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
         truth_bars.set_data(np.r_[counts[-1] / n, np.zeros(_K_MAX - k)])
         loc_est.set_data(x, one_local[-1])
         cen_est.set_data(x, one_central[-1])
-        # fixed axes (a blitted redraw must equal a full draw): estimates beyond
-        # [-0.1, 0.8] are counted in the note
+        ax2.set_xlim(-0.8, k - 0.2)
+        # a fixed y range: estimates beyond [-0.1, 0.8] are counted in the note
         lo, hi = ax2.get_ylim()
         off = int(np.sum((one_local[-1] < lo) | (one_local[-1] > hi)))
         txt2.set_text(f"{off} local estimate(s) off the scale" if off else "")
@@ -127,8 +127,10 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
                 f"{cen_sd / n:.3g}. To match the central error the local model "
                 f"needs about {need:,.3g} people.")
 
+    # a move of k changes the x range: that move is drawn in full (a blitted redraw over a
+    # cached background would not equal a full draw there); the other moves blit
     return Panel(controls, fig, update, title="Local against central: the error of a frequency",
-                 name="local_vs_central")
+                 name="local_vs_central", full_draw_on_move=True)
 
 
 _K_GRID = np.unique(np.round(np.logspace(np.log10(2), 6, 60)).astype(np.int64))   # 2 .. 10^6
