@@ -362,3 +362,21 @@ def test_task6_cases_cover_both_directions_and_an_infinite_loss():
         assert any(min(c["q"]) == 0 for c in req["cases"])
         assert truth["expected"] == pytest.approx(
             [dp.smallest_delta(c["p"], c["q"], c["epsilon"]) for c in req["cases"]])
+
+
+def test_task1_text_teaches_the_pure_theorem_and_both_delta_bounds():
+    """The hand-out and the model answer teach what the check accepts: Dwork & Roth's
+    Theorem 2.2 for the pure case, the chain sum delta (e^(k eps) - 1)/(e^eps - 1) and the
+    textbook's k e^((k-1) eps) delta, which bounds it."""
+    import pathlib
+
+    import nbformat
+    root = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
+    for folder in ("exercises", "solutions"):
+        nb = nbformat.read(root / folder / "A7_properties_and_testing.ipynb", as_version=4)
+        task = next(c.source for c in nb.cells
+                    if c.cell_type == "markdown" and c.source.startswith("## Task 1"))
+        assert "Theorem 2.2" in task and "pure case only" in task, folder
+        assert r"\frac{e^{k\varepsilon} - 1}{e^{\varepsilon} - 1}" in task, folder
+        assert r"k\,e^{(k-1)\varepsilon}\,\delta" in task, folder
+        assert "accepts anything from the exact sum up to" in task, folder

@@ -27,12 +27,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 PANEL_CELL = re.compile(r"^\s*dp\.panels\.[a-z0-9_]+\(", re.M)
 
-#: notebooks whose first panel is held elsewhere (18: DP-SGD, rewritten separately)
-SKIP = {"18"}
 #: first panels whose numbers need scipy.special (expit, softmax, ndtr, log_ndtr, ndtri),
 #: or whose notebook imports a module that loads it in its first cell (16: rdp), or that
-#: need scipy.optimize, which imports it (13)
-NEED_SPECIAL = {"04", "05", "08", "09", "10", "13", "16", "20"}
+#: need scipy.optimize, which imports it (13); 18's attack panel draws the Gaussian
+#: trade-off curve (ndtr) and Clopper-Pearson intervals (the beta quantile)
+NEED_SPECIAL = {"04", "05", "08", "09", "10", "13", "16", "18", "20"}
 #: first panels that solve for a root with scipy.optimize (none: the analytic Gaussian
 #: sigma of 08 and 10 and the exact epsilon of 13's privacy loss distribution are bisected
 #: in numpy)
@@ -81,8 +80,7 @@ print(json.dumps([setup, sorted(m for m in sys.modules if m.startswith('scipy'))
 """
 
 
-@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name[:2] not in SKIP],
-                         ids=lambda p: p.name[:2])
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
 def test_first_panel_loads_only_the_scipy_it_needs(path):
     setup, panel = _first_panel_code(path)
     code = _PROBE.format(setup="\n".join(setup), panel=panel)

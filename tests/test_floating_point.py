@@ -27,6 +27,20 @@ def test_naive_sampler_is_laplace_in_distribution():
     assert naive_laplace_mechanism([0.0, 1.0], 1.0, rng=rng, size=3).shape == (3, 2)
 
 
+def test_the_naive_sampler_is_the_textbook_formula_in_scalar_floats():
+    """Bit for bit what one float at a time gives, with the C library's log (math.log):
+    the outputs do not depend on the processor (numpy's vectorised np.log differs in the
+    last bit on some machines, e.g. with AVX-512, which would change the lesson's
+    numbers)."""
+    import math
+    for value, scale, seed in [(0.0, 1.0, 1), (3.0, 10.0, 2), (-7.25, 0.01, 3)]:
+        out = naive_laplace_mechanism(value, scale, rng=np.random.default_rng(seed), size=20_000)
+        u = np.random.default_rng(seed).random(20_000) - 0.5
+        ref = np.array([value + (-scale * math.copysign(1.0, v) if v else 0.0) * math.log(1.0 - 2.0 * abs(v))
+                        for v in u])
+        assert np.array_equal(out, ref)
+
+
 @pytest.mark.parametrize("sampler", ["naive", "numpy"])
 @pytest.mark.parametrize("scale,truth", [(10.0, 0.0), (1.0, 0.0), (10.0, 1.0), (0.3, 3.7),
                                          (2.0, -25.0)])

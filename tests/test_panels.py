@@ -4,6 +4,7 @@ changes the picture across its range, redraws are fast, and lecture mode restyle
 import csv
 import io
 import pathlib
+import re
 import statistics
 import time
 
@@ -86,6 +87,42 @@ def test_log_axis_problems_sees_minor_ticks_and_a_bare_axis():
     assert [ax.xaxis.get_major_formatter()(t) for t in (1e-3, 1.0, 1e3)] == ["10⁻³", "10⁰", "10³"]
 
 
+#: a formula written as plain text: roots, powers, products, bounds, functions applied
+#: to arguments (exp(, ln(, Lap(, Pr[), or a Greek letter in arithmetic or a comparison.
+#: "ε = 1" (a value) and a marker named in brackets, "(×)", are not formulas.
+_FORMULA = re.compile(r"[√^·²³±≤≥½Φ∑∫]|\w\s*×\s*\w|\b(exp|ln|log|Lap|Pr)\s*[\[(]|\bln \w"
+                      r"|[εδσμαβπΔρλ][′']?\s*[/*+−<>]|[/*+−<>]\s*[εδσμαβπΔρλ]")
+_MATH = re.compile(r"(?<!\\)\$.*?(?<!\\)\$", re.S)
+
+
+def plain_formula_texts(figure):
+    """The titles, axis labels (colour bars' too) and legend entries of a figure that hold
+    a formula outside mathtext's $...$; notes and the status line (readouts of numbers)
+    are not checked."""
+    texts = [figure._suptitle] if figure._suptitle is not None else []
+    for ax in figure.axes:
+        texts += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
+        if ax.get_legend() is not None:
+            texts += ax.get_legend().get_texts()
+    for legend in figure.legends:
+        texts += legend.get_texts()
+    return [t.get_text() for t in texts if _FORMULA.search(_MATH.sub("", t.get_text()))]
+
+
+def test_formulas_in_labels_are_found_outside_mathtext_only():
+    fig = Figure()
+    ax = fig.subplots()
+    ax.set_xlabel("noise σ / √n")
+    ax.set_ylabel(r"noise $\sigma/\sqrt{n}$")
+    ax.set_title("Disjoint bins, Lap(1/ε) each")
+    ax.plot([0], [0], label="true δ / target δ")
+    ax.plot([0], [0], label=r"classic formula past $\varepsilon = 1$")
+    ax.plot([0], [0], label="no change (ε = 0)")
+    ax.legend()
+    assert plain_formula_texts(fig) == ["Disjoint bins, Lap(1/ε) each", "noise σ / √n",
+                                        "true δ / target δ"]
+
+
 def pixels(png):
     return np.asarray(PILImage.open(io.BytesIO(png)).convert("RGBA"))
 
@@ -100,6 +137,7 @@ def test_panel_contract_and_every_control_changes_the_picture(name):
     data, _ = panel._repr_mimebundle_()
     assert "image/png" in data and "application/vnd.jupyter.widget-view+json" in data
     assert log_axis_problems(panel.figure) == [], name
+    assert plain_formula_texts(panel.figure) == [], f"{name}: formulas outside mathtext"
     times = []
     for cname, control in panel.controls.items():
         start = control.value

@@ -61,3 +61,23 @@ def test_make_demo_serves_on_localhost_with_code_hidden():
     recipe = makefile[makefile.index("\ndemo:"):].split("\n\n")[0]
     assert "voila" in recipe and "127.0.0.1" in recipe and "$(NB)" in recipe
     assert "strip_sources=False" not in recipe
+    # the notebook runs as the server starts, so a visitor's page is served at once
+    assert "--preheat_kernel=True" in recipe and "--pool_size=1" in recipe
+
+
+def test_the_benchmark_of_the_first_panel_and_the_dashboard_runs():
+    """benchmarks/bench_first_panel.py measures issue 19's two waits (the first panel of a
+    fresh kernel, a cold Voilà page); here it runs on notebook 00 and must report both,
+    as numbers. How large they are is the benchmark's business, not a test's."""
+    import os
+    import subprocess
+    out = subprocess.run([sys.executable, "benchmarks/bench_first_panel.py", "first", "voila", "00"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600,
+                         env={**os.environ, "MPLBACKEND": "Agg"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    rows = {line[:72].strip(): line[72:].split() for line in out.stdout.splitlines()}
+    first = next(v for k, v in rows.items()
+                 if k.startswith("first panel of 00 (cell ") and k.endswith("fresh kernel: wall"))
+    voila = rows["Voilà renders 00_start_here.ipynb fully"]
+    assert float(first[0]) > 0 and first[1:] == ["s", "<=", "2", "s"]
+    assert float(voila[0]) > 0 and voila[1:] == ["s", "<=", "5", "s"]

@@ -265,7 +265,7 @@ def anonymity_emd_salary(grouping="seed's 3-diverse table", class_index=0):
     xs = np.repeat(np.arange(m + 1), 2)[1:-1]        # step outline: each rank for one unit
     Q = np.cumsum(whole)
     gap = ax2.fill_between(xs, 0, 0, color=PALETTE["orange"], alpha=0.35, linewidth=0,
-                           label="|P − Q| (area = EMD × 8)")
+                           label=r"$|P - Q|$ (area = EMD $\times$ 8)")
     ax2.plot(xs, np.repeat(Q, 2), color=PALETTE["grey"], label="Q: whole table")
     (pline,) = ax2.plot(xs, np.zeros(xs.size), color=PALETTE["blue"], label="P: class")
     ax2.set_xticks(np.arange(m) + 0.5, [f"{s}K" for s in salaries])

@@ -111,7 +111,7 @@ def attacks_averaging(k=50, scale=5.0, seed=0):
     truth = 3.0
     sd1 = averaging_error(1.0, ks)
     bnd = band(ax, ks, truth - 2 * sd1, truth + 2 * sd1, color=PALETTE["sky"], alpha=0.3,
-               label="truth ± 2·√2 b/√k")
+               label=r"truth $\pm\, 2\sqrt{2}\,b/\sqrt{k}$")
     (path,) = ax.plot(ks, truth + run_mean, color=PALETTE["blue"], linewidth=1.5,
                       label="attacker's running mean")
     (dots,) = ax.plot(ks[:40], truth + noise[:40], ".", color=PALETTE["grey"], markersize=4,

@@ -129,7 +129,7 @@ def fp_attack_fraction(epsilon=0.1, true_value=0.0, sampler="naive"):
     ax.set_xlim(le[0] - 0.05, le[-1] + 0.05)
     ax.set_ylim(0, 1.25)             # room above the curves for the note
     ax.set_xticks([-2, -1, 0, 1], ["0.01", "0.1", "1", "10"])
-    label_axes(ax, "ε of the count (scale b = 1/ε, log scale)",
+    label_axes(ax, r"$\varepsilon$ of the count (scale $b = 1/\varepsilon$, log scale)",
                "share of releases ruling out input + 1", "Floating-point attack")
     fig.legend(handles=lines, loc="outside lower center", ncol=3, fontsize=8, frameon=False)
     txt = note(ax, "", loc="upper right")

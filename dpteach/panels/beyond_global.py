@@ -102,12 +102,12 @@ def ptr_answer_rate(spread=5.0, bound=2.0, epsilon=1.0, delta=1e-6, seed=0):
                 "seed": int_slider("seed", seed, 0, 20)}
     fig, (ax1, ax2) = new_figure(2, 1, figsize=(9.0, 5.6))
     ds = np.linspace(0, 60, 241)
-    (curve,) = ax1.plot([], [], color=PALETTE["blue"], label="Pr[answer] given d")
+    (curve,) = ax1.plot([], [], color=PALETTE["blue"], label=r"$\Pr[\mathrm{answer}]$ given $d$")
     (mark,) = ax1.plot([], [], "o", color=PALETTE["orange"], markersize=9, label="this dataset")
-    thr = vline(ax1, 0.0, color=PALETTE["black"], label="threshold ln(1/δ)/(ε/2)")
+    thr = vline(ax1, 0.0, color=PALETTE["black"], label=r"threshold $\ln(1/\delta)/(\varepsilon/2)$")
     ax1.set_xlim(0, 60)
     ax1.set_ylim(-0.03, 1.05)
-    label_axes(ax1, "distance to instability d (records)", "Pr[PTR answers]",
+    label_axes(ax1, "distance to instability d (records)", r"$\Pr[\mathrm{PTR\ answers}]$",
                "PTR answers only when the data are far from unstable")
     ax1.legend(loc="lower right", fontsize=8)
     txt = note(ax1, "", loc="upper left")
@@ -159,8 +159,8 @@ def smooth_vs_global_error(epsilon=1.0, delta=1e-6, spread=10.0, seed=0):
                 "seed": int_slider("seed", seed, 0, 20)}
     fig, ax = new_figure(1, 1, figsize=(9.0, 4.6))
     (glob,) = ax.plot([], [], color=PALETTE["black"], linestyle="--",
-                      label="global sensitivity: 100/ε")
-    (smooth,) = ax.plot([], [], "o-", color=PALETTE["blue"], label="smooth sensitivity: 2S/ε")
+                      label=r"global sensitivity: $100/\varepsilon$")
+    (smooth,) = ax.plot([], [], "o-", color=PALETTE["blue"], label=r"smooth sensitivity: $2S/\varepsilon$")
     log_axes(ax)
     ax.set_xlim(8, 1300)
     ax.set_ylim(1e-2, 2e3)

@@ -65,7 +65,7 @@ def choosing_count_error(epsilon=0.5, delta=1e-5, count=50):
     ax2.axvspan(N_MAX + 0.5, N_MAX + 20, color=PALETTE["grey"], alpha=0.15, lw=0)
     ax2.set_xlim(x[0], x[-1])
     ax2.set_ylim(0, 1.02)
-    label_axes(ax2, "released value (grey: outside 0–100)", "Pr[release ≤ x]",
+    label_axes(ax2, "released value (grey: outside 0–100)", r"$\Pr[\mathrm{release} \leq x]$",
                "output distributions at this ε")
     fig.legend(loc="outside lower center", ncols=3, fontsize="small")
     cache = {}

@@ -32,10 +32,10 @@ def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
     eg = np.linspace(0, 5.2, 300)
     density_line(ax1, eg, special.expit(eg), color=PALETTE["blue"], label=r"$p = e^{\varepsilon}/(1+e^{\varepsilon})$")
     ax1.plot([np.log(3)], [0.75], "s", color=PALETTE["green"], markersize=8,
-             label="seed 004 coin flips: ε = ln 3, p = 3/4")
+             label=r"seed 004 coin flips: $\varepsilon = \ln 3$, $p = 3/4$")
     (dot,) = ax1.plot([], [], "o", color=PALETTE["vermillion"], markersize=9, label="you")
     hline(ax1, 0.5)
-    label_axes(ax1, "ε", "Pr[report the truth]", "Truth-telling probability")
+    label_axes(ax1, "ε", r"$\Pr[\mathrm{report\ the\ truth}]$", "Truth-telling probability")
     ax1.set_xlim(0, 5.2)
     ax1.set_ylim(0.45, 1.01)
 
@@ -88,8 +88,8 @@ def dp_delta_blip(epsilon=1.0, delta=0.05):
     ly = density_line(ax1, r, r * 0, color=PALETTE["orange"], linestyle="--",
                       label="M(y): Alice in (count 1)")
     lbound = density_line(ax1, r, r * 0, color=PALETTE["grey"], linestyle=":",
-                          label=r"$e^{\varepsilon}$ · density of M(x)")
-    label_axes(ax1, "released count", "density", "The noisy-count part (weight 1 − δ)")
+                          label=r"$e^{\varepsilon} \cdot$ density of $M(x)$")
+    label_axes(ax1, "released count", "density", r"The noisy-count part (weight $1 - \delta$)")
     ax1.set_xlim(r[0], r[-1])
     ax1.set_ylim(0, 1.3)
     bc = bars(ax2, [0, 1], [0, 0], color=PALETTE["blue"])
@@ -99,7 +99,7 @@ def dp_delta_blip(epsilon=1.0, delta=0.05):
     (ratio_line,) = ax2.plot([-0.45, 1.45], [0, 0], color=PALETTE["purple"], linewidth=2,
                              linestyle="--", label=r"seed 002: $(e^{\varepsilon} + \delta)\,\Pr[M(x) \in S]$")
     ax2.set_xticks([0, 1], ["M(x)", "M(y)"])
-    label_axes(ax2, None, "Pr[S]", "S = {record published}")
+    label_axes(ax2, None, r"$\Pr[S]$", "S = {record published}")
     ax2.set_ylim(-0.01, 0.35)
     fig.legend(loc="outside lower center", ncols=3, fontsize=8)
 
@@ -135,7 +135,7 @@ def dp_prior_posterior(prior=0.3, epsilon=1.0):
                 "epsilon": log_slider("privacy ε", epsilon, -2, 0.7)}
     fig, ax = new_figure(1, 1, figsize=(7.0, 3.6))
     pg = np.linspace(0.0, 1.0, 301)
-    density_line(ax, pg, pg, color=PALETTE["grey"], linestyle=":", label="no change (ε = 0)")
+    density_line(ax, pg, pg, color=PALETTE["grey"], linestyle=":", label=r"no change ($\varepsilon = 0$)")
     hi_line = density_line(ax, pg, pg, color=PALETTE["vermillion"], label="highest posterior")
     lo_line = density_line(ax, pg, pg, color=PALETTE["blue"], label="lowest posterior")
     shade = ax.fill_between(pg, pg, pg, color=PALETTE["sky"], alpha=0.25, linewidth=0)

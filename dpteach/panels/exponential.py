@@ -46,7 +46,7 @@ def exponential_selection(epsilon=1.0, example="nationality"):
     ax.tick_params(axis="x", labelbottom=False)
     names_below = [ax.text(i, -0.03, "", transform=ax.get_xaxis_transform(), ha="center",
                            va="top", fontsize="small") for i in slots]
-    label_axes(ax, None, "Pr[output]", "selection probabilities")
+    label_axes(ax, None, r"$\Pr[\mathrm{output}]$", "selection probabilities")
     txt = note(ax, "", loc="upper left")
     grid = np.geomspace(0.01, 10, 50)
     colours = [PALETTE[c] for c in ("blue", "orange", "green", "vermillion", "purple")]
@@ -55,7 +55,7 @@ def exponential_selection(epsilon=1.0, example="nationality"):
     log_axes(ax2, y=False, plain=True)
     ax2.set_xlim(grid[0], grid[-1])
     ax2.set_ylim(0, 1)
-    label_axes(ax2, "ε", "Pr[output]", "against ε (Δu = 1)")
+    label_axes(ax2, "ε", r"$\Pr[\mathrm{output}]$", "against ε (Δu = 1)")
     # everything that depends only on the question is computed once, here
     for b, c in zip(bar, colours):       # each bar has its curve's colour: no legend needed
         b.set_color(c)
@@ -93,16 +93,16 @@ def exponential_half_ratio(epsilon=1.0, n_candidates=4, gap=2.0):
     fig, ax = new_figure(1, 1, figsize=(7.4, 3.6))
     gaps = np.linspace(-10, 10, 25)
     l_half = density_line(ax, gaps, np.zeros_like(gaps), color=PALETTE["blue"],
-                          label="exp(ε·u/(2Δu))  (with ½)")
+                          label=r"$\exp(\varepsilon u/(2\Delta u))$ (with the $1/2$)")
     l_full = density_line(ax, gaps, np.zeros_like(gaps), color=PALETTE["vermillion"],
-                          linestyle="--", label="exp(ε·u/Δu)  (seed 000, no ½)")
+                          linestyle="--", label=r"$\exp(\varepsilon u/\Delta u)$ (seed 000, no $1/2$)")
     hline(ax, 1.0)
     hline(ax, 2.0, color=PALETTE["vermillion"])
     (d_half,) = ax.plot([gap], [1.0], "o", color=PALETTE["blue"])
     (d_full,) = ax.plot([gap], [2.0], "o", color=PALETTE["vermillion"])
     ax.set_ylim(0, 2.2)
     label_axes(ax, "how far the other candidates' scores lie above r's (units of Δu)",
-               "worst ln(ratio) / ε", "worst-case Pr[M(D)=r] / Pr[M(D')=r]")
+               r"worst $\ln(\mathrm{ratio})\,/\,\varepsilon$", r"worst-case $\Pr[M(D)=r]\,/\,\Pr[M(D')=r]$")
     fig.legend(loc="outside lower center", ncols=2, fontsize="small")
     txt = note(ax, "", loc="lower right")
 
@@ -165,7 +165,7 @@ def exponential_utility(epsilon=1.0, t=2.0, n_candidates=100, profile="worst"):
     density_line(ax, ts, np.exp(-ts), color=PALETTE["black"], linestyle="--",
                  label=r"bound $e^{-t}$")
     (emp,) = ax.step(ts, np.full_like(ts, np.nan), where="post", color=PALETTE["blue"],
-                     label="empirical Pr[u(r*) ≤ threshold(t)]")
+                     label=r"empirical $\Pr[u(r^*) \leq \mathrm{threshold}(t)]$")
     (dot,) = ax.plot([t], [np.exp(-t)], "o", color=PALETTE["vermillion"], zorder=5)
     mark = vline(ax, t)
     log_axes(ax, x=False, plain=True)
@@ -219,11 +219,11 @@ def exponential_apples(epsilon=1.0, copies=1):
     zero = np.zeros_like(prices)
     l_exp = density_line(ax2, prices, zero, color=PALETTE["blue"], label="exponential mechanism")
     l_per = density_line(ax2, prices, zero, color=PALETTE["orange"], linestyle="--",
-                         label="best price + Lap(5/ε)")
+                         label=r"best price + $\mathrm{Lap}(5/\varepsilon)$")
     vline(ax2, 4.01, color=PALETTE["vermillion"])
     ax2.set_xlim(0, 5)
     ax2.set_ylim(0, 1.02)
-    label_axes(ax2, "posted price p ($)", "Pr[posted price ≤ p]", "what each seller posts")
+    label_axes(ax2, "posted price p ($)", r"$\Pr[\mathrm{posted\ price} \leq p]$", "what each seller posts")
     fig.legend(loc="outside lower center", ncols=3, fontsize="small")
 
     def update(epsilon, copies):

@@ -37,9 +37,9 @@ def gaussian_sigma_vs_epsilon(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     e = EPS_GRID
     valid = e < 1
     nan = np.full_like(e, np.nan)
-    l_classic = density_line(ax, e, nan, color=PALETTE["vermillion"], label="classic (ε < 1)")
+    l_classic = density_line(ax, e, nan, color=PALETTE["vermillion"], label=r"classic ($\varepsilon < 1$)")
     l_extra = density_line(ax, e, nan, color=PALETTE["vermillion"], linestyle=":",
-                           label="classic formula past ε = 1")
+                           label=r"classic formula past $\varepsilon = 1$")
     l_analytic = density_line(ax, e, nan, color=PALETTE["blue"], label="analytic")
     (dot,) = ax.plot([epsilon], [1.0], "o", color=PALETTE["black"], zorder=5)
     ax.axvspan(1, e[-1], color=PALETTE["grey"], alpha=0.12, lw=0)
@@ -56,7 +56,7 @@ def gaussian_sigma_vs_epsilon(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     log_axes(ax2, plain=True)
     ax2.set_xlim(e[0], e[-1])
     ax2.set_ylim(1e-4, 1e3)
-    label_axes(ax2, "ε", "true δ / target δ", "δ each σ really gives")
+    label_axes(ax2, "ε", r"true $\delta$ / target $\delta$", "δ each σ really gives")
     # one figure-level legend: drawn once into the cached background, not on every move
     fig.legend(loc="outside lower center", ncols=3, fontsize="small")
 
@@ -103,8 +103,8 @@ def gaussian_vs_laplace_queries(k=50, epsilon=0.5, delta=1e-5, analytic=True):
     fig, ax = new_figure(1, 1, figsize=(7.4, 3.6))
     ks = np.unique(np.geomspace(1, 400, 120).round())
     nan = np.full_like(ks, np.nan)
-    l_lap = density_line(ax, ks, nan, color=PALETTE["orange"], label="Laplace: √2·k/ε (ℓ1 = k)")
-    l_gau = density_line(ax, ks, nan, color=PALETTE["blue"], label="Gaussian: σ(√k) (ℓ2 = √k)")
+    l_lap = density_line(ax, ks, nan, color=PALETTE["orange"], label=r"Laplace: $\sqrt{2}\,k/\varepsilon$ ($\ell_1 = k$)")
+    l_gau = density_line(ax, ks, nan, color=PALETTE["blue"], label=r"Gaussian: $\sigma(\sqrt{k})$ ($\ell_2 = \sqrt{k}$)")
     (p_lap,) = ax.plot([k], [1.0], "o", color=PALETTE["orange"], zorder=5)
     (p_gau,) = ax.plot([k], [1.0], "s", color=PALETTE["blue"], zorder=5)
     cross = vline(ax, 1.0, label="crossover")
@@ -161,21 +161,21 @@ def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
     z = np.linspace(-6, 6, 361)           # output r / σ, with f(D) = 0
     zero = np.zeros_like(z)
     shade = band(ax, z, zero, zero, color=PALETTE["vermillion"], alpha=0.35,
-                 label="loss > ε")
+                 label=r"loss $> \varepsilon$")
     density_line(ax, z, stats.norm.pdf(z), color=PALETTE["blue"], label="D")
     l_d2 = density_line(ax, z, zero, color=PALETTE["orange"], linestyle="--", label="D'")
     ax.set_xlim(z[0], z[-1])
     ax.set_ylim(0, 0.5)
-    label_axes(ax, "output r / σ", "density × σ", "Gaussian outputs on neighbours")
+    label_axes(ax, r"output $r/\sigma$", r"density $\times\ \sigma$", "Gaussian outputs on neighbours")
     txt = note(ax, "")
     g_loss = density_line(ax2, z, zero, color=PALETTE["purple"], label="Gaussian loss")
     l_loss = density_line(ax2, z, zero, color=PALETTE["green"], linestyle="--",
-                          label="Laplace loss, b = Δ/ε")
+                          label=r"Laplace loss, $b = \Delta/\varepsilon$")
     hline(ax2, 1.0)
     hline(ax2, -1.0)
     ax2.set_xlim(z[0], z[-1])
     ax2.set_ylim(-4, 4)
-    label_axes(ax2, "output r / σ", "privacy loss / ε", "loss ln p(r|D)/p(r|D') per output")
+    label_axes(ax2, r"output $r/\sigma$", r"privacy loss $/\ \varepsilon$", r"loss $\ln p(r|D)/p(r|D')$ per output")
     fig.legend(loc="outside lower center", ncols=5, fontsize="small")
 
     def update(epsilon, delta, l2_sensitivity):

@@ -23,8 +23,8 @@ def laplace_density(epsilon=1.0, sensitivity=1.0):
     for b, c in zip(refs, [PALETTE["sky"], PALETTE["green"], PALETTE["orange"], PALETTE["purple"]]):
         density_line(ax, _X, _laplace_pdf(_X, 0.0, b), color=c, linestyle=":",
                      label=f"b = {b:g}").set_alpha(0.8)
-    line = density_line(ax, _X, _X * 0, color=PALETTE["blue"], label="Lap(Δf/ε)")
-    label_axes(ax, "noise added to the answer", "density", "Laplace noise Lap(b), b = Δf/ε")
+    line = density_line(ax, _X, _X * 0, color=PALETTE["blue"], label=r"$\mathrm{Lap}(\Delta f/\varepsilon)$")
+    label_axes(ax, "noise added to the answer", "density", r"Laplace noise $\mathrm{Lap}(b)$, $b = \Delta f/\varepsilon$")
     ax.set_xlim(_X[0], _X[-1])
     ax.set_ylim(0, 1.05)
     ax.legend(loc="upper right", fontsize=8)
@@ -60,8 +60,8 @@ def laplace_privacy_loss(epsilon=1.0, sensitivity=1.0, gap=1.0):
     ax1.set_xlim(r[0], r[-1])
     ax1.set_ylim(0, 1.05)
     ax1.legend(loc="upper right", fontsize=8)
-    bnd = band(ax2, r, -1, 1, color=PALETTE["green"], alpha=0.2, label="allowed: [−ε, ε]")
-    loss = density_line(ax2, r, r * 0, color=PALETTE["vermillion"], label="ln p(r|D1)/p(r|D2)")
+    bnd = band(ax2, r, -1, 1, color=PALETTE["green"], alpha=0.2, label=r"allowed: $[-\varepsilon, \varepsilon]$")
+    loss = density_line(ax2, r, r * 0, color=PALETTE["vermillion"], label=r"$\ln p(r|D_1)/p(r|D_2)$")
     hline(ax2, 0.0)
     label_axes(ax2, "released value r", "privacy loss (nats)", "Privacy loss against the ε band")
     ax2.set_xlim(r[0], r[-1])
@@ -103,8 +103,8 @@ def laplace_tail_vs_samples(epsilon=1.0, sensitivity=1.0, n=2000, seed=0):
     theory = density_line(ax, t, t * 0, color=PALETTE["blue"], label=r"$e^{-t/b}$")
     (emp,) = ax.step(t, t * 0, where="post", color=PALETTE["orange"], label="fraction of samples",
                      linewidth=1.6)
-    mark = vline(ax, 0.0, label="t for 95%: b·ln 20")
-    label_axes(ax, "error t (query units)", "Pr[|noise| ≥ t]", "Accuracy: how far can the noise go?")
+    mark = vline(ax, 0.0, label=r"$t$ for 95%: $b \ln 20$")
+    label_axes(ax, "error t (query units)", r"$\Pr[|\mathrm{noise}| \geq t]$", "Accuracy: how far can the noise go?")
     ax.set_xlim(0, 30)
     ax.set_ylim(-0.02, 1.02)
     ax.legend(loc="upper right", fontsize=8)
@@ -150,7 +150,7 @@ def laplace_histogram(epsilon=1.0, counts="small", seed=0):
     noisy_bars = ax.bar(x + 0.2, _SMALL, width=0.4, color=PALETTE["blue"], label="released")
     hline(ax, 0.0, linestyle="-")
     ax.set_xticks(x, _BINS)
-    label_axes(ax, "histogram bin", "count ÷ unit (see box)", "Releasing a histogram with Lap(1/ε) per bin")
+    label_axes(ax, "histogram bin", "count ÷ unit (see box)", r"Releasing a histogram with $\mathrm{Lap}(1/\varepsilon)$ per bin")
     # one fixed scale for both datasets (counts drawn in units of 1 or 1000), so that
     # switching datasets moves no axis: the same bars, and noise 1000 times smaller
     top = 1.25 * max(_SMALL.max(), _LARGE.max() / 1000)

@@ -68,7 +68,7 @@ def postprocessing(epsilon=1.0, f="round", parameter=1.0):
     hline(ax2, 1.0, color=PALETTE["vermillion"])
     ax2.set_xticks(xs, ["none", "round", "clamp", "threshold"], fontsize=8)
     ax2.set_ylim(0, 1.25)
-    label_axes(ax2, "f", "max log-ratio over sets / ε", "Privacy loss after f (line: ε)")
+    label_axes(ax2, "f", r"max log-ratio over sets $/\ \varepsilon$", "Privacy loss after f (line: ε)")
     txt = note(ax, "", loc="upper left")
 
     def update(epsilon, f, parameter):
@@ -182,7 +182,7 @@ def parallel_histogram(epsilon=0.5, n_bins=8, seed=0):
     ax.set_xlim(-0.7, B_MAX - 0.3)
     ax.set_xticks(xs[::2])
     ax.set_ylim(-15, 75)
-    label_axes(ax, "bin (age group)", "count", "Disjoint bins, Lap(1/ε) each")
+    label_axes(ax, "bin (age group)", "count", r"Disjoint bins, $\mathrm{Lap}(1/\varepsilon)$ each")
     ax.legend(loc="upper right", fontsize=8)
     bs = np.arange(1, B_MAX + 1)
     density_line(ax2, bs, 0 * bs + 1.0, color=PALETTE["blue"], label="disjoint bins: max")
@@ -192,7 +192,7 @@ def parallel_histogram(epsilon=0.5, n_bins=8, seed=0):
     (p_cum,) = ax2.plot([n_bins], [n_bins], "s", color=PALETTE["vermillion"], zorder=5)
     ax2.set_xlim(0.5, B_MAX + 0.5)
     ax2.set_ylim(0, B_MAX + 1)
-    label_axes(ax2, "number of counts released", "total ε / ε per count",
+    label_axes(ax2, "number of counts released", r"total $\varepsilon$ / $\varepsilon$ per count",
                "Parallel against sequential")
     ax2.legend(loc="upper left", fontsize=8)
     txt = note(ax2, "", loc="lower right")

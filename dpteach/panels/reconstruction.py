@@ -62,8 +62,8 @@ def reconstruction_exhaustive(noise_bound=1.0, seed=0):
                       markeredgecolor=PALETTE["black"], markeredgewidth=1.5)
     ax.set_xlim(-0.1, 3.1)
     ax.set_ylim(-0.3, n + 0.5)
-    label_axes(ax, "noise bound E (answers within ±E)", "bits wrong (of 10)",
-               "Exhaustive reconstruction from all 2^n subset sums")
+    label_axes(ax, r"noise bound $E$ (answers within $\pm E$)", "bits wrong (of 10)",
+               r"Exhaustive reconstruction from all $2^n$ subset sums")
     ax.legend(loc="upper left", fontsize=8)
     txt = note(ax, "", loc="lower right")
 
@@ -135,7 +135,7 @@ def reconstruction_random_queries(ratio=0.4, queries_per_person=4, method="lp", 
                       markeredgecolor=PALETTE["black"], markeredgewidth=1.5)
     ax.set_xlim(-0.05, 1.45)
     ax.set_ylim(0.4, 1.02)
-    label_axes(ax, "noise σ / √n", "fraction of bits recovered", "Random subset queries")
+    label_axes(ax, r"noise $\sigma/\sqrt{n}$", "fraction of bits recovered", "Random subset queries")
     ax.legend(loc="lower left", fontsize=8)
     img = axi.imshow(np.zeros((3, n)), aspect="auto", cmap=_BITS_CMAP, vmin=0, vmax=1,
                      interpolation="nearest")
@@ -232,7 +232,7 @@ def phase_transition_figure(table):
         ax.plot(grp["ratio"], grp["fraction"], "o-", color=colour, markersize=3.5, label=f"n = {n}")
     hline(ax, 0.5, color=PALETTE["grey"], linestyle=":", label="coin flipping")
     ax.set_ylim(0.45, 1.02)
-    label_axes(ax, "noise σ / √n", "fraction of bits recovered",
+    label_axes(ax, r"noise $\sigma/\sqrt{n}$", "fraction of bits recovered",
                "Reconstruction breaks down once the noise reaches the order of √n")
     ax.legend(loc="upper right", fontsize=8)
     fig._repr_png_ = lambda: figure_png(fig)

@@ -47,8 +47,8 @@ def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
     fig, (ax, ax2) = new_figure(1, 2, figsize=(9.6, 3.6))
     x = np.linspace(-4, 4, 801)               # loss in units of eps
     zero = 0 * x
-    shade = band(ax, x, zero, zero, color=PALETTE["vermillion"], alpha=0.35, label="L > ε′")
-    dens = density_line(ax, x, zero, color=PALETTE["blue"], label="density × ε")
+    shade = band(ax, x, zero, zero, color=PALETTE["vermillion"], alpha=0.35, label=r"$L > \varepsilon'$")
+    dens = density_line(ax, x, zero, color=PALETTE["blue"], label=r"density $\times\ \varepsilon$")
     stems = LineCollection([], colors=PALETTE["blue"], linewidths=3)
     ax.add_collection(stems)
     (tops,) = ax.plot([], [], "o", color=PALETTE["blue"], ms=6, label="atoms (probability)")
@@ -73,7 +73,7 @@ def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
     log_axes(ax2, x=False, plain=True)            # plain tick labels: no mathtext on every layout
     ax2.set_xlim(0, R_MAX)
     ax2.set_ylim(1e-8, 1.5)
-    label_axes(ax2, r"$\varepsilon'/\varepsilon$", "probability", "δ(ε′) is not Pr[L > ε′]")
+    label_axes(ax2, r"$\varepsilon'/\varepsilon$", "probability", r"$\delta(\varepsilon')$ is not $\Pr[L > \varepsilon']$")
     ax2.legend(loc="lower left", fontsize=8)
     txt = note(ax2, "", loc="upper right")
 
