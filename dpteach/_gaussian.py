@@ -1,9 +1,11 @@
 """The exact delta of the Gaussian mechanism, computed without cancellation and for
 arrays, unchecked: the one numerical home of Balle & Wang's (2018, Theorem 8) formula,
 shared by :func:`dpteach.gaussian_delta` and :func:`dpteach.gaussian_sigma`
-(:mod:`dpteach.mechanisms`), the Gaussian trade-off curves (:mod:`dpteach.tradeoff`) and
-the exact Gaussian epsilon of :mod:`dpteach.rdp`, and its inversion for the panels'
-curves (:func:`analytic_sigma`). Callers validate their inputs."""
+(:mod:`dpteach.mechanisms`) and the Gaussian trade-off curves (:mod:`dpteach.tradeoff`),
+and its two inversions: in sigma for the panels' curves (:func:`analytic_sigma`), and in
+epsilon (:func:`epsilon_of_mu`), the one home of the exact Gaussian epsilon of
+:func:`dpteach.gaussian_epsilon`, :func:`dpteach.composition_epsilons` and a Gaussian
+privacy loss distribution's ``epsilon``. Callers validate their inputs."""
 
 from __future__ import annotations
 
@@ -93,3 +95,36 @@ def unit_sigma(epsilon: float, delta: float) -> float:
     """:func:`analytic_sigma` of one checked (epsilon, delta), remembered: a panel asks
     for the same pairs whenever a slider comes back (notebooks 10 and 12)."""
     return float(analytic_sigma(epsilon, delta))
+
+
+def epsilon_of_mu(mu, delta):
+    """The exact epsilon of the Gaussian mechanism with mu = sensitivity / sigma at
+    ``delta``, elementwise over arrays: the smallest eps >= 0 with
+    ``gaussian_delta_exact(1, mu, eps) <= delta`` (0 where delta(0) = 2 Phi(mu/2) - 1 is
+    already small enough). delta(eps) falls as eps grows, so the root is bisected in
+    numpy (every point at once, no root finder to import) between 0 and
+    mu^2/2 + mu z with Pr[N(0, 1) > z] = delta: the privacy loss is N(mu^2/2, mu^2), so
+    there delta(eps) <= Pr[L > eps] = delta. Each bracket is halved until its ends are
+    neighbouring floats, at most 200 times; the upper end, whose delta meets ``delta``,
+    is returned. Callers validate: mu > 0 with mu^2 finite, 0 < delta < 1."""
+    mu, target = np.broadcast_arrays(np.asarray(mu, float), np.asarray(delta, float))
+    done = gaussian_delta_exact(1.0, mu, np.zeros(mu.shape)) <= target
+    with np.errstate(over="ignore"):
+        hi = mu * mu / 2 + mu * np.maximum(-special.ndtri(target), 0.0)
+    hi = np.where(done, 0.0, np.maximum(hi, np.finfo(float).tiny))
+    for _ in range(64):                          # guard against rounding at the upper end
+        short = ~done & (gaussian_delta_exact(1.0, mu, hi) > target)
+        if not short.any():
+            break
+        hi = np.where(short, 2.0 * hi, hi)
+    lo = np.zeros(mu.shape)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        open_ = (lo < mid) & (mid < hi)          # not yet neighbouring floats
+        if not open_.any():
+            break
+        above = gaussian_delta_exact(1.0, mu, mid) > target
+        lo = np.where(open_ & above, mid, lo)
+        hi = np.where(open_ & ~above, mid, hi)
+    out = np.where(done, 0.0, hi)
+    return out.item() if out.ndim == 0 else out

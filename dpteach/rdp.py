@@ -31,7 +31,7 @@ from scipy import special
 from ._validate import (valid_delta, valid_positive_int, valid_real,
                         valid_sensitivity, valid_values)
 from .accounting import advanced_composition
-from ._gaussian import gaussian_delta_exact
+from . import _gaussian
 
 __all__ = ["gaussian_rdp", "gaussian_zcdp", "rdp_to_dp", "rdp_to_dp_order", "zcdp_to_dp",
            "gaussian_epsilon", "subsampled_gaussian_rdp", "RDPAccountant", "DEFAULT_ORDERS",
@@ -204,7 +204,8 @@ def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
     k Gaussians with σ are one Gaussian with σ/√k, whose exact privacy curve is
     δ(ε) = Φ(μ/2 - ε/μ) - e^ε Φ(-μ/2 - ε/μ) with μ = Δ√k/σ (Balle & Wang 2018,
     Theorem 8, :func:`dpteach.gaussian_delta`). δ(ε) falls from 2Φ(μ/2) - 1 at ε = 0 to
-    0; it is inverted by brentq (xtol 1e-14). Returns 0 when δ ≥ δ(0). No accountant can
+    0; it is inverted by bisection to neighbouring floats
+    (:func:`dpteach._gaussian.epsilon_of_mu`). Returns 0 when δ ≥ δ(0). No accountant can
     give a smaller ε for this δ: this is the privacy curve itself. Notebook 16.
     """
     sigma = _sigma(sigma)
@@ -223,47 +224,27 @@ def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
 
 
 def _epsilon_of_mu(mu, delta):
-    from scipy import optimize
-    def gap(eps):
-        return gaussian_delta_exact(1.0, mu, eps) - delta
-
-    if gap(0.0) <= 0:
-        return 0.0
+    """One exact epsilon (:func:`dpteach._gaussian.epsilon_of_mu`), refused by name where
+    it leaves the float range."""
     with np.errstate(over="ignore"):
-        hi = max(1.0, mu * mu)
-    if not np.isfinite(hi):   # μ > 1e154: ε is about μ²/2, beyond the float range
-        raise ValueError("the exact epsilon is beyond the float range; use a larger sigma "
-                         "(or a smaller l2_sensitivity or k)")
-    while gap(hi) > 0:
-        hi *= 2
-        if hi > 1e12:
-            raise ValueError("the exact epsilon is beyond 1e12; use a larger sigma "
+        if not np.isfinite(mu * mu):   # mu > 1e154: epsilon is about mu^2/2, beyond floats
+            raise ValueError("the exact epsilon is beyond the float range; use a larger sigma "
                              "(or a smaller l2_sensitivity or k)")
-    return float(optimize.brentq(gap, 0.0, hi, xtol=1e-14, rtol=1e-15, maxiter=500))
+    return float(_gaussian.epsilon_of_mu(mu, delta))
 
 
-def _epsilon_of_mu_array(mu, delta, iterations=80):
-    """Vectorised :func:`gaussian_epsilon` over an array of μ = Δ√k/σ (bisection in
-    numpy, for the panel; agrees with the brentq answer to 1e-9, see the tests);
-    remembered, since a panel's slider comes back to the same σ."""
+def _epsilon_of_mu_array(mu, delta):
+    """:func:`dpteach._gaussian.epsilon_of_mu` over arrays, remembered: a panel's slider
+    comes back to the same sigma (notebook 16)."""
     mu, delta = np.broadcast_arrays(np.asarray(mu, float), np.asarray(delta, float))
-    return _epsilon_of_mu_bytes(mu.tobytes(), delta.tobytes(), mu.shape, int(iterations)).copy()
+    return _epsilon_of_mu_bytes(mu.tobytes(), delta.tobytes(), mu.shape).copy()
 
 
 @functools.lru_cache(maxsize=64)
-def _epsilon_of_mu_bytes(mu_bytes, delta_bytes, shape, iterations):
+def _epsilon_of_mu_bytes(mu_bytes, delta_bytes, shape):
     mu = np.frombuffer(mu_bytes, float).reshape(shape)
     delta = np.frombuffer(delta_bytes, float).reshape(shape)
-    lo = np.zeros_like(mu)
-    # the classic zCDP bound mu^2/2 + mu sqrt(2 ln(1/delta)) is never below the exact epsilon
-    hi = mu * mu / 2 + mu * np.sqrt(2 * np.log(1 / np.asarray(delta, float))) + 1.0
-    with np.errstate(over="ignore", invalid="ignore"):
-        for _ in range(iterations):
-            mid = 0.5 * (lo + hi)
-            above = gaussian_delta_exact(1.0, mu, mid) > delta
-            lo = np.where(above, mid, lo)
-            hi = np.where(above, hi, mid)
-    return np.where(gaussian_delta_exact(1.0, mu, 0.0) <= delta, 0.0, hi)
+    return np.asarray(_gaussian.epsilon_of_mu(mu, delta), dtype=float)
 
 
 # -- subsampling ---------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from ._validate import (valid_delta, valid_epsilon, valid_noise_scale, valid_non
                         valid_positive_int, valid_real, valid_rng, valid_sensitivity, valid_values)
 from . import audit as _audit
 from ._lazy import lazy_module
-from ._gaussian import gaussian_delta_exact
+from ._gaussian import epsilon_of_mu, gaussian_delta_exact
 
 special = lazy_module("scipy.special")   # imported by the first function that uses it
 
@@ -214,31 +214,23 @@ class LossDistribution:
 
     def epsilon(self, delta):
         """The smallest eps >= 0 with delta(eps) <= ``delta``: the mechanism is
-        (eps, delta)-DP in this direction exactly from there on. delta(eps) falls as eps
-        grows, so the root is bisected (in numpy: no root finder to import before a
-        panel's first drawing) between 0 and an upper end where delta(eps) is already
-        small enough: the largest loss for Laplace and randomized response (delta is 0
-        there), and for the Gaussian mu^2/2 + mu z with Pr[N(0, 1) > z] = delta
-        (delta(eps) <= Pr[L > eps]). The bracket is halved until its ends are
-        neighbouring floats, at most 200 times (then it is at most 2^-200 of the upper
-        end wide); the upper end, whose delta meets ``delta``, is returned. A Gaussian
-        loss is unbounded, so there ``delta`` must be > 0."""
+        (eps, delta)-DP in this direction exactly from there on. For the Gaussian this is
+        the exact Gaussian epsilon (:func:`dpteach._gaussian.epsilon_of_mu`, the one
+        :func:`dpteach.gaussian_epsilon` gives); its loss is unbounded, so there
+        ``delta`` must be > 0. For Laplace and randomized response delta(eps) falls to 0
+        at the largest loss eps0, so the root is bisected (in numpy: no root finder to
+        import before a panel's first drawing) in [0, eps0] until the ends are
+        neighbouring floats, at most 200 times; the upper end, whose delta meets
+        ``delta``, is returned."""
         d = valid_delta(delta)
-        if self.mechanism == "gaussian" and d == 0:
-            raise ValueError("delta must be > 0 for the Gaussian loss: no finite epsilon "
-                             "has delta(epsilon) = 0")
+        if self.mechanism == "gaussian":
+            if d == 0:
+                raise ValueError("delta must be > 0 for the Gaussian loss: no finite epsilon "
+                                 "has delta(epsilon) = 0")
+            return float(epsilon_of_mu(self.params["mu"], d))
         if float(self.delta(0.0)) <= d:
             return 0.0
-        if self.mechanism == "gaussian":
-            mu = self.params["mu"]
-            hi = mu ** 2 / 2 + mu * max(float(-special.ndtri(d)), 0.0)   # z = isf(delta)
-        else:
-            hi = float(self.params["epsilon"])
-        for _ in range(64):                      # guard against rounding at the upper end
-            if float(self.delta(hi)) <= d:
-                break
-            hi *= 2.0
-        lo = 0.0
+        lo, hi = 0.0, float(self.params["epsilon"])     # delta(eps0) = 0 <= d
         for _ in range(200):
             mid = 0.5 * (lo + hi)
             if not lo < mid < hi:                # neighbouring floats: as close as it gets

@@ -234,6 +234,22 @@ def test_14_centred_clipped_mean_noise_and_a_wrong_twin():
     assert "Finding the range privately" in sec
 
 
+def test_14_range_is_found_privately_before_clipping():
+    """Two private quantiles at eps_r/2 each find the range in a wide public one; the
+    centred mean gets the rest of the budget, so the releases add up to the stated
+    total; the notebook prints the range found and what it costs in accuracy."""
+    src = code("14")
+    assert "dp.private_quantile(incomes, 0.01, 0.0, public_range, eps_range / 2" in src
+    assert "dp.private_quantile(incomes, 0.9, 0.0, public_range, eps_range / 2" in src
+    assert "dp.centred_clipped_mean(incomes, lo_r, hi_r, total - eps_range" in src
+    out = outputs("14")
+    assert "private range: median [" in out and "RMSE of the centred mean" in out
+    # the composition the text states: eps_r/2 + eps_r/2 + (1 - eps_r) = 1
+    sec = flat(section("14", "5."))
+    assert r"$\varepsilon_r/2$ each" in sec and r"$1 - \varepsilon_r$" in sec
+    assert "compose adaptively to $\\varepsilon = 1$" in sec
+
+
 def test_14_known_n_mean_is_laplace_at_width_over_n():
     x = np.linspace(0, 30, 40)
     rng = np.random.default_rng(141)

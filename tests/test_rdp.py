@@ -153,12 +153,30 @@ def test_gaussian_epsilon_against_dp_accounting_pld():
         assert theirs - ours < 1e-6 * ours
 
 
-def test_vectorised_exact_epsilon_matches_brentq():
+def test_the_exact_gaussian_epsilon_has_one_home():
+    """gaussian_epsilon, composition_epsilons' "exact" curve and a Gaussian privacy loss
+    distribution's epsilon are one computation (_gaussian.epsilon_of_mu): equal floats."""
+    from dpteach import _gaussian
     mus = np.array([0.01, 0.3, 1.0, 4.0, 30.0])
     for delta in [1e-3, 1e-10]:
-        got = rdp._epsilon_of_mu_array(mus, delta)
-        want = [dp.gaussian_epsilon(1.0 / m, delta) for m in mus]
-        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+        one = _gaussian.epsilon_of_mu(mus, delta)
+        assert np.array_equal(rdp._epsilon_of_mu_array(mus, delta), one)
+        assert [dp.gaussian_epsilon(1.0 / m, delta) for m in mus] == [float(v) for v in one]
+        assert [dp.privacy_loss_distribution("gaussian", sigma=1.0 / m).epsilon(delta)
+                for m in mus] == [float(v) for v in one]
+        curves = dp.composition_epsilons(1.0 / mus[2], delta, ks=[1, 4])["exact"]
+        assert curves[0] == one[2] and curves[1] == _gaussian.epsilon_of_mu(2 * mus[2], delta)
+
+
+def test_exact_epsilon_is_the_smallest_float_that_meets_delta():
+    """The answer meets delta and the float just below it does not (the bisection ends at
+    neighbouring floats); a twin that stops at a 1e-9 bracket is not the smallest float."""
+    from dpteach import _gaussian
+    for mu, delta in [(0.05, 1e-6), (0.5, 1e-5), (1.0, 0.2), (3.0, 1e-12), (40.0, 1e-300)]:
+        eps = _gaussian.epsilon_of_mu(mu, delta)
+        assert _gaussian.gaussian_delta_exact(1.0, mu, eps) <= delta
+        assert _gaussian.gaussian_delta_exact(1.0, mu, np.nextafter(eps, 0.0)) > delta
+        assert _gaussian.gaussian_delta_exact(1.0, mu, eps * (1 - 1e-9)) > delta  # not 1e-9 early
 
 
 # -- Poisson subsampling ---------------------------------------------------------------------------
