@@ -141,6 +141,58 @@ def test_the_attack_is_the_same_with_and_without_the_guessed_window(sampler, mon
     assert all(f[:500, 0].all() for f in fast)
 
 
+def _exact_reachable(outputs, cand, scale, sampler):
+    """The attack's question answered with the C library's log throughout: full binary
+    search (no guess), then only the crossing itself is compared."""
+    from dpteach.attacks import floating_point as fpm
+    two52 = 2 ** 52
+    c = np.full(outputs.shape, float(cand))
+    found = np.zeros(outputs.shape, dtype=bool)
+    if sampler == "naive":
+        for sign in (1.0, -1.0):
+            def key(j, sign=sign):
+                return -sign * fpm._naive_forward(c, scale, sign, j)
+            j0 = fpm._lower_bound(key, -sign * outputs, np.ones(outputs.shape, np.int64),
+                                  np.full(outputs.shape, two52, np.int64))
+            found |= fpm._naive_forward(c, scale, sign, np.minimum(j0, two52)) == outputs
+    else:
+        for lo, hi in ((two52, 2 * two52 - 1), (1, two52 - 1)):
+            j0 = fpm._lower_bound(lambda j: fpm._numpy_forward(c, scale, j), outputs,
+                                  np.full(outputs.shape, lo, np.int64),
+                                  np.full(outputs.shape, hi, np.int64))
+            found |= fpm._numpy_forward(c, scale, np.minimum(j0, hi)) == outputs
+    return found
+
+
+@pytest.mark.parametrize("sampler", ["naive", "numpy"])
+def test_the_fast_search_finds_what_the_exact_one_finds(sampler):
+    """The attack searches with numpy's vectorised log and checks a window of uniforms with
+    the C library's: it answers as a search with the C library's log throughout. The
+    window is needed: without it (window 0) the answer differs on a machine whose np.log
+    differs from the C library's (this one: AVX-512), so the twin is checked only there."""
+    import math
+    from dpteach.attacks import floating_point as fpm
+    rng = np.random.default_rng(91)
+    for value, scale in [(0.0, 1.0), (0.0, 10.0), (37.5, 0.01)]:
+        out = (naive_laplace_mechanism(value, scale, rng=rng, size=4000) if sampler == "naive"
+               else rng.laplace(value, scale, size=4000))
+        cands = [value, value + 1.0]
+        got = floating_point_attack(out, cands, scale, sampler=sampler)
+        want = np.column_stack([_exact_reachable(out, c, scale, sampler) for c in cands])
+        assert np.array_equal(got, want)
+    x = rng.random(200_000)
+    if np.array_equal(np.log(x), np.array([math.log(v) for v in x])):
+        return                                # here np.log is the C library's: no twin
+    rng = np.random.default_rng(91)
+    misses = 0
+    for value, scale in [(0.0, 1.0), (0.0, 10.0), (37.5, 0.01)]:
+        out = (naive_laplace_mechanism(value, scale, rng=rng, size=4000) if sampler == "naive"
+               else rng.laplace(value, scale, size=4000))
+        twin = fpm._reachable(out, np.full(out.shape, value), scale, sampler, window=0)
+        misses += int(np.sum(~twin))
+    assert misses > 0                         # the truth itself is missed without the window
+
+
 def test_preimages_table_shows_the_exact_match():
     rng = np.random.default_rng(86)
     o = naive_laplace_mechanism(0.0, 10.0, rng=rng)

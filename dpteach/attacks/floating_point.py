@@ -47,6 +47,9 @@ _SAMPLERS = ("naive", "numpy")
 # the largest |noise| either sampler draws is scale * ln(2^53) < 37 scale; this keeps it finite
 _MAX_SCALE = 1e306
 _MAX_WINDOW = 10_000
+#: uniforms each side of the vectorised search's crossing that are run exactly (the
+#: crossing is at most one uniform from the exact one, measured; two is the margin)
+_WINDOW = 2
 
 
 def _valid_scale(scale):
@@ -80,32 +83,29 @@ def naive_laplace_mechanism(value, scale, *, rng=None, size=None):
 
 
 # ---------------------------------------------------------------- the exact forward maps
-def _log_or_minus_inf(v):
-    return math.log(v) if v > 0 else -math.inf
-
-
-_LIBM_LOG = np.frompyfunc(_log_or_minus_inf, 1, 1)
-
-
 def _libm_log(x):
-    """The C library's log, element by element (what numpy's C sampler calls)."""
-    return np.asarray(_LIBM_LOG(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+    """The C library's log, element by element (what numpy's C sampler calls); -inf at 0."""
+    x = np.asarray(x, dtype=np.float64)
+    positive = x > 0
+    flat = np.where(positive, x, 1.0).ravel().tolist()
+    logs = np.fromiter(map(math.log, flat), dtype=np.float64, count=len(flat)).reshape(x.shape)
+    return np.where(positive, logs, -np.inf)
 
 
-def _naive_forward(c, scale, sign, m):
+def _naive_forward(c, scale, sign, m, log=_libm_log):
     """Output of the naive sampler for input c, sign of u, and 1 - 2|u| = m / 2^52."""
-    return c + (-scale * sign) * _libm_log(np.asarray(m, dtype=np.float64) * 2.0 ** -52)
+    with np.errstate(divide="ignore"):
+        return c + (-scale * sign) * log(np.asarray(m, dtype=np.float64) * 2.0 ** -52)
 
 
-def _numpy_forward(c, scale, k):
+def _numpy_forward(c, scale, k, log=_libm_log):
     """Output of numpy's random_laplace for input c and U = k / 2^53 (1 <= k < 2^53)."""
     k = np.asarray(k, dtype=np.int64)
     u = k.astype(np.float64) * 2.0 ** -53
     upper = k >= _TWO52
-    with np.errstate(invalid="ignore"):
-        hi = c - scale * _libm_log((2.0 - u) - u)
-        lo = c + scale * _libm_log(u + u)
-    return np.where(upper, hi, lo)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = log(np.where(upper, (2.0 - u) - u, u + u))     # one logarithm per uniform
+    return np.where(upper, c - scale * logs, c + scale * logs)
 
 
 def _lower_bound(key, target, lo, hi, guess=None, width=32):
@@ -152,11 +152,15 @@ def _uniform_guess(outputs, cands, scale, sampler, branch):
         return 2.0 ** 52 * np.exp((outputs - cands) / scale)   # out = c + scale * ln(2U)
 
 
-def _reachable(outputs, cands, scale, sampler, window=None):
-    """For flat arrays of (output, candidate) pairs: can the sampler map some uniform to it?"""
+def _reachable(outputs, cands, scale, sampler, window=_WINDOW):
+    """For flat arrays of (output, candidate) pairs: can the sampler map some uniform to it?
+
+    The binary search runs on numpy's vectorised np.log, which is fast; where it differs
+    from the C library's log (in the last bit), the crossing it finds is at most one
+    uniform from the exact one (measured over 1.9 million searches, both samplers, scales
+    0.01 to 1000). The uniforms within ``window`` of it are then run with the C library's
+    log, as the samplers do, and compared with ``==``."""
     found = np.zeros(outputs.shape, dtype=bool)
-    if window is None:   # the exact forward map is monotone: equality is possible only at
-        window = 3 if sampler == "naive" else 1   # the crossing; neighbours are a safety margin
     offsets = np.arange(-window, window + 1)
     if sampler == "naive":
         branches = [(+1.0, 1, _TWO52), (-1.0, 1, _TWO52)]
@@ -167,19 +171,19 @@ def _reachable(outputs, cands, scale, sampler, window=None):
             # output as a function of m: sign +1 -> nonincreasing, sign -1 -> nondecreasing
             direction = -branch
 
-            def fwd(j, branch=branch):
-                return _naive_forward(cands, scale, branch, j)
+            def fwd(j, log=_libm_log, branch=branch):
+                return _naive_forward(cands, scale, branch, j, log)
         else:
             direction = 1.0   # both branches of random_laplace increase with k
 
-            def fwd(j):
-                return _numpy_forward(cands, scale, j)
+            def fwd(j, log=_libm_log):
+                return _numpy_forward(cands, scale, j, log)
 
         lo = np.full(outputs.shape, lo_int, dtype=np.int64)
         hi = np.full(outputs.shape, hi_int, dtype=np.int64)
 
         def key(j, fwd=fwd, direction=direction):
-            return direction * fwd(j)
+            return direction * fwd(j, np.log)
 
         j0 = _lower_bound(key, direction * outputs, lo, hi,
                           guess=_uniform_guess(outputs, cands, scale, sampler, branch))
@@ -244,11 +248,11 @@ def preimages(output, candidate, scale, *, sampler="naive", window=2):
     for label, sign, lo_int, hi_int in specs:
         if sampler == "naive":
             def key(j, sign=sign):
-                return -sign * _naive_forward(ca, scale, sign, j)
+                return -sign * _naive_forward(ca, scale, sign, j, np.log)
             direction = -sign
         else:
             def key(j):
-                return _numpy_forward(ca, scale, j)
+                return _numpy_forward(ca, scale, j, np.log)
             direction = 1.0
         j0 = int(_lower_bound(key, direction * oa, np.array([lo_int]), np.array([hi_int]))[0])
         for j in range(max(lo_int, j0 - window), min(hi_int, j0 + window) + 1):
