@@ -77,6 +77,18 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
 
+# The notebooks' formulas are parsed by KaTeX (one of the two renderers JupyterLab offers)
+# in tests/test_notebook_text.py: KaTeX from the npm registry, into .node/ (Node.js runs it;
+# with CI=true Debian's nodejs and npm are installed first where missing)
+KATEX := .node/node_modules/katex/package.json
+$(KATEX):
+	@if [ "$${CI:-}" = "true" ] && ! command -v npm >/dev/null 2>&1; then \
+		echo "CI: installing Debian's nodejs and npm for the formula check"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	fi
+	npm install --prefix .node --no-save --no-audit --no-fund --silent katex@0.16
+	@test -f $@
+
 # Grading runs each submission in a bubblewrap sandbox; with CI=true Debian's bubblewrap
 # is installed first, like Chromium (elsewhere `make grade` says how to get it).
 bubblewrap:
@@ -85,7 +97,7 @@ bubblewrap:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
 	fi
 
-test: $(STAMP) $(NBG_STAMP) chromium bubblewrap
+test: $(STAMP) $(NBG_STAMP) $(KATEX) chromium bubblewrap
 	$(PY) -m pytest tests -q -ra --durations=40 --junitxml=test-artifacts/tests.xml $(XDIST)
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		-q -p no:cacheprovider --durations=10 --junitxml=test-artifacts/notebooks.xml $(XDIST_NB) \
@@ -167,4 +179,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) $(NBG_VENV) .venv-min test-artifacts .pytest_cache docs/_build docs/reference docs/notebooks
+	rm -rf $(VENV) $(NBG_VENV) .venv-min test-artifacts .pytest_cache docs/_build docs/reference docs/notebooks .node

@@ -2,7 +2,8 @@
 
 1. No caret maths outside LaTeX: a markdown cell may not write ``e^ε``, ``e^{2ε}``,
    ``2^n`` or ``e^(−t)`` as plain text; formulas go in ``$…$`` or ``$$…$$`` (JupyterLab,
-   Voilà, GitHub and the docs site render them).
+   Voilà, GitHub and the docs site render them). Nor any other formula in plain Unicode
+   (``√2·b``, ``Lap(Δf/ε)``, ``b = 1/ε``, ``10⁻⁶``): :data:`PLAIN_FORMULA` says which.
 2. Numbers tied to outputs: every decimal number a notebook's markdown quotes (0.014,
    3.16, 12.2, ...) appears, written the same way, in an output of the same notebook
    (text/plain, stream or text/html), unless the notebook's code sets it (an input such
@@ -65,45 +66,110 @@ def prose(markdown: str, *, keep_maths: bool = False) -> str:
     return text
 
 
-# ------------------------------------------------------------------------- 1. caret maths
+# --------------------------------------------------------- 1. formulas typeset, not plain text
 #: a caret between two non-blank characters, not a footnote mark ``[^1]``
 CARET = re.compile(r"(?<=[^\s\[])\^(?=\S)")
+#: a formula written in plain text (Unicode) rather than LaTeX: a caret (above), a product
+#: dot between symbols (√2·b; a heading's " · " is punctuation), a root, a superscript or
+#: subscript (10⁻⁶, σ², Δ₂f), a relation or operator sign (±, ≤, ≥, ∝, ×), a function
+#: applied (exp(, ln(, ln 2, Lap(, Pr[), a Greek letter in arithmetic or an equation
+#: (b = 1/ε, kε), a one-letter variable set equal to something (n = 100) or a minus sign
+#: (−, not the hyphen or the en dash of a range). A Greek letter alone ("the privacy loss
+#: ε", "ε-DP") is a name, not a formula.
+PLAIN_FORMULA = re.compile(
+    CARET.pattern + r"|\S·\S|√|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻₀₁₂₃₄₅₆₇₈₉ᵢⱼₖ]|[±≤≥∝∑∫½‖]|\w\s*×\s*\w"
+    r"|\b(?:exp|ln|log|Lap|Pr)\s*[\[(]|\bln [\wα-ω]"
+    r"|[εδσμαβπΔρλ][′']?\s*[/+−<>=]|[/+−<>=]\s*[εδσμαβπΔρλ]"
+    r"|[A-Za-z0-9][εδσμαβπΔρλ]|(?<![\w.])[A-Za-z]\s?=\s?[\w(−-]|−")
 
 
-def caret_maths(markdown: str) -> list[tuple[int, str]]:
-    """(line number, the line) for each caret written as maths in plain text."""
-    found = []
-    for number, line in enumerate(prose(markdown).split("\n"), 1):
-        if CARET.search(line):
-            found.append((number, markdown.split("\n")[number - 1].strip()))
-    return found
+def plain_formulas(markdown: str) -> list[tuple[int, str]]:
+    """(line number, the line) for each line whose prose (maths, code, comments and link
+    targets blanked) holds a formula written as plain text."""
+    lines = markdown.split("\n")
+    return [(n, lines[n - 1].strip()) for n, line in enumerate(prose(markdown).split("\n"), 1)
+            if PLAIN_FORMULA.search(line)]
 
 
 @pytest.mark.parametrize("text", [
     "e^{2ε}", "e^−ε·(1 − δ − α)", "all 2^n subsets", "e^(−t)", "x ∈ ℕ^|𝒳|",
     "a bound e^ε on $x$", "$a$ and e^ε", "costs \\$4 and e^ε then \\$5",
     "```python\nx = 1\n```\nnow 4^n",
+    "its standard deviation √2·b", "noise Lap(Δf/ε) on each count", "with b = 1/ε",
+    "at δ = 10⁻⁵", "10⁻⁶ and σ²", "the ℓ2 sensitivity Δ₂f", "Pr[r] ∝ exp(ε·u/(2Δu))",
+    "values ln 2 and ln 3", "keeps ε ≤ 1", "truth ± 2 b", "the missing ½", "costs kε + δ",
+    "charges 2ε", "with n = 100 people", "the distance |i − j|",
 ])
-def test_caret_detector_sees_caret_maths(text):
-    assert caret_maths(text), text
+def test_plain_formula_detector_sees_formulas(text):
+    assert plain_formulas(text), text
 
 
 @pytest.mark.parametrize("text", [
     "$e^{2\\varepsilon}$", "$$\\Pr[M(x) \\in S] \\le e^{\\varepsilon}\\Pr[M(y) \\in S] + \\delta$$",
     "a footnote[^1] here", "the `x ^ y` operator and `a**2`", "```\nz = x^2\n```",
-    "XOR is written a ^ b", "10⁻⁶ and σ²", "see [a link](https://example.org/a^b)",
+    "XOR is written a ^ b", "see [a link](https://example.org/a^b)",
     "<!-- e^x -->", "over two lines $e^{\n\\varepsilon}$",
+    "# 06 · The Laplace mechanism", "## Task 1 · Group privacy (2 points)",
+    "the privacy loss ε of a mechanism", "an (ε, δ)-DP mechanism is ε-DP when δ is 0",
+    "with $b = 1/\\varepsilon$ and $\\sqrt{2}\\,b$", "`dp.laplace_scale(1, eps)` with `b = 1/eps`",
+    "**δ as a hockey stick**", "see [the docs](https://example.org/?a=ε/2)",
+    "notebooks 00–11 and a well-known result", "A1–A6, in 2014 (pp. 211–407)",
 ])
-def test_caret_detector_leaves_legitimate_text_alone(text):
-    assert not caret_maths(text), text
+def test_plain_formula_detector_leaves_names_and_latex_alone(text):
+    assert not plain_formulas(text), text
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
-def test_no_caret_maths_outside_latex(path):
+def test_formulas_in_prose_are_typeset(path):
     found = [f"{path.relative_to(ROOT)}: cell {i}, line {n}: {line}"
              for i, cell in enumerate(_cells(path)) if cell["cell_type"] == "markdown"
-             for n, line in caret_maths(_source(cell))]
-    assert not found, "write these formulas in LaTeX ($...$ or $$...$$):\n" + "\n".join(found)
+             for n, line in plain_formulas(_source(cell))]
+    assert not found, "typeset these formulas in LaTeX ($...$ or $$...$$):\n" + "\n".join(found)
+
+
+def formulas(markdown: str) -> list[tuple[bool, str]]:
+    """(display?, TeX) for each $$...$$ and $...$ of a markdown cell's prose."""
+    text = prose(markdown, keep_maths=True)
+    found = [(True, m.group()[2:-2]) for m in _DISPLAY.finditer(text)]
+    return found + [(False, m.group()[1:-1]) for m in _INLINE.finditer(_DISPLAY.sub(_blank, text))]
+
+
+#: render each formula with KaTeX (``make test`` installs it in .node/); print the failures
+_KATEX = """
+const katex = require(process.argv[process.argv.length - 1]); const items = JSON.parse(require('fs').readFileSync(0));
+for (const [where, display, tex] of items) {
+  try { katex.renderToString(tex, {displayMode: display, throwOnError: true, strict: 'ignore'}); }
+  catch (e) { console.log(where + ': ' + JSON.stringify(tex) + ': ' + e.message.split('\\n')[0]); }
+}
+"""
+
+
+def katex_failures(items):
+    """The lines KaTeX prints for the (where, display, TeX) items it cannot render."""
+    import shutil
+    import subprocess
+    katex = ROOT / ".node" / "node_modules" / "katex"
+    node = shutil.which("node")
+    assert node and katex.exists(), ("the formula check needs Node.js and KaTeX: `make test` "
+                                     "installs KaTeX in .node/ (npm install --prefix .node katex@0.16)")
+    out = subprocess.run([node, "-e", _KATEX, str(katex)], input=json.dumps(items),
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout.splitlines()
+
+
+def test_every_formula_renders():
+    """Every $...$ and $$...$$ of every notebook's markdown renders in KaTeX (an error
+    would show the student red source instead of the formula); a broken twin is caught."""
+    items = [[f"{path.relative_to(ROOT)}: cell {i}", display, tex]
+             for path in NOTEBOOKS for i, cell in enumerate(_cells(path))
+             if cell["cell_type"] == "markdown" for display, tex in formulas(_source(cell))]
+    assert len(items) > 2000
+    twins = [["twin", False, r"\frac{1}{"], ["twin", False, r"\varepsilonn"]]
+    failures = katex_failures(items + twins)
+    assert len([f for f in failures if f.startswith("twin")]) == 2, failures
+    failures = [f for f in failures if not f.startswith("twin")]
+    assert not failures, "formulas KaTeX cannot render:\n" + "\n".join(failures)
 
 
 # ------------------------------------------------------------- 2. numbers tied to outputs
@@ -161,7 +227,6 @@ def unquoted_numbers(cells, exceptions=()) -> list[tuple[int, int, str, str]]:
         text = prose(_source(cell), keep_maths=True)
         for m in DECIMAL.finditer(text):
             number = m.group()
-            line_start = text.rfind("\n", 0, m.start()) + 1
             if number in shown or number in inputs or number in exceptions:
                 continue
             if CITATION.search(text[max(0, m.start() - 30):m.start()]):

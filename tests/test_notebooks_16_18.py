@@ -43,17 +43,6 @@ def _outputs(name):
     return "\n".join(out)
 
 
-def _prose(src):
-    """Markdown without fenced code and code spans."""
-    src = re.sub(r"```.*?```", " ", src, flags=re.S)
-    return re.sub(r"`[^`]*`", " ", src)
-
-
-def _outside_math(src):
-    src = re.sub(r"\$\$.*?\$\$", " ", src, flags=re.S)
-    return re.sub(r"\$[^$\n]*\$", " ", src)
-
-
 # ------------------------------------------------------------------ the error: notebook 18
 def test_18_attack_plays_the_add_remove_game():
     code, text = _code("18"), _markdown("18")
@@ -201,42 +190,7 @@ def test_a9_has_the_subsampled_rdp_task():
     assert "def subsampled_rdp(q, sigma, alpha):" in src and "math.comb(alpha, i)" not in src
 
 
-# ------------------------------------------------------------------ typeset maths, numbers
-CARET = re.compile(r"\^|√\(|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]")
-
-
-@pytest.mark.parametrize("name", sorted(FILES))
-def test_formulas_in_prose_are_latex(name):
-    """No caret, √( or Unicode superscript outside $…$ in the prose (code spans aside)."""
-    bad = []
-    for i, c in enumerate(_nb(name).cells):
-        if c.cell_type != "markdown":
-            continue
-        t = _outside_math(_prose(c.source))
-        bad += [(i, t[max(0, m.start() - 25):m.end() + 10]) for m in CARET.finditer(t)]
-    assert not bad, bad
-
-
-#: decimals the prose may quote without an output: inputs, grids, section numbers of citations
-NUMBER_EXCEPTIONS = {
-    "16": {"1.7", "10.9", "3.1", "1.1", "1.2"},
-    "17": {"4.4", "4.5"},
-    "18": {"0.15", "0.7"},
-    "A9": {"0.005", "0.3", "0.1"},
-}
-
-
-@pytest.mark.parametrize("name", sorted(FILES))
-def test_decimals_in_prose_appear_in_an_output(name):
-    out = _outputs(name)
-    missing = []
-    for c in _nb(name).cells:
-        if c.cell_type != "markdown":
-            continue
-        for m in re.finditer(r"(?<![\w.])\d+\.\d+", _prose(c.source)):
-            if m.group() not in out and m.group() not in NUMBER_EXCEPTIONS[name]:
-                missing.append(m.group())
-    assert not missing, missing
+# typeset maths and numbers tied to outputs: tests/test_notebook_text.py, for every notebook
 
 
 # ------------------------------------------------------------------ panels
