@@ -219,8 +219,13 @@ def test_local_vs_central_axes_fit_and_labels_fit():
     lo, hi = ax2.get_ylim()
     assert lo >= -0.1 and hi <= 0.8                         # not down to -0.3
     assert 7 < ax2.get_xlim()[1] <= 8                       # 8 categories, not 32
+    background = p._renderer._background
+    p.controls["epsilon"].value = 2.0                       # blitted over the same background:
+    assert p._renderer._background is background            # only a move of k draws in full
     p.controls["k"].value = 20
     assert 19 < ax2.get_xlim()[1] <= 20                     # the x range follows k
+    assert p._renderer._background is not background
+    p.controls["epsilon"].value = 1.0
     labels = [o[0] if isinstance(o, tuple) else o for o in p.controls["mechanism"].options]
     assert all(len(str(s)) <= 28 for s in labels), labels
     # the central baseline is Lap(2/ε): its formula line is 2√2/(εn)

@@ -115,7 +115,8 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
         truth_bars.set_data(np.r_[counts[-1] / n, np.zeros(_K_MAX - k)])
         loc_est.set_data(x, one_local[-1])
         cen_est.set_data(x, one_central[-1])
-        ax2.set_xlim(-0.8, k - 0.2)
+        if ax2.get_xlim() != (-0.8, k - 0.2):   # set only on a move of k: setting marks
+            ax2.set_xlim(-0.8, k - 0.2)         # the axis stale, which forces a full draw
         # a fixed y range: estimates beyond [-0.1, 0.8] are counted in the note
         lo, hi = ax2.get_ylim()
         off = int(np.sum((one_local[-1] < lo) | (one_local[-1] > hi)))
