@@ -127,6 +127,18 @@ def test_formulas_in_prose_are_typeset(path):
     assert not found, "typeset these formulas in LaTeX ($...$ or $$...$$):\n" + "\n".join(found)
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_money_is_written_so_that_jupyterlab_shows_it(path):
+    """JupyterLab (and so Voila) does not honour an escaped dollar ``\\$4.01`` in
+    markdown: it pairs it with the next ``$`` as maths and garbles the sentence between.
+    Money is written ``&#36;4.01``, which shows a dollar sign and delimits nothing."""
+    found = [f"{path.relative_to(ROOT)}: cell {i}: {line.strip()}"
+             for i, cell in enumerate(_cells(path)) if cell["cell_type"] == "markdown"
+             for line in _CODE.sub(_blank, _FENCE.sub(_blank, _source(cell))).split("\n")
+             if "\\$" in line]
+    assert not found, "write money as &#36;4.01, not \\$4.01:\n" + "\n".join(found)
+
+
 def formulas(markdown: str) -> list[tuple[bool, str]]:
     """(display?, TeX) for each $$...$$ and $...$ of a markdown cell's prose."""
     text = prose(markdown, keep_maths=True)
