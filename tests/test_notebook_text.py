@@ -1,9 +1,10 @@
 """The prose of the notebooks: formulas are typeset, and quoted numbers are computed.
 
-1. No caret maths outside LaTeX: a markdown cell may not write ``e^ε``, ``e^{2ε}``,
+1. Formulas typeset: a markdown cell may not write ``e^ε``, ``e^{2ε}``,
    ``2^n`` or ``e^(−t)`` as plain text; formulas go in ``$…$`` or ``$$…$$`` (JupyterLab,
    Voilà, GitHub and the docs site render them). Nor any other formula in plain Unicode
    (``√2·b``, ``Lap(Δf/ε)``, ``b = 1/ε``, ``10⁻⁶``): :data:`PLAIN_FORMULA` says which.
+   Every formula renders in KaTeX, and money is written inside maths (``$\\$4.01$``).
 2. Numbers tied to outputs: every decimal number a notebook's markdown quotes (0.014,
    3.16, 12.2, ...) appears, written the same way, in an output of the same notebook
    (text/plain, stream or text/html), unless the notebook's code sets it (an input such
@@ -61,15 +62,17 @@ def _no_code(markdown: str) -> str:
     return _URL.sub(_blank, text)
 
 
+def _no_maths(text: str) -> str:
+    """``text`` with its $$...$$ and $...$ spans blanked."""
+    return _INLINE.sub(_blank, _DISPLAY.sub(_blank, text))
+
+
 def prose(markdown: str, *, keep_maths: bool = False) -> str:
     """The markdown with code, HTML comments, links' targets and (unless ``keep_maths``)
     LaTeX maths blanked out: what a reader sees as plain text. Escaped dollars (``\\$4``)
     are text, not maths delimiters."""
     text = _no_code(markdown)
-    if not keep_maths:
-        text = _DISPLAY.sub(_blank, text)
-        text = _INLINE.sub(_blank, text)
-    return _ESCAPED_DOLLAR.sub("  ", text)
+    return _ESCAPED_DOLLAR.sub("  ", text if keep_maths else _no_maths(text))
 
 
 # --------------------------------------------------------- 1. formulas typeset, not plain text
@@ -140,7 +143,7 @@ def test_money_is_written_inside_maths(path):
     in Chromium). Inside maths it is safe: money is written ``$\\$4.01$``."""
     found = [f"{path.relative_to(ROOT)}: cell {i}: {line.strip()}"
              for i, cell in enumerate(_cells(path)) if cell["cell_type"] == "markdown"
-             for line in _INLINE.sub(_blank, _DISPLAY.sub(_blank, _no_code(_source(cell)))).split("\n")
+             for line in _no_maths(_no_code(_source(cell))).split("\n")
              if "\\$" in line or "&#36;" in line]
     assert not found, "write money as $\\$4.01$:\n" + "\n".join(found)
 
