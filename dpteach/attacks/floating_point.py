@@ -165,12 +165,12 @@ def _reachable(outputs, cands, scale, sampler, window=_WINDOW):
     then run with the C library's log, as the samplers do, and compared with ``==``."""
     found = np.zeros(outputs.shape, dtype=bool)
     offsets = np.arange(-window, window + 1)
+    # (branch, its uniforms' range, whether its noise is >= 0)
     if sampler == "naive":
-        branches = [(+1.0, 1, _TWO52), (-1.0, 1, _TWO52)]
+        branches = [(+1.0, 1, _TWO52, True), (-1.0, 1, _TWO52, False)]
     else:
-        branches = [("hi", _TWO52, 2 * _TWO52 - 1), ("lo", 1, _TWO52 - 1)]
-    for branch, lo_int, hi_int in branches:
-        upward = branch in (+1.0, "hi")          # the branch whose noise is >= 0
+        branches = [("hi", _TWO52, 2 * _TWO52 - 1, True), ("lo", 1, _TWO52 - 1, False)]
+    for branch, lo_int, hi_int, upward in branches:
         sel = np.flatnonzero(outputs >= cands if upward else outputs <= cands)
         if sel.size == 0:
             continue
