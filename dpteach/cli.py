@@ -5,6 +5,7 @@
     dpteach course [DIR] [--force]          the lessons, the exercises and the guide, into DIR
     dpteach exercises [--solutions S] ...   student copies from the model solutions
     dpteach grade NOTEBOOK ... [options]    grade hand-ins (dpteach.coursework.grading)
+    dpteach grade-merge OUT SHARD.csv ...   join the reports of `grade --shard K/N`
     dpteach nbgrader [DIR] [--solutions S]  the coursework as an nbgrader course
 
 ``python -m dpteach ...`` is the same command. Every folder it reads or writes by default
@@ -174,6 +175,13 @@ def _grade(argv) -> int:
     return grading.main(list(argv))
 
 
+def _grade_merge(argv) -> int:
+    """``dpteach grade-merge OUT SHARD_REPORT ...``: :func:`dpteach.coursework._grade_shards.main`
+    (it reads and writes CSV only: no notebook, so no package of the grading extra)."""
+    shards = importlib.import_module(f"{__package__}.coursework._grade_shards")
+    return shards.main(list(argv))
+
+
 # ------------------------------------------------------------------ the parser
 def _version() -> str:
     try:
@@ -227,7 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "grade", add_help=False,
         help="grade hand-ins, each in a fresh kernel: dpteach grade NOTEBOOK ... "
-             "[--report grades.csv] [--assignment A3] [--timeout S] (see dpteach grade --help)")
+             "[--report grades.csv] [--assignment A3] [--timeout S] [--shard K/N] "
+             "(see dpteach grade --help)")
+    sub.add_parser(
+        "grade-merge", add_help=False,
+        help="join the reports of `dpteach grade --shard K/N` (K = 1 ... N): dpteach "
+             "grade-merge OUT SHARD_REPORT ... (see dpteach grade-merge --help)")
 
     p = sub.add_parser(
         "nbgrader", help="write the coursework as an nbgrader course",
@@ -256,6 +269,8 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["grade"]:
         return _grade(argv[1:])
+    if argv[:1] == ["grade-merge"]:
+        return _grade_merge(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

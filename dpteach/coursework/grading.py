@@ -48,6 +48,7 @@ import secrets
 import shutil
 import sys
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +56,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 
-from . import _sandbox, assignments
+from . import _grade_shards, _sandbox, assignments
 from .._validate import valid_real
 # the kernel (run inside the sandbox by _grade_runner) and the report writing live in
 # private modules; the report's names stay importable from here
@@ -63,6 +64,8 @@ from ._grade_kernel import code_cells
 from ._grade_report import (FIELDS, MAX_DEPTH, MAX_RESULT_BYTES, NOTEBOOK_ROW,  # noqa: F401
                             TOTAL_FIELDS, nesting_depth, read_result, summary, totals,
                             totals_path, write_report, write_totals)
+from ._grade_report import (ASSIGNMENT_LIMIT, MESSAGE_LIMIT, NAME_LIMIT, TASK_LIMIT,
+                            ReportWriter, safe_text, show)
 from .student_copies import assignment_of
 
 __all__ = ["Row", "FIELDS", "TOTAL_FIELDS", "grade", "grade_notebook", "summary", "totals",
@@ -74,7 +77,9 @@ TASK_TIMEOUT = 60
 
 @dataclass(frozen=True)
 class Row:
-    """One line of the report."""
+    """One line of the report. Its texts are made safe as it is made
+    (:func:`~dpteach.coursework._grade_report.safe_text`: no surrogate, control or escape
+    character, a bounded length), so no row can make writing or printing fail."""
 
     notebook: str
     task: str
@@ -83,6 +88,11 @@ class Row:
     points: float
     max_points: float | str
     assignment: str = ""
+
+    def __post_init__(self):
+        for field, limit in (("notebook", NAME_LIMIT), ("task", TASK_LIMIT),
+                             ("message", MESSAGE_LIMIT), ("assignment", ASSIGNMENT_LIMIT)):
+            object.__setattr__(self, field, safe_text(getattr(self, field), limit))
 
 
 class SubmissionError(Exception):
@@ -453,9 +463,12 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
           out=None, jobs=1, sandbox=True, seed=None, repeats=1, root=None,
           totals=None) -> list:
     """Grade every notebook in ``paths``, ``jobs`` at a time; write the report (CSV) to
-    ``report`` after each notebook when given (atomically), the per-notebook totals to
-    ``totals`` (default: ``report`` with ``_totals`` added to its name), and a readable
-    summary to ``out`` (a text stream) when given. Returns the rows, in the order of
+    ``report`` when given, the per-notebook totals to ``totals`` (default: ``report``
+    with ``_totals`` added to its name), and a readable summary to ``out`` (a text
+    stream) when given. Each notebook's rows are appended to both files, and flushed to
+    disk, as it finishes (:class:`~dpteach.coursework._grade_report.ReportWriter`), so a
+    grader that dies keeps the rows of every notebook finished before; at the end both
+    are rewritten atomically in the order of ``paths``. Returns the rows, in the order of
     ``paths``, whatever ``jobs`` is. Notebooks are named relative to ``root`` (default:
     their common folder). ``timeout``, ``task_timeout``, ``sandbox``, ``repeats``: as in
     :func:`grade_notebook`; ``seed`` fixes every hidden draw of the batch (each notebook
@@ -481,6 +494,7 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
     seed = secrets.randbits(128) if seed is None else int(seed)
     if report is not None and totals is None:
         totals = totals_path(report)
+    writer = ReportWriter(report, totals) if report is not None else None
     stub_dir = Path(tempfile.mkdtemp(prefix="grade_stubs_"))
     # no notebook sees the other hand-ins or the report
     hidden = {os.path.dirname(os.path.abspath(p)) for p in paths}
@@ -490,31 +504,41 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
     done, printed = {}, 0
     notes = {i: [] for i in range(len(paths))}
 
-    def one(i):
-        return grade_notebook(paths[i], raw=raws[paths[i]], assignment=assignment,
-                              timeout=timeout, task_timeout=task_timeout, notes=notes[i],
-                              sandbox=sandbox, seed=[seed, i], repeats=repeats,
-                              name=names[i], stub_dir=stub_dir, hidden=hidden)
+    lock = threading.Lock()
 
+    def one(i):
+        try:
+            rows = list(grade_notebook(paths[i], raw=raws[paths[i]], assignment=assignment,
+                                       timeout=timeout, task_timeout=task_timeout,
+                                       notes=notes[i], sandbox=sandbox, seed=[seed, i],
+                                       repeats=repeats, name=names[i], stub_dir=stub_dir,
+                                       hidden=hidden))
+            if not rows or not all(isinstance(r, Row) for r in rows):
+                raise TypeError("no rows")
+        except Exception as err:                            # noqa: BLE001 - never the batch
+            rows = [Row(names[i], NOTEBOOK_ROW, False, "the grader could not grade this "
+                        f"notebook ({type(err).__name__})", 0, "", "")]
+        if writer is not None:   # on disk before this worker takes its next notebook
+            with lock:
+                writer.add(rows)
+        return rows
+
+    console = out is not None
+    pool = ThreadPoolExecutor(max_workers=jobs)
     try:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(one, i): i for i in range(len(paths))}
-            for future in as_completed(futures):
-                i = futures[future]
-                try:
-                    done[i] = future.result()
-                except Exception as err:                    # noqa: BLE001 - never the batch
-                    done[i] = [Row(names[i], NOTEBOOK_ROW, False, "the grader could not "
-                                   f"grade this notebook ({type(err).__name__})", 0, "", "")]
-                rows = [r for k in sorted(done) for r in done[k]]
-                if report is not None:
-                    write_report(rows, report)
-                    write_totals(rows, totals)
-                while out is not None and printed in done:
-                    out.write(summary(done[printed], notes[printed]) + "\n")
-                    out.flush()
-                    printed += 1
+        futures = {pool.submit(one, i): i for i in range(len(paths))}
+        for future in as_completed(futures):
+            i = futures[future]
+            done[i] = future.result()       # raises only when the report cannot be written
+            while console and printed in done:   # the summaries in the order of paths
+                console = show(out, summary(done[printed], notes[printed]))
+                printed += 1
+        if writer is not None:
+            writer.finish([r for k in sorted(done) for r in done[k]])
     finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        if writer is not None:
+            writer.close()
         shutil.rmtree(stub_dir, ignore_errors=True)
     return [r for k in sorted(done) for r in done[k]]
 
@@ -542,26 +566,58 @@ def main(argv=None) -> int:
                                        "the folder they share)")
     parser.add_argument("--no-sandbox", action="store_true",
                         help="run the notebooks without bubblewrap (unsafe: says why)")
+    parser.add_argument("--shard", metavar="K/N",
+                        help="grade only the K-th of N shards (1 <= K <= N): the notebooks' "
+                             "names sorted by their bytes and dealt out in turn; give every "
+                             "shard the same notebooks and join the reports with `dpteach "
+                             "grade-merge OUT SHARD_REPORT...`")
+    parser.epilog = ("Exit status: 0 when every notebook has its rows in the report, "
+                     "whatever they say; 1 when the grader itself failed (the report then "
+                     "holds the rows of every notebook finished before); 2 when grading "
+                     "was refused (bad options, no sandbox).")
     args = parser.parse_args(argv)
     try:   # --timeout nan or inf parse as floats: refused here, not by a hung run
         _check_timeouts(args.timeout, args.task_timeout)
         _check_jobs(args.jobs)
     except ValueError as err:
         parser.error(str(err))
+    paths, root, shard = list(args.notebooks), args.root, None
+    if args.shard is not None:     # every shard names the batch alike, then takes its part
+        root = root or _grade_shards.batch_root(paths)
+        try:
+            shard = _grade_shards.plan(paths, _names(paths, root), args.shard, root)
+        except ValueError as err:
+            parser.error(str(err))
+        paths = shard.paths
     if args.no_sandbox:
         print(UNSAFE_WITHOUT_SANDBOX, file=sys.stderr)
     try:
-        rows = grade(args.notebooks, assignment=args.assignment, timeout=args.timeout,
+        if shard is not None:
+            shard.start(args.report)
+        rows = grade(paths, assignment=args.assignment, timeout=args.timeout,
                      task_timeout=args.task_timeout, report=args.report, out=sys.stdout,
-                     jobs=args.jobs, sandbox=not args.no_sandbox, root=args.root,
+                     jobs=args.jobs, sandbox=not args.no_sandbox, root=root,
                      totals=args.totals)
+        graded = {r.notebook for r in rows}
+        lost = [n for n in _names(paths, root) if safe_text(n, NAME_LIMIT) not in graded]
+        if lost:
+            raise RuntimeError(f"no rows for {len(lost)} notebooks")
+        if shard is not None:
+            shard.finish(args.report, rows)
     except SandboxUnavailable as err:
         print(f"refusing to grade: {err}.\nEach submission must run in a bubblewrap "
               "sandbox; to grade without it anyway (unsafe), pass --no-sandbox "
               "(make grade ... SANDBOX=0).", file=sys.stderr)
         return 2
-    print(f"wrote {len(rows)} rows to {args.report} and totals to "
-          f"{args.totals or totals_path(args.report)}")
+    except Exception as err:                                # noqa: BLE001 - said, exit 1
+        show(sys.stderr, safe_text(f"the grader failed: {type(err).__name__}: {err}. "
+                                   f"{args.report} holds the rows of the notebooks "
+                                   "finished before.", 1000))
+        return 1
+    where = (f" (shard {shard.k}/{shard.n}: {len(shard.paths)} of {len(shard.batch)} "
+             "notebooks)" if shard is not None else "")
+    show(sys.stdout, safe_text(f"wrote {len(rows)} rows to {args.report} and totals to "
+                               f"{args.totals or totals_path(args.report)}{where}", 1000))
     return 0
 
 
