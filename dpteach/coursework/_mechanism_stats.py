@@ -111,7 +111,8 @@ def _validated(data, request, name):
                        seconds_per_call=per_call)
     repro = data.get("repro")
     if (not isinstance(repro, (list, tuple, np.ndarray)) or len(repro) != 2
-            or not all(isinstance(r, numbers.Real) and math.isfinite(r) for r in repro)):
+            or not all(isinstance(r, numbers.Real) and not isinstance(r, (bool, np.bool_))
+                       and math.isfinite(r) for r in repro)):
         return _malformed(name, "the two seeded releases")
     if float(repro[0]) != float(repro[1]):
         return failure(name, f"two calls with identically seeded generators returned "
@@ -126,6 +127,9 @@ def _validated(data, request, name):
     out = out.astype(float)
     if n < 2 or not np.all(np.isfinite(out)):
         return _malformed(name, "fewer than 2 runs, or non-finite outputs")
+    if n > int(request.get("n_max", n)):      # collect never makes more runs than asked
+        return _malformed(name, f"{n:,} runs per input, more than the {int(request['n_max']):,} "
+                                "the check asks for")
     constant = np.all(out == out[:, :1], axis=1)
     if n < n_min and not constant.any():
         return _malformed(name, f"{n} runs per input, at least {n_min} needed")

@@ -173,11 +173,11 @@ def _verdict(task, result_path, request, truth, notes=()) -> tuple:
         if text is None:
             return False, (f"{task.key}: the result is not a file of at most "
                            f"{MAX_RESULT_BYTES} bytes")
-        if nesting_depth(text) > MAX_DEPTH:
-            return False, f"{task.key}: the result is nested too deeply to be data"
-        envelope = assignments.loads(text)
+        envelope = assignments.loads(text)          # sizes, depth and shapes capped
     except FileNotFoundError:
         return False, f"{task.key}: no result came back from the notebook"
+    except assignments.ResultRefused as err:
+        return False, f"{task.key}: {str(err)[:300]}"
     except Exception as err:                                # noqa: BLE001 - untrusted bytes
         return False, f"{task.key}: the result is not valid data ({type(err).__name__})"
     if not isinstance(envelope, dict) or len(envelope) != 1:

@@ -23,14 +23,13 @@ runs all three in-process with fresh randomness. Each assignment's tasks live in
 from __future__ import annotations
 
 import importlib
-import json
-import math
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
-__all__ = ["Task", "ASSIGNMENTS", "tasks", "check", "encode", "decode"]
+__all__ = ["Task", "ASSIGNMENTS", "tasks", "check", "encode", "decode", "dumps", "loads",
+           "ResultRefused"]
 
 #: assignment -> module holding its TASKS
 ASSIGNMENTS = {
@@ -107,87 +106,8 @@ def check(assignment, key, *args, rng=None, **answers):
 
 # ------------------------------------------------------------------ safe transport
 # What collect returns crosses from the student's kernel to the grader as JSON: only
-# plain data, rebuilt by decode() without running anything.
-def encode(obj):
-    """``obj`` as JSON-ready plain data (numpy arrays and scalars, DataFrames, Series,
-    tuples, dicts with string keys, non-finite floats tagged)."""
-    import pandas as pd
-
-    if obj is None or isinstance(obj, (bool, str)):
-        return obj
-    if isinstance(obj, (np.bool_,)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        return x if math.isfinite(x) else {"__float__": repr(x)}
-    if isinstance(obj, np.ndarray):
-        if obj.dtype.kind not in "biuf":
-            return {"__ndarray__": encode(obj.tolist()), "dtype": "object"}
-        return {"__ndarray__": encode(obj.tolist()), "dtype": obj.dtype.str}
-    if isinstance(obj, pd.DataFrame):
-        return {"__dataframe__": {"columns": [str(c) for c in obj.columns],
-                                  "index": encode(list(obj.index)),
-                                  "data": encode(obj.astype(object).values.tolist())}}
-    if isinstance(obj, pd.Series):
-        return {"__series__": {"name": None if obj.name is None else str(obj.name),
-                               "index": encode(list(obj.index)),
-                               "data": encode(obj.astype(object).tolist())}}
-    if isinstance(obj, (list, tuple)):
-        return [encode(x) for x in obj]
-    if isinstance(obj, dict):
-        return {str(k): encode(v) for k, v in obj.items()}
-    return {"__repr__": repr(obj)[:200]}
-
-
-def decode(obj):
-    """The inverse of :func:`encode` (only data is rebuilt; nothing is executed)."""
-    import pandas as pd
-
-    if isinstance(obj, list):
-        return [decode(x) for x in obj]
-    if not isinstance(obj, dict):
-        return obj
-    if "__float__" in obj:
-        return float(obj["__float__"])
-    if "__ndarray__" in obj:
-        try:
-            # only the numeric dtypes encode() writes: a made-up one such as "S1000000000"
-            # would make a few bytes of JSON allocate gigabytes
-            dtype = np.dtype(obj.get("dtype", "object"))
-            if dtype.kind not in "biuf" or dtype.itemsize > 16:
-                dtype = None
-        except (TypeError, ValueError):
-            dtype = None
-        if dtype is not None and dtype.kind in "iuf":
-            try:    # plain numbers (the usual case): no element-by-element decoding
-                return np.asarray(obj["__ndarray__"], dtype=dtype)
-            except (TypeError, ValueError, OverflowError):
-                pass    # tagged non-finite floats, ragged lists: decoded below
-        values = decode(obj["__ndarray__"])
-        try:
-            return np.asarray(values, dtype=dtype)
-        except (TypeError, ValueError, OverflowError):
-            return np.asarray(values, dtype=object)
-    if "__dataframe__" in obj:
-        d = obj["__dataframe__"]
-        return pd.DataFrame(decode(d["data"]), columns=d["columns"], index=decode(d["index"]))
-    if "__series__" in obj:
-        d = obj["__series__"]
-        return pd.Series(decode(d["data"]), index=decode(d["index"]), name=d["name"])
-    if "__repr__" in obj:
-        return _Opaque(obj["__repr__"])
-    return {k: decode(v) for k, v in obj.items()}
-
-
-class _Opaque(str):
-    """An object that could not travel as data: only its repr arrived."""
-
-
-def dumps(obj) -> str:
-    return json.dumps(encode(obj), allow_nan=False)
-
-
-def loads(text: str):
-    return decode(json.loads(text))
+# plain data, rebuilt by decode() without running anything, and refused (ResultRefused)
+# when it is too large, too deep or not of the shapes encode() writes (see _transport).
+from ._transport import (MAX_DEPTH, MAX_ELEMENTS, MAX_RESULT_BYTES,  # noqa: E402,F401
+                         MAX_STRING, MAX_VALUES, ResultRefused, _Opaque, decode, dumps,
+                         encode, loads, scan)

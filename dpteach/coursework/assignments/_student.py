@@ -12,8 +12,10 @@ Shared by every assignment module (A1-A10):
   whose message starts with the task's key; :func:`early`, :func:`listed` and
   :func:`problem_feedback` turn unsolved / error / malformed data into one;
 * :func:`number`, :func:`real_or_inf`, :func:`float_array` and :func:`field` read
-  untrusted data without ever raising; :func:`g` and :func:`short` write values into
-  messages.
+  untrusted data without ever raising; :func:`whole_counts` reads counts a sampler
+  made (whole, non-negative, summing to the calls made); :func:`chi2_too_good` and
+  :func:`ks_too_good` say when a sample fits its distribution too well to have been
+  drawn; :func:`g` and :func:`short` write values into messages.
 """
 
 from __future__ import annotations
@@ -296,6 +298,58 @@ def float_array(x, shape=None):
     if not np.all(np.isfinite(arr)):
         return None
     return arr
+
+
+def whole_counts(x, length, total=None):
+    """``x`` as counts a sampler could have produced: (an int64 array of ``length`` whole,
+    non-negative numbers, summing to ``total`` when given, None), or (None, what is wrong
+    with it). Whole floats (3.0) count as whole; booleans, strings, fractions (a dyadic
+    0.5 as much as 1/3), NaN, negative numbers and numbers past 2^53 do not."""
+    if not isinstance(x, (list, tuple, np.ndarray)) or len(x) != length:
+        return None, f"not a list of {length} counts"
+    out = np.empty(length, dtype=np.int64)
+    for i, v in enumerate(np.asarray(x, dtype=object).ravel() if isinstance(x, np.ndarray)
+                          else x):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            return None, f"count {i} is {short(v)}, not a whole number"
+        f = float(v)
+        if not math.isfinite(f) or f != math.floor(f) or abs(f) > 2.0 ** 53:
+            return None, f"count {i} is {short(v)}, not a whole number"
+        if f < 0:
+            return None, f"count {i} is {short(v)}, below 0"
+        out[i] = int(f)
+    if total is not None and int(out.sum()) != int(total):
+        return None, f"the counts sum to {int(out.sum()):,}, not to the {int(total):,} calls made"
+    return out, None
+
+
+def chi2_too_good(stat, dof, alpha, min_dof=10):
+    """The lower-tail p-value P(chi2(dof) <= stat) when it is below ``alpha`` (a sample
+    that fits its expected counts better than sampling does), else None. Only with at
+    least ``min_dof`` degrees of freedom (and cells of expectation >= 5, the caller's
+    part): there the region below the threshold holds many lattice points of the counts,
+    so the continuous lower tail describes whole-number counts; with few cells an honest
+    sample can land on the expected counts by chance and the test would say nothing
+    true."""
+    from scipy import stats
+
+    if dof < min_dof or not math.isfinite(stat):
+        return None
+    p = float(stats.chi2.cdf(stat, dof))
+    return p if p < alpha else None
+
+
+def ks_too_good(statistic, n, alpha):
+    """The lower-tail p-value P(D_n <= statistic) of a one-sample Kolmogorov-Smirnov
+    statistic against a continuous, fully specified distribution when it is below
+    ``alpha`` (releases spread as evenly as quantiles, not drawn), else None. Not valid
+    when a parameter was estimated from the same sample (that makes D smaller)."""
+    from scipy import stats
+
+    if n < 1 or not math.isfinite(statistic):
+        return None
+    p = float(stats.kstwo.cdf(statistic, n))
+    return p if p < alpha else None
 
 
 def field(data, key, default=None):

@@ -50,8 +50,8 @@ import numpy as np
 from ..exercises import ALPHA
 from . import Task
 from ._a6_pool import BROKEN, CORRECT, draw_mechanism
-from ._student import (UNSOLVED, call, call_each, early, fail, float_array, g, is_unsolved, number,
-                       ok, real_or_inf)
+from ._student import (UNSOLVED, call, call_each, early, fail, float_array, g, is_unsolved,
+                       ks_too_good, number, ok, real_or_inf)
 
 #: runs per input of the hidden mechanisms (Tasks 1-2) and of the student's (Tasks 3b-4)
 N_SAMPLES = 20_000
@@ -443,7 +443,16 @@ def _release_judge(key, data, req, understated):
                     "no_noise")
     want = "Lap(1/ε), the bug" if understated else "Lap(max(|lower|, |upper|)/ε)"
     for row in range(2):
-        p = stats.kstest(noise[row], "laplace", args=(0.0, b)).pvalue
+        ks = stats.kstest(noise[row], "laplace", args=(0.0, b))
+        p = ks.pvalue
+        # too even a spread is as suspect as the wrong one: Lap(b) is fully specified
+        # here, so the lower tail of the KS statistic is exact (alpha/8 for each row)
+        low = ks_too_good(float(ks.statistic), n, ALPHA / 8)
+        if low is not None:
+            return fail(key, f"the releases fit {want} {where} more evenly than random draws "
+                             f"can (Kolmogorov–Smirnov D = {g(float(ks.statistic), 3)}, "
+                             f"P(D ≤ that) = {low:.2g} < {ALPHA / 8:g}): they look placed, "
+                             "not sampled. Draw fresh noise with the rng.", "too_good", p=low)
         if p < ALPHA / 4:                  # two KS tests at alpha/4 and an audit at alpha/2
             b_hat = float(np.mean(np.abs(noise[row])))
             centre = float(np.median(noise[row]))

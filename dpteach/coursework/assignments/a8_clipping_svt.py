@@ -45,8 +45,8 @@ from scipy import stats
 
 from ..exercises import ALPHA
 from . import Task
-from ._student import (UNSOLVED, call, early, fail, forbid, g, is_unsolved, number, ok,
-                       short)
+from ._student import (UNSOLVED, call, chi2_too_good, early, fail, forbid, g, is_unsolved,
+                       ks_too_good, number, ok, short, whole_counts)
 
 # ------------------------------------------------------------------ Task 1
 _T1_CALLS = 5000
@@ -353,15 +353,16 @@ def _t3_judge(data, req, truth):
     if not isinstance(got, list) or len(got) != len(cases):
         return fail(key, "the check's data is malformed.", "malformed")
     from ...sparse_vector import above_threshold_probabilities
-    rows = []
+    rows, pooled, dof = [], 0.0, 0
     for c, cnt in zip(cases, got):
         k = len(c["answers"])
-        try:
-            obs = np.asarray(cnt, dtype=float)
-        except (TypeError, ValueError):
-            return fail(key, "the check's data is malformed.", "malformed")
-        if obs.shape != (k + 1,) or not np.all(np.isfinite(obs)) or obs.sum() != req.get("calls"):
-            return fail(key, "the check's data is malformed.", "malformed")
+        # what collect sends is untrusted: counts of calls are whole, non-negative and
+        # sum to the calls made, or they were not counted
+        obs, why = whole_counts(cnt, k + 1, req.get("calls"))
+        if obs is None:
+            return fail(key, f"the check's data is malformed ({why}): these are counts of "
+                             "calls, not what collect sends.", "malformed")
+        obs = obs.astype(float)
         p = above_threshold_probabilities(c["answers"], c["threshold"], c["epsilon"],
                                           sensitivity=c["sensitivity"])
         exp = p * obs.sum()
@@ -376,6 +377,7 @@ def _t3_judge(data, req, truth):
             o, e = o[keep], e[keep]
             chi = float(np.sum((o - e) ** 2 / e))
             pval = float(stats.chi2.sf(chi, max(len(o) - 1, 1)))
+            pooled, dof = pooled + chi, dof + len(o) - 1
         if pval < ALPHA / len(cases):
             first = obs / obs.sum()
             worst = int(np.argmax(np.abs(first - p)))
@@ -390,6 +392,16 @@ def _t3_judge(data, req, truth):
                              "Lap(4Δ/ε) to every query, return the first index whose noisy "
                              "answer is ≥ the noisy threshold (None if there is none).", "dist")
         rows.append(f"k = {k}: χ² p = {g(pval, 3)}")
+    # too good a fit is as suspect as a bad one: the three cases' χ² statistics pooled
+    # (independent, so χ² with the summed degrees of freedom, 15 or more here) fall in
+    # the lower tail below α only by a one-in-a-million chance for sampled counts
+    low = chi2_too_good(pooled, dof, ALPHA)
+    if low is not None:
+        return fail(key, f"your counts fit AboveThreshold's expected counts better than "
+                         f"random draws can (pooled χ² = {g(pooled, 3)} on {dof} degrees of "
+                         f"freedom; P(χ² ≤ that) = {g(low, 3)} < α = {g(ALPHA, 3)}): they "
+                         "look computed, not sampled. Return one index per call, drawn "
+                         "with fresh noise.", "too_good")
     return ok(key, f"your reported indices follow AboveThreshold's exact distribution on "
                    f"{len(cases)} hidden query vectors ({'; '.join(rows)}).")
 
@@ -507,7 +519,17 @@ def _t4_judge(data, req, truth):
                              f"{arr.size} releases: return a uniform point inside the chosen "
                              "interval, not one of its ends (a data value would be released "
                              "exactly).", "atoms")
-        p = float(stats.kstest(arr, quantile_release_cdf(c)).pvalue)
+        ks = stats.kstest(arr, quantile_release_cdf(c))
+        p = float(ks.pvalue)
+        # the release's CDF is continuous and fully known, so the lower tail of the KS
+        # statistic is exact: releases spread like quantiles rather than draws are suspect
+        low = ks_too_good(float(ks.statistic), arr.size, ALPHA / (2 * len(cases)))
+        if low is not None:
+            return fail(key, f"{shown} your {arr.size} releases fit the exact mechanism's "
+                             f"distribution more evenly than random draws can (KS D = "
+                             f"{g(float(ks.statistic), 3)}, P(D ≤ that) = {g(low, 3)} < α = "
+                             f"{g(ALPHA / (2 * len(cases)), 3)}): they look placed, not sampled. "
+                             "Draw each release with the rng.", "too_good")
         if p < ALPHA / len(cases):
             med, ref = float(np.median(arr)), quantile_release_cdf(c)
             grid = np.linspace(lo, hi, 2001)

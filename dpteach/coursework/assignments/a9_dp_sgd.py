@@ -46,7 +46,7 @@ from scipy import optimize, stats
 from ..exercises import ALPHA
 from . import Task
 from ._student import (UNSOLVED, call, call_each, early, fail, float_array, forbid, g, is_unsolved,
-                       number, ok)
+                       ks_too_good, number, ok)
 
 ACCOUNTANTS = ("rdp", "zcdp", "exact")
 
@@ -312,11 +312,26 @@ def _t2_judge(data, req, truth):
                          f"in some coordinate).{hint}", "sum")
     z = got3 - _clipped(noise_batch, c).sum(axis=0)
     sd = s * c
-    ks = stats.kstest(z.ravel(), "norm", args=(0.0, sd)).pvalue
+    ks_test = stats.kstest(z.ravel(), "norm", args=(0.0, sd))
+    ks = ks_test.pvalue
     means = z.mean(axis=0)
     chi2 = float(np.sum(means ** 2) * _NOISE_CALLS / sd ** 2)
     chi_p = float(stats.chi2.sf(chi2, d))
     measured = float(z.std())
+    # a fit too good is as suspect as a bad one: N(0, σ²C²) is fully specified, so the
+    # lower tails of the KS statistic and of the means' χ²(d) are exact (alpha/4 each)
+    too_even = ks_too_good(float(ks_test.statistic), z.size, ALPHA / 4)
+    too_centred = float(stats.chi2.cdf(chi2, d)) if d >= 1 else 1.0
+    if too_even is not None or too_centred < ALPHA / 4:
+        what = (f"Kolmogorov-Smirnov D = {g(float(ks_test.statistic), 3)}, P(D ≤ that) = "
+                f"{g(too_even, 3)}" if too_even is not None else
+                f"the means over calls are closer to 0 than random noise allows: χ² = "
+                f"{g(chi2, 3)} on {d} degrees of freedom, P(χ² ≤ that) = {g(too_centred, 3)}")
+        return fail(key, f"over {_NOISE_CALLS} calls the noise fits N(0, σ²C²) better than "
+                         f"random draws can ({what} < α = {g(ALPHA / 4)}): it looks placed, "
+                         "not sampled (antithetic or quantile noise is not Gaussian noise). "
+                         "Draw fresh noise every call: rng.normal(0, sigma * C, size=d).",
+                    "too_good")
     if ks < ALPHA / 2 or chi_p < ALPHA / 2:
         hints = []
         if math.isclose(measured, s, rel_tol=0.1):
