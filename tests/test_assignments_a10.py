@@ -1,12 +1,15 @@
 """A10 (local sensitivity and synthetic data): model solutions pass on many seeds, stubs
 are unsolved, calls of the kit's answers and the classic slips fail on every draw, judges
-survive garbage, data survive JSON."""
+survive garbage, data survive JSON. Task 2 accepts every PTR of its graded family (other
+thresholds, other splits) and refuses the ones that are not (epsilon, delta)-DP; a hint
+names a slip only when the answer fits that slip."""
 
 import functools
 import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import dpteach as dp
 from dpteach.coursework import assignments
@@ -86,8 +89,9 @@ SMOOTH_SLIPS = {
 
 def test_tasks_points_and_registration():
     tasks = _tasks()
-    assert list(tasks) == ["Task 1a", "Task 1b", "Task 2", "Task 3"]
-    assert sum(t.points for t in tasks.values()) == 10
+    assert list(tasks) == ["Task 1a", "Task 1b", "Task 1c", "Task 1d", "Task 2", "Task 3a",
+                           "Task 3b"]
+    assert sum(t.points for t in tasks.values()) == 15
     keys = list(assignments.ASSIGNMENTS)
     assert keys[-1] == "A10" and keys == sorted(keys, key=lambda k: int(k[1:]))
 
@@ -190,23 +194,140 @@ def test_the_kits_sensitivities_are_refused():
     assert dp.local_sensitivity_median is dp.beyond_global.local_sensitivity_median
 
 
+# ------------------------------------------------------------------ Task 1c, 1d: smooth median
+def beta_for(epsilon, delta):
+    return epsilon / (2 * math.log(2 / delta))
+
+
+BETA_SLIPS = {
+    "ln_1_over_delta": lambda e, d: e / (2 * math.log(1 / d)),
+    "no_factor_2": lambda e, d: e / math.log(2 / d),         # twice too large
+    "log10": lambda e, d: e / (2 * math.log10(2 / d)),
+}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_model_beta_passes(seed):
+    fb = run("Task 1c", seed, beta_for=beta_for)
+    assert fb.passed, fb.message
+
+
+@pytest.mark.parametrize("slip", list(BETA_SLIPS))
+def test_beta_slips_fail_and_are_named(slip):
+    for seed in SEEDS:
+        fb = run("Task 1c", seed, beta_for=BETA_SLIPS[slip])
+        assert not fb.passed and fb.details["reason"] == "wrong", fb.message
+    assert "factor 2" in run("Task 1c", 0, beta_for=BETA_SLIPS["no_factor_2"]).message
+    # a wrong beta that is no known slip is told the answer and the ratio, no slip
+    fb = run("Task 1c", 0, beta_for=lambda e, d: 1.3 * beta_for(e, d))
+    assert "1.3 times" in fb.message and "factor 2" not in fb.message
+
+
+def test_the_kits_beta_is_refused():
+    fb = run("Task 1c", 0, beta_for=dp.smooth_beta)
+    assert fb.details["reason"] == "library"
+
+
+def _smooth_median(values, lower, upper, epsilon, delta, rng, *, beta=beta_for, factor=2.0,
+                   clamp=True, local=False):
+    b = beta(epsilon, delta)
+    s = (local_sensitivity(values, lower, upper, 0) if local else
+         _fast_smooth(tuple(np.asarray(values, float)), lower, upper, b))
+    x = np.sort(np.clip(values, lower, upper) if clamp else np.asarray(values, float))
+    return float(x[len(x) // 2] + rng.laplace(0.0, factor * s / epsilon))
+
+
+@functools.lru_cache(maxsize=None)
+def _fast_smooth(values, lower, upper, beta):
+    return smooth_sensitivity(list(values), lower, upper, beta)
+
+
+def smooth_median(values, lower, upper, epsilon, delta, rng):
+    return _smooth_median(values, lower, upper, epsilon, delta, rng)
+
+
+SMOOTH_MEDIAN_SLIPS = {
+    "beta_twice_too_large": dict(beta=lambda e, d: 2 * beta_for(e, d)),
+    "scale_1_over_eps": dict(factor=1.0),
+    "no_clamping": dict(clamp=False),
+    "local_sensitivity": dict(local=True),
+    "no_noise": dict(factor=1e-12),
+}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_model_smooth_median_passes(seed):
+    fb = run("Task 1d", seed, smooth_median=smooth_median)
+    assert fb.passed, fb.message
+
+
+@pytest.mark.parametrize("slip", list(SMOOTH_MEDIAN_SLIPS))
+def test_smooth_median_slips_fail_on_every_draw(slip):
+    def slipped(values, lower, upper, epsilon, delta, rng):
+        return _smooth_median(values, lower, upper, epsilon, delta, rng,
+                              **SMOOTH_MEDIAN_SLIPS[slip])
+    for seed in PTR_SEEDS:
+        fb = run("Task 1d", seed, smooth_median=slipped)
+        assert not fb.passed and fb.details["reason"] == "release", (seed, fb.message)
+
+
+def test_smooth_median_hints_name_only_a_fitting_slip():
+    def doubled(values, lower, upper, epsilon, delta, rng):
+        return _smooth_median(values, lower, upper, epsilon, delta, rng,
+                              beta=lambda e, d: 2 * beta_for(e, d))
+
+    def unclamped(values, lower, upper, epsilon, delta, rng):
+        return _smooth_median(values, lower, upper, epsilon, delta, rng, clamp=False)
+
+    def three(values, lower, upper, epsilon, delta, rng):
+        return _smooth_median(values, lower, upper, epsilon, delta, rng, factor=3.0)
+    assert "twice too large" in run("Task 1d", 0, smooth_median=doubled).message
+    assert "clamp" in run("Task 1d", 0, smooth_median=unclamped).message
+    fb = run("Task 1d", 0, smooth_median=three)        # no known slip: what was measured
+    assert not fb.passed and "Hint:" in fb.message and "mean absolute deviation" in fb.message
+
+
+def test_smooth_median_hidden_data_need_clamping():
+    for seed in range(20):
+        req, truth = _tasks()["Task 1d"].request(np.random.default_rng(seed))
+        beyond = [c for c in req["cases"]
+                  if not c["lower"] <= float(np.median(c["values"])) <= c["upper"]]
+        assert beyond and all(any(not c["lower"] <= v <= c["upper"] for v in c["values"])
+                              for c in req["cases"])
+        for c, fact in zip(req["cases"], truth["cases"]):
+            kit = dp.smooth_sensitivity_median(c["values"], c["lower"], c["upper"],
+                                               dp.smooth_beta(c["epsilon"], c["delta"]))
+            assert fact["scale"] == pytest.approx(2 * kit / c["epsilon"], rel=1e-12)
+
+
+def test_the_kits_smooth_median_is_refused():
+    def via_kit(values, lower, upper, epsilon, delta, rng):
+        return float(dp.smooth_median(values, lower, upper, epsilon, delta, rng=rng))
+    assert run("Task 1d", 0, smooth_median=via_kit).details["reason"] == "library"
+
+
 # ------------------------------------------------------------------ Task 2: PTR
 @functools.lru_cache(maxsize=None)
 def _distance(values, lower, upper, bound):
     return dp.distance_to_instability(list(values), lower, upper, bound)
 
 
-def _ptr(values, lower, upper, epsilon, delta, bound, rng, *, test_noise=None, threshold=None,
-         release_scale=None, d_shift=0, reverse=False, test=True):
+def _ptr(values, lower, upper, epsilon, delta, bound, rng, *, split=0.5, exact_delta=False,
+         test_noise=None, threshold=None, release_scale=None, d_shift=0, reverse=False,
+         test=True, clamp=True):
+    """PTR with test budget split * epsilon (threshold ln(1/delta)/epsilon_1, or
+    ln(1/(2 delta))/epsilon_1 with exact_delta) and the rest for the release, or a slip."""
     d = _distance(tuple(np.asarray(values, float)), lower, upper, bound) + d_shift
-    noise = rng.laplace(0.0, 2 / epsilon if test_noise is None else test_noise(epsilon))
-    t = math.log(1 / delta) / (epsilon / 2) if threshold is None else threshold(epsilon, delta)
+    e1 = split * epsilon
+    noise = rng.laplace(0.0, 1 / e1 if test_noise is None else test_noise(epsilon))
+    c = math.log(1 / (2 * delta)) if exact_delta else math.log(1 / delta)
+    t = c / e1 if threshold is None else threshold(epsilon, delta)
     passed = d + noise > t
     if test and passed == reverse:
         return None
-    x = np.sort(np.clip(values, lower, upper))
-    scale = 2 * bound / epsilon if release_scale is None else release_scale(bound, epsilon,
-                                                                             upper - lower)
+    x = np.sort(np.clip(values, lower, upper) if clamp else np.asarray(values, float))
+    scale = (bound / (epsilon - e1) if release_scale is None else
+             release_scale(bound, epsilon, upper - lower))
     return float(x[len(x) // 2] + rng.laplace(0.0, scale))
 
 
@@ -214,24 +335,43 @@ def my_ptr_median(values, lower, upper, epsilon, delta, proposed_bound, rng):
     return _ptr(values, lower, upper, epsilon, delta, proposed_bound, rng)
 
 
+#: correct PTRs of the graded family: each must pass on every seed
+PTR_MEMBERS = {
+    "kit": {},
+    "exact_delta_threshold": dict(exact_delta=True),          # ln(1/(2 delta)) / (epsilon/2)
+    "quarter_test_three_quarters_release": dict(split=0.25),
+    "quarter_split_exact_delta": dict(split=0.25, exact_delta=True),
+    "three quarters for the test": dict(split=0.75),
+    "two thirds for the test": dict(split=2 / 3, exact_delta=True),
+}
+
+#: PTRs that are not (epsilon, delta)-DP, or not of the asked form: each must fail
 PTR_SLIPS = {
     "no_test_noise": dict(test_noise=lambda e: 1e-300),
     "threshold_ln_over_eps": dict(threshold=lambda e, d: math.log(1 / d) / e),
     "threshold_ln": dict(threshold=lambda e, d: math.log(1 / d)),
     "test_noise_full_eps": dict(test_noise=lambda e: 1 / e),
+    "quarter_split_half_threshold": dict(split=0.25,
+                                         threshold=lambda e, d: math.log(1 / d) / (e / 2)),
     "release_noise_b_over_eps": dict(release_scale=lambda b, e, r: b / e),
     "release_noise_global": dict(release_scale=lambda b, e, r: 2 * r / e),
     "release_noise_4b": dict(release_scale=lambda b, e, r: 4 * b / e),
-    "distance_minus_1": dict(d_shift=-1),
-    "distance_plus_1": dict(d_shift=1),
     "reversed_test": dict(reverse=True),
     "no_test": dict(test=False),
+    "no_clamping": dict(clamp=False),
 }
 
 
+def _as_answer(kw):
+    def answer(values, lower, upper, epsilon, delta, proposed_bound, rng):
+        return _ptr(values, lower, upper, epsilon, delta, proposed_bound, rng, **kw)
+    return answer
+
+
 @pytest.mark.parametrize("seed", range(10))
-def test_model_ptr_passes(seed):
-    fb = run("Task 2", seed, my_ptr_median=my_ptr_median)
+@pytest.mark.parametrize("member", list(PTR_MEMBERS))
+def test_every_ptr_of_the_graded_family_passes(member, seed):
+    fb = run("Task 2", seed, my_ptr_median=_as_answer(PTR_MEMBERS[member]))
     assert fb.passed, fb.message
 
 
@@ -245,25 +385,37 @@ def test_model_ptr_with_the_kits_distance_passes():
     assert run("Task 2", 3, my_ptr_median=honest).passed
 
 
+def test_a_distance_one_too_large_is_a_member_at_these_epsilons():
+    """d + 1 against ln(1/delta)/epsilon_1 is the threshold (ln(1/delta) - epsilon_1)/epsilon_1
+    on the true d, inside the family while epsilon_1 <= ln 2: the hidden epsilon is at
+    most 1.35, so with the kit's split it is a correct PTR, and passes."""
+    for seed in PTR_SEEDS:
+        req, _ = _tasks()["Task 2"].request(np.random.default_rng(seed))
+        assert req["epsilon"] / 2 <= math.log(2)
+        fb = run("Task 2", seed, my_ptr_median=_as_answer(dict(d_shift=1)))
+        assert fb.passed, fb.message
+
+
 @pytest.mark.parametrize("slip", list(PTR_SLIPS))
 def test_ptr_slips_fail_on_every_draw(slip):
-    def slipped(values, lower, upper, epsilon, delta, proposed_bound, rng):
-        return _ptr(values, lower, upper, epsilon, delta, proposed_bound, rng, **PTR_SLIPS[slip])
     for seed in PTR_SEEDS:
-        fb = run("Task 2", seed, my_ptr_median=slipped)
+        fb = run("Task 2", seed, my_ptr_median=_as_answer(PTR_SLIPS[slip]))
         assert not fb.passed and fb.solved, (seed, fb.message)
         assert fb.details["reason"] in ("rate", "release"), fb.message
 
 
-def test_ptr_messages_name_the_slip():
-    def noiseless(values, lower, upper, epsilon, delta, proposed_bound, rng):
-        return _ptr(values, lower, upper, epsilon, delta, proposed_bound, rng,
-                    test_noise=lambda e: 1e-300)
-    def half_scale(values, lower, upper, epsilon, delta, proposed_bound, rng):
-        return _ptr(values, lower, upper, epsilon, delta, proposed_bound, rng,
-                    release_scale=lambda b, e, r: b / e)
-    assert "without noise" in run("Task 2", 1, my_ptr_median=noiseless).message
-    assert "ε/2" in run("Task 2", 1, my_ptr_median=half_scale).message
+def test_ptr_messages_name_a_slip_only_when_it_fits():
+    named = {"no_test_noise": "without noise", "release_noise_b_over_eps": "Lap(b/ε)",
+             "no_clamping": "clamp", "test_noise_full_eps": "Lap(1/ε)",
+             "reversed_test": "above the threshold"}
+    for slip, words in named.items():
+        fb = run("Task 2", 1, my_ptr_median=_as_answer(PTR_SLIPS[slip]))
+        assert words in fb.message, (slip, fb.message)
+    # a wrong PTR that is no known slip: the message gives what was measured, no slip
+    fb = run("Task 2", 1, my_ptr_median=_as_answer(dict(
+        release_scale=lambda b, e, r: 3 * b / e)))
+    assert not fb.passed and "Hint:" in fb.message and "fit this slip" not in fb.message
+    assert "answered (did not return None)" in fb.message and "/800" in fb.message
 
 
 def test_ptr_via_the_kit_and_never_answering_fail():
@@ -283,16 +435,46 @@ def test_ptr_via_the_kit_and_never_answering_fail():
     assert dp.ptr_median is dp.beyond_global.ptr_median
 
 
-def test_ptr_hidden_draws_tell_the_slips_apart():
-    for seed in range(40):
+def test_ptr_hidden_draws_are_at_their_distances_and_need_clamping():
+    for seed in range(30):
         req, truth = _tasks()["Task 2"].request(np.random.default_rng(seed))
-        c, fact = req["cases"][0], truth["cases"][0]
-        assert 0.15 <= fact["p"] <= 0.85
-        assert dp.distance_to_instability(c["values"], 0, c["upper"], c["proposed_bound"]) \
-            == fact["d"]
-        for p in a10.ptr_slip_rates(fact["d"], c["epsilon"], c["delta"]).values():
-            assert abs(p - fact["p"]) >= 0.12
-        assert truth["cases"][1]["p"] > 0.999 and truth["cases"][2]["d"] == 0
+        lo, hi, b = req["lower"], req["upper"], req["proposed_bound"]
+        ds = []
+        for c, fact in zip(req["cases"], truth["cases"]):
+            assert dp.distance_to_instability(c["values"], lo, hi, b) == fact["d"]
+            assert any(not lo <= v <= hi for v in c["values"])
+            ds.append(fact["d"])
+        assert ds[0] == 0 and ds == sorted(ds) and len(set(ds)) == len(ds)
+        beyond = req["cases"][4]["values"]
+        assert not lo <= float(np.median(beyond)) <= hi       # the clamped median is an end
+        # the kit's PTR answers the three near the threshold 10-90% of the time
+        for fact in truth["cases"][1:4]:
+            p = stats.laplace.sf(a10.ptr_threshold(req["epsilon"], req["delta"]) - fact["d"],
+                                 scale=2 / req["epsilon"])
+            assert 0.1 <= p <= 0.9
+        # every member of the family answers the far one almost always
+        far = truth["cases"][-1]["d"]
+        assert a10.T2_SPLIT[0] * req["epsilon"] * far - math.log(1 / req["delta"]) >= 4
+        # every known slip's expected data lie outside the family
+        for rate, scale in a10.ptr_slips(req["epsilon"], req["delta"], b, lo, hi).values():
+            assert a10._slip_is_out(rate, scale, ds, req["epsilon"], req["delta"], b)
+
+
+def test_the_family_fit_accepts_each_members_expected_data():
+    """With the data a member produces on average, the family fits for every split and
+    threshold of the family (the judge's bands contain the member)."""
+    eps, delta, b = 1.2, 1e-4, 2.0
+    dists = [0, 14, 16, 18, 25, 45]
+    calls = [n for _, n in a10._T2_KINDS]
+    for split in (0.25, 0.4, 0.5, 0.75):
+        for c in (math.log(1 / (2 * delta)), math.log(1 / delta)):
+            e1 = split * eps
+            ps = [stats.laplace.cdf(e1 * d - c) for d in dists]
+            rates = [(d, int(round(n * p)), n) for d, p, n in zip(dists, ps, calls)]
+            count = sum(n * p for n, p in zip(calls, ps))
+            fit = a10.ptr_family_fit(rates, ("expected", count, b / (eps - e1)), eps, delta, b,
+                                     1e-7)
+            assert fit["fits"], (split, c)
 
 
 # ------------------------------------------------------------------ Task 3: MW update
@@ -320,7 +502,7 @@ MW_SLIPS = {
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_model_update_passes(seed):
-    fb = run("Task 3", seed, mw_update=mw_update)
+    fb = run("Task 3a", seed, mw_update=mw_update)
     assert fb.passed, fb.message
 
 
@@ -330,7 +512,7 @@ def test_update_slips_fail_on_every_draw(slip):
         with np.errstate(over="ignore", invalid="ignore"):
             return _mw(synthetic, query, measurement, **MW_SLIPS[slip])
     for seed in SEEDS:
-        fb = run("Task 3", seed, mw_update=slipped)
+        fb = run("Task 3a", seed, mw_update=slipped)
         assert not fb.passed and fb.details["reason"] in ("wrong", "type"), (seed, fb.message)
 
 
@@ -341,9 +523,9 @@ def test_update_messages_name_the_slip():
         return _mw(s, q, m, half=1.0)
     def raw(s, q, m):
         return _mw(s, q, m, total=None)
-    assert "sign" in run("Task 3", 0, mw_update=sign).message
-    assert "1/2" in run("Task 3", 0, mw_update=half).message
-    assert "renormalise" in run("Task 3", 0, mw_update=raw).message
+    assert "sign" in run("Task 3a", 0, mw_update=sign).message
+    assert "1/2" in run("Task 3a", 0, mw_update=half).message
+    assert "renormalise" in run("Task 3a", 0, mw_update=raw).message
 
 
 def test_the_kits_update_is_refused():
@@ -352,14 +534,93 @@ def test_the_kits_update_is_refused():
     ns = {"step": dp.synthetic.multiplicative_weights_update}
     exec("def by_name(s, q, m):\n    return step(s, q, m)\n", ns)
     for fn in (via_kit, ns["by_name"], dp.multiplicative_weights_update):
-        fb = run("Task 3", 0, mw_update=fn)
+        fb = run("Task 3a", 0, mw_update=fn)
         assert not fb.passed and fb.details["reason"] == "library", fb.message
     assert ns["step"] is dp.synthetic.multiplicative_weights_update
 
 
+# ------------------------------------------------------------------ Task 3b: one MWEM round
+def _round(histogram, synthetic, queries, epsilon, T, rng, *, factor=1.0, mode="exp",
+           measure=None):
+    x, a, q = (np.asarray(v, float) for v in (histogram, synthetic, queries))
+    score = np.abs(q @ a - q @ x)
+    if mode == "uniform":
+        i = int(rng.integers(len(score)))
+    elif mode == "worst":
+        i = int(np.argmax(score))
+    elif mode == "gumbel":                      # the exponential mechanism by Gumbel-max
+        i = int(np.argmax(epsilon / (2 * T) * score / 2 + rng.gumbel(size=len(score))))
+    else:
+        logits = factor * epsilon / (2 * T) * score / 2
+        p = np.exp(logits - logits.max())
+        i = int(rng.choice(len(p), p=p / p.sum()))
+    scale = 2 * T / epsilon if measure is None else measure(T, epsilon)
+    return i, float(q[i] @ x + rng.laplace(0.0, scale))
+
+
+def mwem_round(histogram, synthetic, queries, epsilon, iterations, rng):
+    return _round(histogram, synthetic, queries, epsilon, iterations, rng)
+
+
+ROUND_SLIPS = {
+    "selection_eps_over_T": dict(factor=2.0),            # a half missing: twice the exponent
+    "selection_no_halves": dict(factor=4.0),
+    "selection_extra_half": dict(factor=0.5),
+    "selection_uniform": dict(mode="uniform"),
+    "selection_worst_query": dict(mode="worst"),
+    "measure_T_over_eps": dict(measure=lambda T, e: T / e),
+    "measure_1_over_eps": dict(measure=lambda T, e: 1 / e),
+    "measure_2_over_eps": dict(measure=lambda T, e: 2 / e),
+    "measure_4T_over_eps": dict(measure=lambda T, e: 4 * T / e),
+}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_model_round_passes(seed):
+    fb = run("Task 3b", seed, mwem_round=mwem_round)
+    assert fb.passed, fb.message
+    def gumbel(h, a, q, e, T, rng):
+        return _round(h, a, q, e, T, rng, mode="gumbel")
+    assert run("Task 3b", seed, mwem_round=gumbel).passed
+
+
+@pytest.mark.parametrize("slip", list(ROUND_SLIPS))
+def test_round_slips_fail_on_every_draw(slip):
+    def slipped(h, a, q, e, T, rng):
+        return _round(h, a, q, e, T, rng, **ROUND_SLIPS[slip])
+    want = "selection" if slip.startswith("selection") else "measurement"
+    for seed in SEEDS:
+        fb = run("Task 3b", seed, mwem_round=slipped)
+        assert not fb.passed and fb.details["reason"] == want, (seed, fb.message)
+
+
+def test_round_hints_name_only_a_fitting_slip():
+    def uniform(h, a, q, e, T, rng):
+        return _round(h, a, q, e, T, rng, mode="uniform")
+
+    def half_measure(h, a, q, e, T, rng):
+        return _round(h, a, q, e, T, rng, measure=lambda T, e: T / e)
+
+    def odd(h, a, q, e, T, rng):
+        return _round(h, a, q, e, T, rng, measure=lambda T, e: 1.3 * 2 * T / e)
+    assert "uniformly" in run("Task 3b", 0, mwem_round=uniform).message
+    assert "not Lap(T/ε)" in run("Task 3b", 0, mwem_round=half_measure).message
+    fb = run("Task 3b", 0, mwem_round=odd)
+    assert not fb.passed and "Hint:" in fb.message and "mean absolute value" in fb.message
+
+
+def test_the_kits_mwem_is_refused():
+    def via_kit(h, a, q, e, T, rng):
+        p = dp.mwem_selection_probabilities(h, a, q, e / T)
+        i = int(rng.choice(len(p), p=p))
+        return i, float(q[i] @ h + rng.laplace(0, 2 * T / e))
+    assert run("Task 3b", 0, mwem_round=via_kit).details["reason"] == "library"
+
+
 # ------------------------------------------------------------------ stubs, garbage
 NAMES = {"Task 1a": "local_sensitivity", "Task 1b": "smooth_sensitivity",
-         "Task 2": "my_ptr_median", "Task 3": "mw_update"}
+         "Task 1c": "beta_for", "Task 1d": "smooth_median", "Task 2": "my_ptr_median",
+         "Task 3a": "mw_update", "Task 3b": "mwem_round"}
 
 
 @pytest.mark.parametrize("key", list(NAMES))
@@ -390,7 +651,11 @@ def test_judges_survive_garbage(key):
     req, truth = task.request(np.random.default_rng(0))
     for data in (None, 3, "x", [], {}, {"values": "x"}, {"values": [None] * 6},
                  {"releases": [[1, "a"], [], []]}, {"releases": "x"}, {"updated": [[1]] * 5},
-                 {"updated": ["x"] * 5}, {"called_library": True}, {"error": "E"}):
+                 {"updated": ["x"] * 5}, {"called_library": True}, {"error": "E"},
+                 {"releases": [[1.0] * 500] * 3}, {"releases": [[None] * n for n in
+                                                                 (400, 800, 800, 800, 1000, 300)]},
+                 {"rounds": [[99, 1.0]] * 2000}, {"rounds": [[0.5, 1.0]] * 2000},
+                 {"rounds": [["0", "x"]] * 2000}, {"rounds": [[0, 1.0]] * 3}):
         fb = task.judge(data, req, truth)
         assert not fb.passed and fb.message.startswith(key), (data, fb.message)
     for t in ({}, None, {"cases": "x"}, {"values": []}):

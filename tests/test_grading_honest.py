@@ -273,18 +273,30 @@ def smooth_sensitivity(values, lower, upper, beta):
     return best""",
         "Task 2": """\
 def my_ptr_median(values, lower, upper, epsilon, delta, proposed_bound, rng):
+    # a quarter of the budget tests, three quarters release; the threshold of exact delta
     if proposed_bound >= upper - lower:
         d = math.inf
     else:
         d = 0
         while local_sensitivity(values, lower, upper, d) <= proposed_bound:
             d += 1
-    test = d + stats.laplace.rvs(scale=2 / epsilon, random_state=rng)
-    if test <= 2 * math.log(1 / delta) / epsilon:
+    eps_test = epsilon / 4
+    test = d + stats.laplace.rvs(scale=1 / eps_test, random_state=rng)
+    if test <= math.log(1 / (2 * delta)) / eps_test:
         return None
     median = statistics.median(min(max(v, lower), upper) for v in values)
-    return median + stats.laplace.rvs(scale=2 * proposed_bound / epsilon, random_state=rng)""",
-        "Task 3": """\
+    return median + stats.laplace.rvs(scale=proposed_bound / (epsilon - eps_test),
+                                      random_state=rng)""",
+        "Task 1c": """\
+def beta_for(epsilon, delta):
+    return epsilon / 2 / (math.log(2) - math.log(delta))""",
+        "Task 1d": """\
+def smooth_median(values, lower, upper, epsilon, delta, rng):
+    clamped = [min(max(float(v), lower), upper) for v in values]
+    s = smooth_sensitivity(values, lower, upper, beta_for(epsilon, delta))
+    return statistics.median(clamped) + stats.laplace.rvs(scale=2 * s / epsilon,
+                                                          random_state=rng)""",
+        "Task 3a": """\
 def mw_update(synthetic, query, measurement):
     a, q = [float(v) for v in synthetic], [float(v) for v in query]
     n = math.fsum(a)
@@ -292,6 +304,16 @@ def mw_update(synthetic, query, measurement):
     w = [x * math.exp(y * (measurement - qa) / (2 * n)) for x, y in zip(a, q)]
     total = math.fsum(w)
     return np.array([n * x / total for x in w])""",
+        "Task 3b": """\
+def mwem_round(histogram, synthetic, queries, epsilon, iterations, rng):
+    rows = [list(map(float, r)) for r in queries]
+    x, a = list(map(float, histogram)), list(map(float, synthetic))
+    scores = [abs(math.fsum(w * v for w, v in zip(r, a)) - math.fsum(w * v for w, v in zip(r, x)))
+              for r in rows]
+    weights = special.softmax([epsilon / (2 * iterations) * s / 2 for s in scores])
+    i = int(rng.choice(len(rows), p=weights))
+    answer = math.fsum(w * v for w, v in zip(rows[i], x))
+    return i, answer + stats.laplace.rvs(scale=2 * iterations / epsilon, random_state=rng)""",
     }),
     "A10_numpy_and_logs": ("A10", {
         "Task 1a": """\
@@ -314,12 +336,28 @@ def my_ptr_median(values, lower, upper, epsilon, delta, proposed_bound, rng):
     u = rng.uniform(-0.5, 0.5)                                 # Laplace by its inverse CDF
     noise = -2 * proposed_bound / epsilon * np.sign(u) * np.log1p(-2 * abs(u))
     return float(np.median(np.clip(values, lower, upper)) + noise)""",
-        "Task 3": """\
+        "Task 1c": """\
+def beta_for(epsilon, delta):
+    return float(np.divide(epsilon, 2 * np.log(np.divide(2, delta))))""",
+        "Task 1d": """\
+def smooth_median(values, lower, upper, epsilon, delta, rng):
+    s = smooth_sensitivity(values, lower, upper, beta_for(epsilon, delta))
+    u = rng.uniform(-0.5, 0.5)                                 # Laplace by its inverse CDF
+    return float(np.median(np.clip(values, lower, upper))
+                 - 2 * s / epsilon * np.sign(u) * np.log1p(-2 * abs(u)))""",
+        "Task 3a": """\
 def mw_update(synthetic, query, measurement):
     a, q = np.asarray(synthetic, float), np.asarray(query, float)
     n = a.sum()
     log_w = np.log(a) + q * (measurement - q @ a) / (2 * n)
     return n * np.exp(log_w - special.logsumexp(log_w))""",
+        "Task 3b": """\
+def mwem_round(histogram, synthetic, queries, epsilon, iterations, rng):
+    q = np.asarray(queries, float)
+    score = np.abs(q @ np.asarray(synthetic, float) - q @ np.asarray(histogram, float))
+    i = int(np.argmax(epsilon / (4 * iterations) * score + rng.gumbel(size=score.size)))
+    noise = rng.exponential(2 * iterations / epsilon) - rng.exponential(2 * iterations / epsilon)
+    return i, float(q[i] @ np.asarray(histogram, float) + noise)""",
     }),
 }
 
