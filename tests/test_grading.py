@@ -471,22 +471,45 @@ def test_the_sandbox_runs_here():
     assert grading._sandbox.available() == (True, "")
 
 
-def test_the_sandbox_keeps_the_whole_kit_visible(monkeypatch, tmp_path):
-    """The sandbox module lives in dpteach/coursework/; what it keeps visible when the kit
-    lies under /tmp (a clone made there, as CI does) is the whole dpteach/ package, the
-    lessons included, not only its own folder."""
-    import dpteach
+def test_the_sandbox_shows_only_what_a_kernel_needs(tmp_path):
+    """A process in the sandbox walks its whole file system: no notebook, no kit source
+    but the copy mounted for it, no home folder, no checkout, no .git, no other
+    process in /proc, and bwrap's command line names no folder of the host."""
     from dpteach.coursework import _sandbox
-    kit = Path(dpteach.__file__).resolve().parent
-    assert _sandbox._KIT == kit
-    clone = Path(tempfile.mkdtemp(prefix="clone_", dir="/tmp")) / "dpteach"
-    clone.mkdir()
-    monkeypatch.setattr(_sandbox, "_KIT", clone)
-    monkeypatch.delenv("PYTHONPATH", raising=False)
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "mine.ipynb").write_text("{}")
+    kit = tmp_path / "kit"
+    (kit / "dpteach").mkdir(parents=True)
+    (kit / "dpteach" / "__init__.py").write_text("")
+    walk = ("import os, json\n"
+            "found = []\n"
+            "for root, dirs, files in os.walk('/', onerror=lambda e: None):\n"
+            "    if root.startswith(('/proc', '/sys', '/dev')):\n"
+            "        dirs[:] = []\n"
+            "        continue\n"
+            "    found += [os.path.join(root, f) for f in files]\n"
+            "print(json.dumps({'files': found, 'pids': [p for p in os.listdir('/proc') "
+            "if p.isdigit()], 'cmd': open('/proc/1/cmdline', 'rb').read().decode()}))\n")
+    python = _sandbox.grading_python()
+    cmd = _sandbox.command(job, [python, "-c", walk], kit=kit, limits=_sandbox.Limits())
+    fd, cmd = _sandbox._args_file(cmd)
     try:
-        assert str(clone) in _sandbox._kit_folders_in_tmp()
+        out = subprocess.run(cmd, capture_output=True, text=True, pass_fds=(fd,), timeout=120)
     finally:
-        shutil.rmtree(clone.parent)
+        os.close(fd)
+    import json
+    seen = json.loads(out.stdout)
+    files = seen["files"]
+    assert [f for f in files if f.endswith(".ipynb")] == ["/job/mine.ipynb"]
+    kit_sources = [f for f in files if "/dpteach/" in f and f.endswith(".py")]
+    assert kit_sources == [f"{_sandbox.KIT_MOUNT}/dpteach/__init__.py"]
+    assert not [f for f in files if "/.git/" in f or f.startswith(("/home/", "/etc/shadow"))]
+    root = str(ROOT)
+    assert not [f for f in files if f.startswith(root + "/") and "/.venv" not in f]
+    assert not [f for f in files if "site-packages/dp_accounting" in f or "pycanon" in f]
+    assert len(seen["pids"]) <= 3                      # bwrap, the walker, nothing else
+    assert str(tmp_path) not in seen["cmd"] and "--ro-bind" not in seen["cmd"]
 
 
 @pytest.mark.slow

@@ -1,7 +1,8 @@
 """Grading's files on the grader's side: reading a result file the sandbox left behind
 (as untrusted bytes, bounded in size and nesting), and writing the report and totals CSVs
-(each atomically) and the readable per-notebook summary. :mod:`dpteach.coursework.grading`
-re-exports these names."""
+(row by row as each notebook finishes, then in the batch's order atomically) and the
+readable per-notebook summary. Every text that reaches a row, a file or the console goes
+through :func:`safe_text` first. :mod:`dpteach.coursework.grading` re-exports these names."""
 
 from __future__ import annotations
 

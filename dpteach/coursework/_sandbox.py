@@ -1,47 +1,150 @@
-"""The sandbox one submission runs in while it is graded (bubblewrap), and the stubs that
-stand in for the kit functions a task forbids.
+"""The sandbox one submission runs in while it is graded (bubblewrap), and its limits.
 
-:func:`command` builds the ``bwrap`` command line: the whole file system read-only
-(``--ro-bind / /``), a fresh ``/tmp`` and ``/dev``, one writable scratch folder, no
-network (``--unshare-net``), its own PID namespace (``--unshare-pid``: when the sandbox's
-first process ends, every process in it ends too; ``--die-with-parent``), an
-unprivileged user (``--unshare-user --uid 65534 --gid 65534``, no capabilities) and an
-environment of a few chosen variables (``--clearenv``). The kit's modules that hold a
-forbidden function are mounted over with a copy whose function body only raises
-(:func:`stub_sources`), and their ``__pycache__`` folders are hidden, so neither an
-import, a reload, nor reading the compiled file finds the real code.
+What the sandbox shows (:func:`command`): the system's ``/usr`` (with the ``/bin`` and
+``/lib`` links), the few files of ``/etc`` a program needs, the Python runtime and the
+grading environment's site-packages, the kit *without the answers* of the assignment
+being graded (:mod:`dpteach.coursework._kernel_kit`), the hand-in's job folder
+(read-only) and a fresh ``/tmp`` of a fixed size that is its only writable place. Nothing
+else of the host: no home folder, no checkout, no other hand-in, no solution, no
+``.git``; its own PID namespace (no other process in ``/proc``), no network, its own IPC
+and host name; the bwrap command line is read from a file descriptor, so ``/proc/1``
+names no path of the host but those shown.
 
-:func:`stub_cell` is the same in code run in the kernel before any cell of the
-notebook: the real function objects have their code replaced (every reference to them,
-however captured later, then raises). It is the only protection without the sandbox.
+Who runs in it: when the grader is root, bwrap runs as root and the runner drops at once
+to an unprivileged identity of its own (a user id from :data:`UID_BASE` on, one per
+sandbox running at the same time, with no other process on the host), so that process
+limits bind; bwrap sets ``no_new_privs`` and mounts everything ``nosuid``. When the
+grader is not root, bwrap makes a user namespace and the runner keeps the grader's user.
 
-:func:`launch` runs the grading runner on a scratch folder, in the sandbox or (unsafe) as
-a plain child process, and kills whatever it started when it ends or runs out of time.
+Limits (:class:`Limits`), each reported by name in the notebook's rows when it stopped
+something: memory and processes by a control group per sandbox where the machine offers
+one (cgroup v1 or v2, writable by the grader), else by ``setrlimit`` (address space,
+``RLIMIT_NPROC``); disk by the size of the sandbox's tmpfs (and ``RLIMIT_FSIZE`` per
+file); output (what the sandbox sends back) by the reader, which stops the sandbox past
+it; CPU time by the runner, which counts the sandbox's CPU seconds, not the wall clock
+(:mod:`dpteach.coursework._grade_kernel`), with a wall-clock guard ``wall_factor`` times
+longer for sleeps and hangs.
+
+:func:`launch` runs the runner in the sandbox (or, unsafe, as a plain child process),
+reads what it sends back (:func:`read_frames`), and kills whatever it started when it ends
+or runs out of time.
 """
 
 from __future__ import annotations
 
-import ast
 import functools
-import hashlib
-import importlib
-import inspect
+import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-#: what a forbidden function raises while grading
-FORBIDDEN_MESSAGE = ("{label} is not available while this assignment is graded: "
-                     "the task is to compute it yourself")
+from . import _kernel_kit
 
-#: the kit's package folder (dpteach/, this module's grandparent): it stays visible
-_KIT = Path(__file__).resolve().parent.parent
-#: environment variables passed into the sandbox (everything else is cleared)
-_KEEP_ENV = ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "VIRTUAL_ENV", "TZ")
+#: what a forbidden function raises while grading
+FORBIDDEN_MESSAGE = _kernel_kit.REMOVED
+
+#: the kit's package folder
+_KIT = _kernel_kit.KIT
+#: where the kit's copy, the runtime and the job appear inside the sandbox
+KIT_MOUNT = "/opt/dpteach-kit"
+JOB_MOUNT = "/job"
+WORK = "/tmp/work"
+#: the first user id the sandboxes run as (when the grader is root): one per sandbox
+#: running at once; no host account needs to exist for them
+UID_BASE = int(os.environ.get("DPTEACH_GRADE_UID_BASE", "2000000000"))
+
+#: the marker that starts each frame the runner sends back
+FRAME = b"DPTEACH-FRAME "
+
+_GIB, _MIB = 1024 ** 3, 1024 ** 2
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one submission may use. Defaults suit a 2-core, 24 GiB machine grading two
+    notebooks at once (JOBS=2), with room to spare: an honest notebook of the course
+    peaks under 1 GiB and 60 processes and threads, writes a few MiB and sends back
+    well under 1 MiB."""
+
+    #: bytes of memory for everything in the sandbox (tmpfs pages included, where a
+    #: control group counts them)
+    memory: int = 4 * _GIB
+    #: processes and threads at once
+    processes: int = 256
+    #: bytes of the sandbox's /tmp (its only writable place)
+    disk: int = 512 * _MIB
+    #: bytes the sandbox may send back: every task's result and its status, and what
+    #: it writes on stderr
+    output: int = 64 * _MIB
+    #: the wall-clock guard, as a multiple of each CPU-time limit (plus 30 s)
+    wall_factor: float = 5.0
+
+    def describe(self) -> str:
+        return (f"memory {_size_text(self.memory)}, {self.processes} processes, disk "
+                f"{_size_text(self.disk)}, output {_size_text(self.output)}, wall clock "
+                f"{self.wall_factor:g} x the CPU time")
+
+
+def _size_text(n) -> str:
+    for unit, size in (("GiB", _GIB), ("MiB", _MIB), ("KiB", 1024)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n} bytes"
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*", re.IGNORECASE)
+
+
+def parse_size(text, name) -> int:
+    """``"4G"``, ``"512M"``, ``"65536"`` as bytes (k, M, G, T are powers of 1024); a
+    ValueError naming ``name`` otherwise."""
+    if isinstance(text, bool):
+        raise ValueError(f"{name} must be a size such as 4G or 512M, got {text!r}")
+    if isinstance(text, int):
+        value = text
+    else:
+        m = _SIZE.fullmatch(str(text))
+        if m is None:
+            raise ValueError(f"{name} must be a size such as 4G or 512M, got {text!r}")
+        value = int(float(m.group(1)) * 1024 ** "_kmgt".index((m.group(2) or "_").lower()))
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, got {text!r}")
+    return value
+
+
+# ------------------------------------------------------------------ the runtime
+def grading_python() -> str:
+    """The Python that runs inside the sandbox: ``DPTEACH_GRADE_PYTHON``, else the
+    grading environment that ``make grade`` builds (``.venv-grade`` beside the kit: the
+    runtime and the ``grading`` extra only, no peer library, no test tool), else this
+    one."""
+    chosen = os.environ.get("DPTEACH_GRADE_PYTHON")
+    if chosen:
+        return chosen
+    venv = _KIT.parent / ".venv-grade" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+@functools.lru_cache(maxsize=4)
+def runtime(python) -> dict:
+    """Where ``python``'s runtime lives: its prefix, base prefix, version and the
+    site-packages folders it uses."""
+    code = ("import json, site, sys, sysconfig; print(json.dumps({'prefix': sys.prefix, "
+            "'base': sys.base_prefix, 'version': '%d.%d' % sys.version_info[:2], "
+            "'purelib': sysconfig.get_paths()['purelib'], "
+            "'base_purelib': sysconfig.get_paths(vars={'base': sys.base_prefix, "
+            "'platbase': sys.base_prefix})['purelib']}))")
+    out = subprocess.run([python, "-I", "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True)
+    return json.loads(out.stdout)
 
 
 @functools.lru_cache(maxsize=1)
@@ -52,46 +155,110 @@ def available() -> tuple:
     if exe is None:
         return False, ("bubblewrap (bwrap) is not installed: apt-get install bubblewrap "
                        "(make grade installs it with CI=true), or see notebooks/README.md")
-    with tempfile.TemporaryDirectory(prefix="grade_probe_") as scratch:
-        cmd = command(scratch, ["/bin/sh", "-c", "echo ok > probe && id -u"], overlays={})
+    with tempfile.TemporaryDirectory(prefix="grade_probe_") as job:
+        cmd = command(job, ["/bin/sh", "-c", "echo ok > /tmp/probe && cat /tmp/probe"],
+                      kit=None, limits=Limits(disk=_MIB))
         try:
-            out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+            out = _run_with_args(cmd, timeout=30)
         except (OSError, subprocess.SubprocessError) as err:
             return False, f"bubblewrap did not run: {err}"
-        if out.returncode != 0 or out.stdout.strip() != "65534" or \
-                not (Path(scratch) / "probe").exists():
-            why = (out.stderr or out.stdout).strip()[:300]
+        if out.returncode != 0 or out.stdout.strip() != b"ok":
+            why = (out.stderr or out.stdout).decode("utf-8", "replace").strip()[:300]
             return False, (f"bubblewrap cannot make a sandbox here ({why or out.returncode}); "
                            "unprivileged user namespaces may be disabled "
                            "(sysctl kernel.unprivileged_userns_clone=1)")
     return True, ""
 
 
-def hideable(folders) -> list:
-    """The ``folders`` (the batch's hand-ins, the report's folder) that can be hidden
-    from the sandbox: not ``/``, ``/tmp``, nor one holding the kit or Python itself."""
-    keep = [os.path.realpath(p) for p in (_KIT, sys.prefix,
-                                           sys.executable, tempfile.gettempdir())]
-    out = set()
-    for folder in folders:
-        folder = os.path.realpath(str(folder))
-        if not os.path.isdir(folder) or folder == "/" or _under(folder, "/tmp"):
-            continue                   # the sandbox's /tmp is a fresh one anyway
-        if any(_under(k, folder) for k in keep):
-            continue
-        out.add(folder)
-    # one empty folder over the outermost: a mount inside a read-only one cannot be made
-    return sorted(f for f in out if not any(o != f and _under(f, o) for o in out))
+def _run_with_args(cmd, timeout):
+    fd, extra = _args_file(cmd)
+    try:
+        return subprocess.run(extra, capture_output=True, timeout=timeout, pass_fds=(fd,))
+    finally:
+        os.close(fd)
 
 
-def _kit_folders_in_tmp() -> list:
-    """The kit's package folder and Python's prefixes when they lie under /tmp (a clone
-    made there, as CI does): the sandbox's fresh /tmp would hide them otherwise."""
-    folders = {os.path.realpath(p) for p in (_KIT, sys.prefix, sys.base_prefix,
-                                              os.path.dirname(os.path.realpath(sys.executable)))}
-    folders |= {os.path.realpath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
-    inside = {f for f in folders if _under(f, "/tmp") and f != "/tmp" and os.path.isdir(f)}
-    return sorted(f for f in inside if not any(o != f and _under(f, o) for o in inside))
+def _args_file(cmd) -> tuple:
+    """bwrap reads its options from a file descriptor (``--args``), so that the
+    sandbox's ``/proc/1/cmdline`` is only ``bwrap --args N -- COMMAND``, naming no folder
+    of the host: (fd, the short command)."""
+    cut = cmd.index("--")
+    bwrap, args, rest = cmd[0], cmd[1:cut], cmd[cut:]
+    f = tempfile.TemporaryFile()
+    f.write(b"".join(os.fsencode(a) + b"\0" for a in args))
+    f.flush()
+    f.seek(0)
+    fd = os.dup(f.fileno())
+    f.close()
+    return fd, [bwrap, "--args", str(fd), *rest]
+
+
+def _root() -> bool:
+    return os.geteuid() == 0
+
+
+def command(job, argv, *, kit, limits, python=None) -> list:
+    """The bwrap command running ``argv`` with the folder ``job`` read-only at
+    :data:`JOB_MOUNT`, ``kit`` (a folder holding ``dpteach/``, or None) at
+    :data:`KIT_MOUNT`, the runtime of ``python`` and a fresh /tmp of ``limits.disk``
+    bytes, the only writable place."""
+    python = python or grading_python()
+    cmd = ["bwrap", "--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "lib", "lib64", "lib32", "sbin"):
+        p = Path("/") / name
+        if p.is_symlink():
+            cmd += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            cmd += ["--ro-bind", str(p), str(p)]
+    for name in ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives",
+                 "nsswitch.conf", "fonts", "mime.types"):
+        cmd += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    rt = runtime(python)
+    mounted, made = [], set()
+    for folder in sorted({os.path.realpath(rt["base"]), os.path.realpath(rt["prefix"])}):
+        if not any(_under(folder, m) for m in mounted):
+            cmd += _parents(folder, made) + ["--ro-bind", folder, folder]
+            mounted.append(folder)
+    if os.path.realpath(rt["prefix"]) != os.path.realpath(rt["base"]) and \
+            os.path.isdir(rt["base_purelib"]):
+        # a virtual environment: the base Python's own site-packages stay out of sight
+        cmd += ["--tmpfs", os.path.realpath(rt["base_purelib"]),
+                "--remount-ro", os.path.realpath(rt["base_purelib"])]
+    if kit is not None:
+        cmd += _parents(KIT_MOUNT, made) + ["--ro-bind", str(kit), KIT_MOUNT]
+    cmd += ["--ro-bind", str(Path(job).resolve()), JOB_MOUNT,
+            "--perms", "1777", "--size", str(int(limits.disk)), "--tmpfs", "/tmp",
+            "--dev", "/dev", "--proc", "/proc",
+            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--hostname", "grading",
+            # no --die-with-parent: with it, sandboxes were killed at random here (one
+            # start in eight under JOBS=2); launch() kills the sandbox's process group,
+            # its control group and its user's processes itself
+            "--new-session", "--clearenv"]
+    if _root():
+        # the runner drops to its own user id before any of the notebook's code runs
+        # (bwrap run by root keeps every capability unless told: only these four stay,
+        # and the runner gives them up with the bounding set when it changes user)
+        cmd += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                "--cap-add", "CAP_SETPCAP", "--cap-add", "CAP_CHOWN"]
+    else:
+        cmd += ["--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL"]
+    for name, value in sandbox_env(python).items():
+        cmd += ["--setenv", name, value]
+    return cmd + ["--chdir", "/tmp", "--", *map(str, argv)]
+
+
+def _parents(path, made) -> list:
+    """bwrap options making each folder above ``path`` (a mount point) searchable by
+    anyone: bwrap would otherwise make them with the grader's umask."""
+    out = []
+    parts = Path(path).parts
+    for i in range(2, len(parts)):
+        folder = str(Path(*parts[:i]))
+        if folder not in made:
+            out += ["--perms", "0755", "--dir", folder]
+            made.add(folder)
+    return out
 
 
 def _under(path, folder) -> bool:
@@ -99,123 +266,398 @@ def _under(path, folder) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def command(scratch, argv, *, overlays, masks=(), hidden=()) -> list:
-    """The bwrap command running ``argv`` with ``scratch`` as the only writable folder;
-    ``overlays`` maps a file's path to the file mounted over it (read-only); ``masks``
-    are folders hidden behind an empty one, and so are ``hidden`` (other students'
-    hand-ins, the report: see :func:`hideable`)."""
-    scratch = str(Path(scratch).resolve())
-    cmd = ["bwrap", "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev",
-           "--proc", "/proc"]
-    for folder in _kit_folders_in_tmp():   # a kit or venv under /tmp stays visible, read-only
-        cmd += ["--ro-bind", folder, folder]
-    for folder in hidden:
-        cmd += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
-    cmd += ["--bind", scratch, scratch,
-           "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-           "--unshare-cgroup-try", "--unshare-user", "--uid", "65534", "--gid", "65534",
-           "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
-    for name, value in _kept_env().items():
-        cmd += ["--setenv", name, value]
-    for name, value in _sandbox_env().items():
-        cmd += ["--setenv", name, value]
-    for target, source in overlays.items():
-        cmd += ["--ro-bind", str(source), str(target)]
-    for folder in masks:
-        cmd += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
-    return cmd + ["--chdir", scratch, "--", *map(str, argv)]
-
-
-def _sandbox_env() -> dict:
-    return {"HOME": "/tmp", "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp/mpl",
+def sandbox_env(python=None) -> dict:
+    python = python or grading_python()
+    rt = runtime(python)
+    path = os.pathsep.join([os.path.join(rt["prefix"], "bin"), "/usr/local/bin", "/usr/bin",
+                            "/bin"])
+    return {"PATH": path, "PYTHONPATH": KIT_MOUNT, "HOME": "/tmp/home", "LANG": "C.UTF-8",
+            "USER": "student", "LOGNAME": "student",
+            "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp/mpl",
             "JUPYTER_RUNTIME_DIR": "/tmp/jupyter", "JUPYTER_DATA_DIR": "/tmp/jupyter-data",
-            "IPYTHONDIR": "/tmp/ipython", "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONNOUSERSITE": "1"}
+            "JUPYTER_CONFIG_DIR": "/tmp/jupyter-config", "IPYTHONDIR": "/tmp/ipython",
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
+            # one thread per numerical library: CPU seconds then measure the work alone
+            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
-def _kept_env() -> dict:
-    """The variables of :data:`_KEEP_ENV` that are set, PYTHONPATH made absolute (the
-    runner starts in the scratch folder, where "." would mean something else)."""
-    env = {k: v for k, v in os.environ.items() if k in _KEEP_ENV}
-    if env.get("PYTHONPATH"):
-        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) if p else os.getcwd()
-                                            for p in env["PYTHONPATH"].split(os.pathsep))
+def plain_env(home) -> dict:
+    """The environment of the runner without the sandbox (unsafe mode)."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TZ",
+                                                         "VIRTUAL_ENV", "PYTHONPATH")}
+    env.update({"MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1", "HOME": str(home),
+                "IPYTHONDIR": str(home / "ipython"), "JUPYTER_RUNTIME_DIR": str(home / "jupyter"),
+                "MPLCONFIGDIR": str(home / "mpl"), "OPENBLAS_NUM_THREADS": "1",
+                "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
     return env
 
 
-def plain_env() -> dict:
-    """The environment of the runner without the sandbox (the grader's own, with a
-    private HOME and runtime folder under its scratch folder set by the caller)."""
-    env = _kept_env()
-    env.update({"MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"})
-    return env
+# ------------------------------------------------------------------ identities
+class _Identities:
+    """User ids for the sandboxes running at once (root only), each sandbox its own, so
+    that one sandbox's processes never count against another's limit. An id is held by
+    an exclusive lock on a file of its own (``fcntl.flock``), so that graders running
+    side by side on one machine (test workers, shards) never share one; the lock goes
+    with the process that held it, so an id a dead grader left is free again, and its
+    leftover processes are killed before it is reused."""
+
+    FOLDER = Path(tempfile.gettempdir()) / "dpteach-grade-identities"
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._held = {}
+
+    def take(self) -> int:
+        import fcntl
+        with self._lock:
+            self.FOLDER.mkdir(mode=0o700, exist_ok=True)
+            for k in range(100_000):
+                uid = UID_BASE + k
+                if uid in self._held:
+                    continue
+                f = open(self.FOLDER / f"{uid}.lock", "a")
+                try:
+                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    f.close()
+                    continue
+                self._held[uid] = f
+                return uid
+        raise RuntimeError("no free user id for a sandbox")
+
+    def give(self, uid):
+        with self._lock:
+            f = self._held.pop(uid, None)
+        if f is not None:
+            f.close()
 
 
-# ------------------------------------------------------------------ forbidden functions
-def _resolve(target):
-    """(label, real function) of ``"module:name"``, or None when it is not there."""
-    mod_name, name = target.split(":")
-    try:
-        real = getattr(importlib.import_module(mod_name), name)
-    except (ImportError, AttributeError):
-        return None
-    real = getattr(real, "_forbidden_real", real)
-    if not inspect.isfunction(real):
-        return None
-    label = f"{(real.__module__ or mod_name).replace('dpteach', 'dp')}.{name}"
-    return label, real
+IDENTITIES = _Identities()
 
 
-def _raising_body(label):
-    text = FORBIDDEN_MESSAGE.format(label=label)
-    return ast.parse(f"raise RuntimeError({text!r})").body
+def _kill_uid(uid) -> None:
+    """Kill every process of the host running as ``uid`` (left by a sandbox)."""
+    for _ in range(5):
+        found = False
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                if proc.stat().st_uid == uid:
+                    os.kill(int(proc.name), signal.SIGKILL)
+                    found = True
+            except OSError:
+                continue
+        if not found:
+            return
+        time.sleep(0.05)
 
 
-@functools.lru_cache(maxsize=None)
-def _stub_sources_cached(targets: tuple, folder: str) -> tuple:
-    by_file = {}                                     # file -> {function name: label}
-    for target in targets:
-        found = _resolve(target)
-        if found is None:
-            continue
-        label, real = found
-        real = inspect.unwrap(real)
+# ------------------------------------------------------------------ control groups
+class ControlGroup:
+    """A control group for one sandbox, where the machine lets the grader make one: its
+    memory and process limits, the files a process writes its pid to in order to join,
+    and what it saw (:meth:`report`). ``ControlGroup.make(...)`` returns None where there
+    is none to make."""
+
+    ROOT_V1 = Path("/sys/fs/cgroup")
+    PARENT = "dpteach-grade"
+
+    def __init__(self, folders, version):
+        self.folders, self.version = folders, version
+
+    @classmethod
+    def make(cls, name, limits):
         try:
-            path = inspect.getsourcefile(real)
-        except TypeError:
-            continue
-        if path is None or real.__qualname__ != real.__name__:
-            continue                                 # not a module-level function
-        by_file.setdefault(os.path.realpath(path), {})[real.__name__] = label
-    overlays, masks = {}, set()
-    tag = hashlib.sha256(repr(targets).encode()).hexdigest()[:12]
-    for i, (path, names) in enumerate(sorted(by_file.items())):
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names:
-                doc = ast.get_docstring(node)
-                node.body = ([ast.Expr(ast.Constant(doc))] if doc else []) + \
-                    _raising_body(names[node.name])
-                node.decorator_list = []
-        # named by the stubbed set too: one batch folder serves every assignment
-        out = Path(folder) / f"{tag}_{i}_{Path(path).name}"
-        out.write_text(ast.unparse(tree) + "\n", encoding="utf-8")
-        overlays[path] = str(out)
-        cache = Path(path).parent / "__pycache__"
-        if cache.is_dir():
-            masks.add(str(cache))
-    return tuple(overlays.items()), tuple(sorted(masks))
+            if (cls.ROOT_V1 / "cgroup.controllers").exists():
+                return cls._make_v2(name, limits)
+            return cls._make_v1(name, limits)
+        except OSError:
+            return None
+
+    @classmethod
+    def _make_v1(cls, name, limits):
+        made = {}
+        for ctl in ("memory", "pids", "cpuacct"):
+            base = cls.ROOT_V1 / ctl
+            if not (base / "cgroup.procs").exists():
+                continue
+            folder = base / cls.PARENT / name
+            folder.mkdir(parents=True, exist_ok=True)
+            made[ctl] = folder
+        if not made:
+            for folder in made.values():
+                _rmdir(folder)
+            return None
+        if "memory" in made:
+            (made["memory"] / "memory.limit_in_bytes").write_text(str(int(limits.memory)))
+        swap = made.get("memory", Path("/nonexistent")) / "memory.memsw.limit_in_bytes"
+        if swap.exists():
+            try:
+                swap.write_text(str(int(limits.memory)))
+            except OSError:
+                pass
+        if "pids" in made:
+            (made["pids"] / "pids.max").write_text(str(int(limits.processes)))
+        return cls(made, 1)
+
+    @classmethod
+    def _make_v2(cls, name, limits):
+        parent = cls.ROOT_V1 / cls.PARENT
+        parent.mkdir(exist_ok=True)
+        try:
+            (cls.ROOT_V1 / "cgroup.subtree_control").write_text("+memory +pids")
+            (parent / "cgroup.subtree_control").write_text("+memory +pids")
+        except OSError:
+            pass
+        folder = parent / name
+        folder.mkdir(exist_ok=True)
+        (folder / "memory.max").write_text(str(int(limits.memory)))
+        swap = folder / "memory.swap.max"
+        if swap.exists():
+            swap.write_text("0")
+        (folder / "pids.max").write_text(str(int(limits.processes)))
+        return cls({"memory": folder, "pids": folder, "cpuacct": folder}, 2)
+
+    def procs_files(self) -> list:
+        return sorted({str(f / "cgroup.procs") for f in self.folders.values()})
+
+    def report(self) -> dict:
+        """What the group saw: ``memory`` (the limit was hit), ``processes`` (a fork
+        was refused), ``cpu_seconds``."""
+        out = {"memory": False, "processes": False, "cpu_seconds": None}
+        try:
+            if self.version == 1:
+                none = Path("/nonexistent")
+                mem, pids = self.folders.get("memory", none), self.folders.get("pids", none)
+                oom = _read(mem / "memory.oom_control")
+                kills = re.search(r"oom_kill (\d+)", oom)
+                out["memory"] = (kills is not None and int(kills.group(1)) > 0) or \
+                    int(_read(mem / "memory.failcnt") or 0) > 0
+                events = re.search(r"max (\d+)", _read(pids / "pids.events"))
+                out["processes"] = events is not None and int(events.group(1)) > 0
+                cpu = _read(self.folders.get("cpuacct", mem) / "cpuacct.usage")
+                out["cpu_seconds"] = int(cpu) / 1e9 if cpu.strip().isdigit() else None
+            else:
+                folder = self.folders["memory"]
+                events = _read(folder / "memory.events")
+                m = re.search(r"oom_kill (\d+)", events)
+                mx = re.search(r"^max (\d+)", events, re.MULTILINE)
+                out["memory"] = bool((m and int(m.group(1))) or (mx and int(mx.group(1))))
+                p = re.search(r"max (\d+)", _read(folder / "pids.events"))
+                out["processes"] = bool(p and int(p.group(1)))
+                u = re.search(r"usage_usec (\d+)", _read(folder / "cpu.stat"))
+                out["cpu_seconds"] = int(u.group(1)) / 1e6 if u else None
+        except (OSError, ValueError):
+            pass
+        return out
+
+    def kill_all(self) -> None:
+        for _ in range(20):
+            pids = set()
+            for f in self.procs_files():
+                pids |= {int(x) for x in _read(Path(f)).split() if x.isdigit()}
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.05)
+
+    def remove(self) -> None:
+        self.kill_all()
+        for folder in set(self.folders.values()):
+            _rmdir(folder)
 
 
-def stub_sources(targets, folder) -> tuple:
-    """(overlays, masks) for :func:`command`: a copy of each kit module defining one of
-    the forbidden ``targets`` (``"module:name"``) with that function's body replaced by a
-    ``raise``, written under ``folder`` (kept by the caller for the whole batch); and the
-    ``__pycache__`` folders to hide."""
-    overlays, masks = _stub_sources_cached(tuple(sorted(set(targets))), str(folder))
-    return dict(overlays), list(masks)
+def _read(path) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
 
 
+def _rmdir(folder) -> None:
+    for _ in range(40):
+        try:
+            os.rmdir(folder)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.05)
+
+
+def _join_script(files) -> list:
+    """A shell that writes its own pid into each control group's ``cgroup.procs`` and
+    then becomes the sandbox (every process it starts is in the groups from birth)."""
+    script = "".join(f'echo $$ > "${i + 1}" || exit 97; ' for i in range(len(files)))
+    script += f"shift {len(files)}; exec \"$@\""
+    return ["/bin/sh", "-c", script, "sh", *files]
+
+
+# ------------------------------------------------------------------ what comes back
+def read_frames(stream, limit, out) -> None:
+    """Read the runner's frames from ``stream`` (a binary pipe) into ``out``: a dict
+    with ``frames`` (list of (header dict, payload bytes)), ``bytes`` (how many came) and
+    ``problem`` (None, or why reading stopped: the output limit, a malformed frame).
+    Reads at most ``limit`` bytes of frames; anything after a problem is drained and
+    dropped, so the sandbox never blocks on a full pipe."""
+    frames, total = out.setdefault("frames", []), 0
+    out.setdefault("problem", None)
+    try:
+        while True:
+            line = stream.readline(4096)
+            if not line:
+                break
+            total += len(line)
+            if not line.startswith(FRAME) or not line.endswith(b"\n"):
+                out["problem"] = "the sandbox sent something that is not the grader's data"
+                break
+            try:
+                header = json.loads(line[len(FRAME):].decode("utf-8"))
+                size = int(header["size"]) if isinstance(header, dict) else -1
+            except (ValueError, KeyError, TypeError):
+                out["problem"] = "the sandbox sent a malformed frame"
+                break
+            if size < 0 or total + size > limit:
+                out["problem"] = "output"
+                break
+            payload = stream.read(size)
+            total += len(payload)
+            if len(payload) != size:
+                out["problem"] = "the sandbox ended in the middle of a frame"
+                break
+            frames.append((header, payload))
+    except (OSError, ValueError):
+        out["problem"] = out.get("problem") or "reading the sandbox's output failed"
+    finally:
+        out["bytes"] = total
+        _drain(stream, out, "frames_dropped")
+
+
+def _drain(stream, out, key) -> None:
+    dropped = 0
+    try:
+        while True:
+            chunk = stream.read(1 << 16)
+            if not chunk:
+                break
+            dropped += len(chunk)
+    except (OSError, ValueError):
+        pass
+    out[key] = dropped
+
+
+def _read_tail(stream, out, keep=4000) -> None:
+    """Count what comes on stderr and keep its last ``keep`` bytes."""
+    tail, total = b"", 0
+    try:
+        while True:
+            chunk = stream.read(1 << 16)
+            if not chunk:
+                break
+            total += len(chunk)
+            tail = (tail + chunk)[-keep:]
+    except (OSError, ValueError):
+        pass
+    out["stderr_bytes"], out["stderr_tail"] = total, tail
+
+
+def launch(job, *, sandbox, kit, limit, limits) -> dict:
+    """Run the grading runner on the job folder ``job`` (in the sandbox when
+    ``sandbox``, with the kit copy ``kit``), for at most ``limit`` wall-clock seconds.
+    Returns what happened: ``code`` (exit code, or None when it was stopped),
+    ``frames`` (what the runner sent back), ``problem``, ``stopped`` (the name of the
+    limit that stopped it, or None), ``cgroup`` (what the control group saw),
+    ``stderr_tail``. Used by :mod:`dpteach.coursework.grading`."""
+    python = grading_python() if sandbox else sys.executable
+    info = {"stopped": None, "cgroup": None, "uid": None}
+    group, uid = None, None
+    job = Path(job)
+    os.chmod(job, 0o755)                  # read-only inside; the runner's identity reads it
+    job_settings = json.loads((job / "job.json").read_text(encoding="utf-8"))
+    if sandbox:
+        if _root():
+            uid = IDENTITIES.take()
+            _kill_uid(uid)
+        group = ControlGroup.make(f"g{os.getpid()}_{job.name}", limits)
+        job_settings["identity"] = uid
+        job_settings["limits"] = {**asdict(limits), "cgroup": group is not None}
+        (job / "job.json").write_text(json.dumps(job_settings), encoding="utf-8")
+        argv = [python, "-m", "dpteach.coursework._grade_runner", JOB_MOUNT, WORK]
+        cmd = command(job, argv, kit=kit, limits=limits, python=python)
+        fd, cmd = _args_file(cmd)
+        pass_fds = (fd,)
+        if group is not None:
+            cmd = _join_script(group.procs_files()) + cmd
+        env, cwd = {"PATH": "/usr/bin:/bin"}, "/"
+    else:
+        work = job / "work"
+        work.mkdir()
+        home = job / "home"
+        home.mkdir()
+        job_settings["identity"] = None
+        job_settings["limits"] = {**asdict(limits), "cgroup": False}
+        (job / "job.json").write_text(json.dumps(job_settings), encoding="utf-8")
+        cmd = [python, "-m", "dpteach.coursework._grade_runner", str(job), str(work)]
+        env, cwd, fd, pass_fds = plain_env(home), str(work), None, ()
+    out = {}
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env, cwd=cwd,
+                                start_new_session=True, pass_fds=pass_fds)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    readers = [threading.Thread(target=read_frames, args=(proc.stdout, limits.output, out),
+                                daemon=True),
+               threading.Thread(target=_read_tail, args=(proc.stderr, out), daemon=True)]
+    for r in readers:
+        r.start()
+    deadline = time.monotonic() + limit
+    code = None
+    try:
+        while True:
+            try:
+                code = proc.wait(timeout=0.2)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            if out.get("problem") == "output" or \
+                    out.get("stderr_bytes", 0) > limits.output:
+                info["stopped"] = "output"
+                break
+            if time.monotonic() > deadline:
+                info["stopped"] = "wall_clock"
+                break
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)   # the sandbox (and with it all it started)
+        except OSError:
+            pass
+        if group is not None:
+            group.kill_all()
+        if uid is not None:
+            _kill_uid(uid)
+        proc.wait()
+        for r in readers:
+            r.join(timeout=10)
+        if group is not None:
+            info["cgroup"] = group.report()
+            group.remove()
+        if uid is not None:
+            IDENTITIES.give(uid)
+    if out.get("problem") == "output" or out.get("stderr_bytes", 0) > limits.output:
+        info["stopped"] = "output"
+    info.update(code=code, frames=out.get("frames", []), problem=out.get("problem"),
+                stderr_tail=out.get("stderr_tail", b"").decode("utf-8", "replace"))
+    return info
+
+
+# ------------------------------------------------------------------ without the sandbox
 STUB_CELL = '''\
 def _grader_stubs(targets):
     import importlib, sys, types
@@ -257,7 +699,7 @@ del _grader_stubs
 
 #: run first in a grading kernel: the notebook's own ``dp.assignments.check(...)`` calls
 #: return at once, since the grader runs every task itself on hidden inputs and reads no
-#: output of the notebook (a check in a graded notebook only doubled the grading time)
+#: output of the notebook (in the sandbox the judges are not there to run anyway)
 CHECKS_OFF_CELL = '''\
 def _grader_checks_off():
     from dpteach.coursework import assignments
@@ -273,56 +715,15 @@ del _grader_checks_off
 '''
 
 
-def prelude_cell(targets) -> str:
-    """Code a grading kernel runs before the notebook: the notebook's checks turned off,
-    then every forbidden function made to raise."""
-    return CHECKS_OFF_CELL + (stub_cell(targets) if targets else "")
+def prelude_cell(targets, sandboxed=True) -> str:
+    """Code a grading kernel runs before the notebook: the notebook's checks turned off;
+    without the sandbox, every forbidden function made to raise as well (in the sandbox
+    the kit it imports has none of them)."""
+    if sandboxed or not targets:
+        return CHECKS_OFF_CELL
+    return CHECKS_OFF_CELL + stub_cell(targets)
 
 
 def stub_cell(targets) -> str:
     """Code for the kernel, run before the notebook: every forbidden function raises."""
     return STUB_CELL.format(message=FORBIDDEN_MESSAGE, targets=tuple(sorted(set(targets))))
-
-
-def python() -> str:
-    return sys.executable
-
-
-#: one grading thread at a time writes the stub sources
-_STUB_LOCK = threading.Lock()
-
-
-def launch(folder, sandbox, targets, stub_dir, limit, hidden=()) -> tuple:
-    """Run the grading runner on ``folder`` (in the sandbox when ``sandbox``, with the
-    ``targets`` stubbed): (exit code or None when it had to be killed after ``limit``
-    seconds, the end of what it wrote to stderr). Used by
-    :mod:`dpteach.coursework.grading`."""
-    argv = [python(), "-m", "dpteach.coursework._grade_runner", str(folder)]
-    if sandbox:
-        with _STUB_LOCK:
-            overlays, masks = stub_sources(targets, stub_dir)
-        cmd = command(folder, argv, overlays=overlays, masks=masks, hidden=hideable(hidden))
-        env = None
-    else:
-        home = folder / ".home"
-        home.mkdir()
-        env = {**plain_env(), "HOME": str(home), "IPYTHONDIR": str(home / "ipython"),
-               "JUPYTER_RUNTIME_DIR": str(home / "jupyter"), "MPLCONFIGDIR": str(home / "mpl")}
-        cmd = argv
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=err, env=env, start_new_session=True, cwd=str(folder))
-        try:
-            code = proc.wait(timeout=limit)
-        except subprocess.TimeoutExpired:
-            code = None
-        finally:
-            try:
-                os.killpg(proc.pid, 9)        # the sandbox (and with it all it started)
-            except OSError:
-                pass
-            proc.wait()
-        err.seek(0, os.SEEK_END)
-        err.seek(max(0, err.tell() - 2000))
-        tail = err.read().decode("utf-8", "replace")
-    return code, tail

@@ -22,8 +22,13 @@ dpteach.coursework.grading``, ``dpteach grade``) grades each notebook in five st
    result file is read as untrusted bytes and decoded as data only
    (:func:`dpteach.coursework.assignments.loads`, never pickle), and ``task.judge(data, request,
    truth)`` decides;
-5. **report**: the rows and the per-notebook totals are written atomically after each
-   notebook. Any failure while grading one notebook becomes failed rows for it.
+5. **report**: each notebook's rows and total are appended to the report and totals,
+   and flushed to disk, as it finishes; at the end both are rewritten atomically in the
+   order given. Any failure while grading one notebook becomes failed rows for it; every
+   text of a row is made safe (:func:`~dpteach.coursework._grade_report.safe_text`).
+   ``--shard K/N`` grades one of N shards, ``dpteach grade-merge`` joins them
+   (:mod:`dpteach.coursework._grade_shards`). The exit status is 0 when every notebook
+   has its rows, 1 when the grader itself failed, 2 when grading was refused.
 
 Whatever the notebook does inside its sandbox (redefining checks, patching ``collect``
 or ``json``, killing its kernel's parent, deleting its folder, editing files, leaving
@@ -56,7 +61,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 
-from . import _grade_shards, _sandbox, assignments
+from . import _grade_shards, _judging, _sandbox, assignments
 from .._validate import valid_real
 # the kernel (run inside the sandbox by _grade_runner) and the report writing live in
 # private modules; the report's names stay importable from here
@@ -221,19 +226,31 @@ Grade untrusted work only in the sandbox (apt-get install bubblewrap)."""
 def forbidden_targets(tasks) -> list:
     """The kit functions (``"module:name"``) any of ``tasks`` forbids: each task's
     ``extra["forbidden"]``, and every module-level tuple of such names in the modules
-    defining the tasks (the lists their collect passes to :class:`forbid`)."""
+    defining the tasks (the lists their collect passes to :class:`forbid`), but for
+    their ``ALLOWED``."""
     found = set()
     for task in tasks:
         found.update(task.extra.get("forbidden", ()))
         module = sys.modules.get(getattr(task.collect, "__module__", "") or "")
-        for value in vars(module).values() if module is not None else ():
-            if isinstance(value, tuple) and value and all(
+        for name, value in vars(module).items() if module is not None else ():
+            if name != "ALLOWED" and isinstance(value, tuple) and value and all(
                     isinstance(x, str) and _TARGET.fullmatch(x) for x in value):
                 found.update(value)
     return sorted(found)
 
 
 _TARGET = re.compile(r"dpteach(\.\w+)*:\w+")
+
+
+def allowed_targets(tasks) -> list:
+    """The kit functions (``"module:name"``) the assignment of ``tasks`` lets every task
+    use (its module's ``ALLOWED``): the grading kernel keeps them even where a judge
+    computes its truth with them."""
+    found = set()
+    for task in tasks:
+        module = sys.modules.get(getattr(task.collect, "__module__", "") or "")
+        found.update(getattr(module, "ALLOWED", ()) if module is not None else ())
+    return sorted(found)
 
 
 def _draws(tasks, seed, repeats) -> list:
@@ -248,43 +265,70 @@ def _draws(tasks, seed, repeats) -> list:
 
 
 def _remove(folder):
-    """Remove a scratch folder whatever its modes (the student may have changed them)."""
-    def unlock(func, path, _exc):
+    """Remove a job folder whatever its modes and depth (an iterative walk from the
+    bottom: no recursion for a deep tree to exhaust; never follows a symlink)."""
+    folder = str(folder)
+    for _ in range(3):
         try:
-            os.chmod(os.path.dirname(path), 0o700)
-            os.chmod(path, 0o700)
-            func(path)
+            for root, dirs, files in os.walk(folder, topdown=False):
+                for name in files + dirs:
+                    path = os.path.join(root, name)
+                    try:
+                        if os.path.isdir(path) and not os.path.islink(path):
+                            os.rmdir(path)
+                        else:
+                            os.unlink(path)
+                    except OSError:
+                        try:
+                            os.chmod(root, 0o700)
+                        except OSError:
+                            pass
+            os.rmdir(folder)
+            return
+        except FileNotFoundError:
+            return
         except OSError:
-            pass
-    shutil.rmtree(folder, onerror=unlock)
+            continue
 
 
-def _read_status(folder) -> dict:
-    """status.json as the runner (or the student's code) left it, as data; {} if none."""
-    try:
-        text = read_result(Path(folder) / "status.json")
-        status = json.loads(text) if text and nesting_depth(text) <= 4 else {}
-    except (OSError, ValueError):
-        return {}
-    return status if isinstance(status, dict) else {}
+def _status(frames) -> dict:
+    """The last status the runner sent (as data; {} if none or malformed)."""
+    for header, payload in reversed(frames):
+        if isinstance(header, dict) and header.get("kind") == "status":
+            try:
+                if len(payload) > 1_000_000:
+                    return {}
+                status = json.loads(payload.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                return {}
+            return status if isinstance(status, dict) else {}
+    return {}
+
+
+#: the limits a submission runs under unless the instructor sets others
+LIMITS = _sandbox.Limits()
 
 
 def grade_notebook(path, *, raw=None, assignment=None, timeout=120.0,
                    task_timeout=TASK_TIMEOUT, notes=None, sandbox=True, seed=None,
-                   repeats=1, name=None, stub_dir=None, hidden=None) -> list:
+                   repeats=1, name=None, stub_dir=None, hidden=None, limits=None) -> list:
     """Grade one notebook (its bytes ``raw``, read from ``path`` when None): a list of
     :class:`Row`, one per task of its assignment, or a single ``(notebook)`` row when
     it cannot be graded. ``notes`` (a list) receives what happened during the run.
-    ``timeout`` and ``task_timeout`` are seconds: positive finite numbers.
+    ``timeout`` and ``task_timeout`` are CPU seconds: positive finite numbers
+    (``timeout`` for the notebook's cells, and again for all its tasks; the wall-clock
+    guard is ``limits.wall_factor`` times longer).
 
-    The notebook runs in the sandbox (:mod:`dpteach.coursework._sandbox`; ``sandbox=False`` runs it
+    The notebook runs in the sandbox (:mod:`dpteach.coursework._sandbox`, under
+    ``limits``, a :class:`~dpteach.coursework._sandbox.Limits`; ``sandbox=False`` runs it
     as a plain child process). ``seed`` fixes the hidden draws (default: fresh from
     ``secrets``); ``repeats`` > 1 draws each task that many times, and the task passes
     only when every draw does. ``name`` is the notebook's name in the rows (default
-    ``path``). ``hidden``: folders the sandbox hides (default: the notebook's own; a
-    batch hides every hand-in's folder and the report's). Whatever happens, the answer
-    is rows: never an exception."""
+    ``path``). ``stub_dir``: where the kernels' kits are kept for a batch. ``hidden`` is
+    accepted for older callers and unused: the sandbox shows nothing of the host but
+    what a kernel needs. Whatever happens, the answer is rows: never an exception."""
     timeout, task_timeout = _check_timeouts(timeout, task_timeout)
+    limits = LIMITS if limits is None else limits
     if sandbox:
         ready, why = _sandbox.available()
         if not ready:
@@ -300,8 +344,7 @@ def grade_notebook(path, *, raw=None, assignment=None, timeout=120.0,
         return _run_and_judge(nb, name, key, tasks, timeout=timeout,
                               task_timeout=task_timeout, notes=notes, sandbox=sandbox,
                               seed=seed, repeats=int(repeats), stub_dir=stub_dir,
-                              hidden=[os.path.dirname(os.path.abspath(str(path)))]
-                              if hidden is None else hidden)
+                              limits=limits)
     except Exception as err:                                # noqa: BLE001 - never the batch
         total = sum(t.points for t in tasks) if tasks else ""
         return [Row(name, NOTEBOOK_ROW, False, f"the grader could not grade this notebook "
@@ -331,30 +374,31 @@ def _read_submission(path, raw, assignment, name):
 
 def _groups(tasks) -> list:
     """The tasks split by what their honest solutions need (``extra["needs"]``), in
-    order of first appearance, each with the forbidden functions its kernel stubs: those
-    of every task of the assignment, less what the group needs."""
+    order of first appearance, each with the forbidden functions its kernel goes
+    without: those of every task of the assignment, less what the group needs."""
     every = forbidden_targets(tasks)
     groups = {}
     for task in tasks:
         needs = frozenset(task.extra.get("needs", ()))
         groups.setdefault(needs, []).append(task)
-    return [(members, [t for t in every if t not in needs]) for needs, members in groups.items()]
+    return [(members, [t for t in every if t not in needs], sorted(needs))
+            for needs, members in groups.items()]
 
 
 def _run_and_judge(nb, name, key, tasks, *, timeout, task_timeout, notes, sandbox, seed,
-                   repeats, stub_dir, hidden=()) -> list:
+                   repeats, stub_dir, limits) -> list:
     seed = secrets.randbits(128) if seed is None else seed
     draws = _draws(tasks, seed, max(1, repeats))     # one stream, however the runs split
     own_stub_dir = stub_dir is None
-    stub_dir = Path(tempfile.mkdtemp(prefix="grade_stubs_")) if own_stub_dir else stub_dir
+    stub_dir = Path(tempfile.mkdtemp(prefix="grade_kits_")) if own_stub_dir else stub_dir
     verdicts = {}
     try:
-        for members, targets in _groups(tasks):
+        for members, targets, needs in _groups(tasks):
             keys = {t.key for t in members}
             part = [d for d in draws if d[0].key in keys]
-            _run_part(nb, name, key, part, targets, verdicts, timeout=timeout,
-                      task_timeout=task_timeout, notes=notes, sandbox=sandbox,
-                      stub_dir=stub_dir, hidden=hidden)
+            _run_part(nb, name, key, tasks, part, targets, needs, verdicts,
+                      timeout=timeout, task_timeout=task_timeout, notes=notes,
+                      sandbox=sandbox, stub_dir=stub_dir, limits=limits)
     finally:
         if own_stub_dir:
             shutil.rmtree(stub_dir, ignore_errors=True)
@@ -370,57 +414,128 @@ def _run_and_judge(nb, name, key, tasks, *, timeout, task_timeout, notes, sandbo
     return rows
 
 
-def _run_part(nb, name, key, draws, targets, verdicts, *, timeout, task_timeout, notes,
-              sandbox, stub_dir, hidden) -> None:
-    """Run the notebook once in a fresh sandbox whose kernel has ``targets`` stubbed, and
-    judge ``draws`` there: each verdict is appended to ``verdicts[task key]``."""
+#: one grading thread at a time builds a kernel's kit
+_KIT_LOCK = threading.Lock()
+
+
+def _kit_for(stub_dir, tasks, targets, needs, requests) -> Path:
+    """The kernel's kit for this group (built once per batch and plan): the kit without
+    the ``targets``, what computes them and the judges (:mod:`._kernel_kit`)."""
+    from . import _kernel_kit
+
+    pickled = _kernel_kit.pickled_globals(requests)
+    allowed = allowed_targets(tasks)
+    with _KIT_LOCK:
+        plan = _kernel_kit.plan(tasks, targets, needs, pickled, allowed)
+        folder = Path(stub_dir) / f"kit_{_kernel_kit.key(plan)}"
+        if not folder.exists():
+            tmp = Path(tempfile.mkdtemp(prefix="kit_", dir=str(stub_dir)))
+            _kernel_kit.build(tmp, plan)
+            os.replace(tmp, folder)
+    return folder
+
+
+#: the largest result one task may send back (bytes), before the judge's own caps
+MAX_SENT_RESULT = MAX_RESULT_BYTES
+
+
+def _run_part(nb, name, key, tasks, draws, targets, needs, verdicts, *, timeout,
+              task_timeout, notes, sandbox, stub_dir, limits) -> None:
+    """Run the notebook once in a fresh sandbox whose kit goes without ``targets`` (and
+    all that computes them), and judge ``draws`` there: each verdict is appended to
+    ``verdicts[task key]``."""
     folder = Path(tempfile.mkdtemp(prefix="grade_"))
     try:
+        requests = []
         job = {"cells": code_cells(nb), "assignment": key, "timeout": timeout,
-               "task_timeout": task_timeout, "stubs": targets, "tasks": []}
+               "task_timeout": task_timeout, "tasks": [], "sandboxed": bool(sandbox),
+               "prelude": _sandbox.prelude_cell(targets, sandboxed=bool(sandbox)),
+               "max_result_bytes": int(MAX_SENT_RESULT)}
         for i, (task, request, _truth) in enumerate(draws):
             token = secrets.token_hex(8)
+            blob = pickle.dumps(request)
+            requests.append(blob)
             with open(folder / f"request_{i}.pkl", "xb") as f:
-                pickle.dump(request, f)
+                f.write(blob)
             job["tasks"].append({"index": i, "key": task.key, "names": list(task.names),
                                  "request": f"request_{i}.pkl", "result": f"result_{i}.json",
                                  "token": token})
+        # CPU seconds: the cells, then the tasks, each within ``timeout``; the wall-clock
+        # guard is wall_factor times that, with kernel starts and restarts on top
+        cpu = 2 * timeout + 10 * (2 + len(draws) // 4)
+        limit = limits.wall_factor * cpu + 120
+        job["cpu_backstop"] = int(cpu * 1.5 + 120)     # per process, should all else fail
         (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
-        (folder / Path(name).name).write_bytes(nbformat.writes(nb).encode("utf-8"))
-        # cells, then grading, each within ``timeout``; kernel starts and restarts on top
-        limit = 2 * timeout + 30 * (2 + len(draws) // 4) + 60
-        code, stderr = _sandbox.launch(folder, sandbox, targets, stub_dir, limit, hidden)
+        kit = _kit_for(stub_dir, tasks, targets, needs, requests) if sandbox else None
+        ran = _sandbox.launch(folder, sandbox=sandbox, kit=kit, limit=limit,
+                              limits=limits)
         # the sandbox is gone: from here on only data is read
-        status = _read_status(folder)
+        frames = ran["frames"]
+        status = _status(frames)
         states = status.get("tasks") if isinstance(status.get("tasks"), dict) else {}
         run_notes = status.get("notes") if isinstance(status.get("notes"), list) else []
         notes += [str(n)[:300] for n in run_notes[:20]]
-        if status.get("done") is not True:
-            if code is None:
-                notes.append(f"the run was stopped after {limit:g} s")
-            else:
-                notes.append(f"the sandbox ended before grading was done (exit code {code})"
-                             + (f": {stderr.strip().splitlines()[-1][:200]}"
-                                if stderr.strip() else ""))
+        stopped = _stopped_by(ran, limits, limit)
+        if stopped:
+            notes.append(stopped)
+        elif status.get("done") is not True:
+            tail = ran.get("stderr_tail", "").strip()
+            notes.append(f"the sandbox ended before grading was done (exit code "
+                         f"{ran.get('code')})" + (f": {tail.splitlines()[-1][:200]}"
+                                                  if tail else ""))
+        results = {}
+        for header, payload in frames:
+            if header.get("kind") == "result" and isinstance(header.get("index"), int):
+                results[header["index"]] = payload
+        judged = []
         for i, (task, request, truth) in enumerate(draws):
             state = states.get(str(i))
             if state == "timeout":
-                verdict = (False, f"{task.key}: timed out (your code ran past "
-                                  f"{task_timeout:g} s)")
+                verdict = (False, f"{task.key}: timed out (your code used more than "
+                                  f"{task_timeout:g} CPU seconds)")
+            elif state == "wall_timeout":
+                verdict = (False, f"{task.key}: timed out (your code waited past the "
+                                  f"wall-clock guard of {limits.wall_factor * task_timeout + 30:g} s: "
+                                  "a sleep or a hang)")
             elif state == "died":
                 verdict = (False, f"{task.key}: your code ended the kernel while it was "
-                                  "being graded")
+                                  "being graded" + (f" ({stopped})" if stopped else ""))
             elif state == "grading_timeout":
-                verdict = (False, f"{task.key}: timed out (grading took longer than "
-                                  f"{timeout:g} s)")
+                verdict = (False, f"{task.key}: timed out (all the tasks together used more "
+                                  f"than {timeout:g} CPU seconds)")
+            elif i not in results:
+                verdict = (False, f"{task.key}: no result came back from the notebook" +
+                           (f" ({stopped})" if stopped else
+                            " (the sandbox ended before this task was collected)"
+                            if state is None else ""))
             else:
-                verdict = _verdict(task, folder / f"result_{i}.json", request, truth, notes)
-                if state is None and not verdict[0]:
-                    verdict = (False, verdict[1] + " (the sandbox ended before this task "
-                                                   "was collected)")
+                path = folder / f"result_{i}.json"
+                path.write_bytes(results[i])
+                judged.append((i, task, path, request, truth))
+                continue
+            verdicts.setdefault(task.key, []).append(verdict)
+        for (i, task, path, request, truth), verdict in zip(
+                judged, _judging.judge_all(key, judged, notes, limits)):
             verdicts.setdefault(task.key, []).append(verdict)
     finally:
         _remove(folder)
+
+
+def _stopped_by(ran, limits, limit) -> str:
+    """The name of the limit that stopped the sandbox, as the notebook's note ('' when
+    none did)."""
+    seen = ran.get("cgroup") or {}
+    if ran.get("stopped") == "output":
+        return (f"output limit: the sandbox sent back more than "
+                f"{_sandbox._size_text(limits.output)}; it was stopped")
+    if seen.get("memory"):
+        return f"memory limit: the notebook used more than {_sandbox._size_text(limits.memory)}"
+    if seen.get("processes"):
+        return (f"process limit: the notebook tried to run more than {limits.processes} "
+                "processes and threads at once")
+    if ran.get("stopped") == "wall_clock":
+        return f"wall-clock limit: the run was stopped after {limit:g} s"
+    return ""
 
 
 # ------------------------------------------------------------------ a batch

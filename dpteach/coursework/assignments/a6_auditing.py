@@ -53,6 +53,13 @@ from ._a6_pool import BROKEN, CORRECT, draw_mechanism
 from ._student import (UNSOLVED, call, call_each, early, fail, float_array, g, is_unsolved,
                        ks_too_good, number, ok, real_or_inf)
 
+
+#: what the notebook tells every task to use (the grading kernel keeps them, though the
+#: judges compute truths with them too)
+ALLOWED = ("dpteach.audit:audit", "dpteach.audit:epsilon_lower_bound",
+           "dpteach.audit_zoo:_build_zoo")
+
+
 #: runs per input of the hidden mechanisms (Tasks 1-2) and of the student's (Tasks 3b-4)
 N_SAMPLES = 20_000
 N_RELEASES = 10_000

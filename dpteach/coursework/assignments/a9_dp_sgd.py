@@ -359,6 +359,11 @@ _T3_LIBRARY = ("dpteach:subsampled_gaussian_rdp", "dpteach.rdp:subsampled_gaussi
                "dpteach:RDPAccountant", "dpteach.rdp:RDPAccountant",
                "dpteach.accounting:RDPAccountant")
 
+#: what Task 1's honest solutions call (the notebook names them): the accountants, which the
+#: check's own search uses too
+_T1_NEEDS = _T3_LIBRARY + ("dpteach:gaussian_epsilon", "dpteach.rdp:gaussian_epsilon",
+                           "dpteach:zcdp_to_dp", "dpteach.rdp:zcdp_to_dp")
+
 
 def _t3_request(rng):
     """Four hidden cases, one of each kind, in a random order; the truth from the kit."""
@@ -430,10 +435,10 @@ def _t3_judge(data, req, truth):
 TASKS = [
     Task("Task 1a", 2, ("calibrate_sigma",), _t1a_request, _t1_collect, _t1_judge_as("Task 1a"),
          title="calibrate σ for a target (ε, δ): full-batch accountants",
-         extra={"needs": _T3_LIBRARY}),
+         extra={"needs": _T1_NEEDS}),
     Task("Task 1b", 2, ("calibrate_sigma",), _t1b_request, _t1_collect, _t1_judge_as("Task 1b"),
          title="calibrate σ for a target (ε, δ): Poisson-subsampled steps",
-         extra={"needs": _T3_LIBRARY}),
+         extra={"needs": _T1_NEEDS}),
     Task("Task 2", 3, ("clip_and_noise",), _t2_request, _t2_collect, _t2_judge,
          title="clip each gradient, then add noise to the sum"),
     Task("Task 3", 2, ("subsampled_rdp",), _t3_request, _t3_collect, _t3_judge,
