@@ -11,6 +11,8 @@ TEST_STAMP := $(VENV)/.installed-test
 STAMP      := $(TEST_STAMP)
 NBG_VENV  := .venv-nbgrader
 NBG_STAMP := $(NBG_VENV)/.installed
+GRADE_VENV  := .venv-grade
+GRADE_STAMP := $(GRADE_VENV)/.installed
 # test files (and notebooks) run on two workers; a file stays on one worker, so its
 # module-scoped fixtures (a graded batch, a JupyterLab server) are built once. The test
 # files start in tests/conftest.py's order, heaviest first (--no-loadscope-reorder); the
@@ -97,7 +99,7 @@ bubblewrap:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
 	fi
 
-test: $(STAMP) $(NBG_STAMP) $(KATEX) chromium bubblewrap
+test: $(STAMP) $(GRADE_STAMP) $(NBG_STAMP) $(KATEX) chromium bubblewrap
 	$(PY) -m pytest tests -q -ra --durations=40 --junitxml=test-artifacts/tests.xml $(XDIST)
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		-q -p no:cacheprovider --durations=10 --junitxml=test-artifacts/notebooks.xml $(XDIST_NB) \
@@ -135,20 +137,30 @@ exercises: $(STAMP)
 # Grade handed-in notebooks, each in its own bubblewrap sandbox (read-only kit, no network,
 # nothing outlives it); one CSV row per notebook and task, and per-notebook totals in
 # REPORT's name + _totals: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv
-# [TIMEOUT=120] [ASSIGNMENT=A3] [JOBS=2] [SANDBOX=0 grades without the sandbox: unsafe].
+# [TIMEOUT=120 CPU seconds] [ASSIGNMENT=A3] [JOBS=2] [SHARD=K/N] [SANDBOX=0 grades without
+# the sandbox: unsafe] [GRADE_FLAGS="--memory 4G --processes 256 --disk 512M --output 64M"].
 REPORT  ?= grades.csv
 TIMEOUT ?= 120
 JOBS    ?= 1
 SANDBOX ?= 1
-grade: $(STAMP) bubblewrap
+grade: $(STAMP) $(GRADE_STAMP) bubblewrap
 	@test -n "$(FILES)" || { echo 'usage: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv [JOBS=2]'; exit 2; }
-	$(VENV)/bin/dpteach grade $(FILES) --report $(REPORT) --timeout $(TIMEOUT) --jobs $(JOBS) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(filter 0,$(SANDBOX)),--no-sandbox)
+	$(VENV)/bin/dpteach grade $(FILES) --report $(REPORT) --timeout $(TIMEOUT) --jobs $(JOBS) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(SHARD),--shard $(SHARD)) $(if $(filter 0,$(SANDBOX)),--no-sandbox) $(GRADE_FLAGS)
 
 # The coursework as an nbgrader course (source/A1 ... A10 and nbgrader_config.py), written
 # from notebooks/solutions like `make exercises`: make nbgrader NBGRADER_DIR=course
 NBGRADER_DIR ?= nbgrader-course
 nbgrader: $(STAMP)
 	$(VENV)/bin/dpteach nbgrader $(NBGRADER_DIR)
+
+# The environment a graded notebook runs in, inside the sandbox: the kit's runtime and the
+# grading extra only (no peer library, no test tool: a submission must not find in it what
+# computes an answer, such as dp_accounting's RDP of the subsampled Gaussian). The kit is
+# not installed in it: the sandbox mounts a copy of the kit without the answers.
+$(GRADE_STAMP): pyproject.toml | $(UV)
+	@test -x $(GRADE_VENV)/bin/python || $(UV) venv --quiet --python $(PYTHON) $(GRADE_VENV)
+	$(UV) pip install --quiet --compile-bytecode --python $(GRADE_VENV)/bin/python -r pyproject.toml --extra grading
+	@touch $(GRADE_STAMP)
 
 # nbgrader itself (for tests/test_nbgrader.py) lives in its own venv: it pins its own
 # Jupyter stack, which must not move the kit's JupyterLab and Voila. Compiled at install
@@ -179,4 +191,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) $(NBG_VENV) .venv-min test-artifacts .pytest_cache docs/_build docs/reference docs/notebooks .node
+	rm -rf $(VENV) $(NBG_VENV) $(GRADE_VENV) .venv-min test-artifacts .pytest_cache docs/_build docs/reference docs/notebooks .node

@@ -214,21 +214,30 @@ def command(job, argv, *, kit, limits, python=None) -> list:
                  "nsswitch.conf", "fonts", "mime.types"):
         cmd += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     rt = runtime(python)
-    mounted, made = [], set()
+    mounted, made, runtime_binds = [], set(), []
     for folder in sorted({os.path.realpath(rt["base"]), os.path.realpath(rt["prefix"])}):
         if not any(_under(folder, m) for m in mounted):
-            cmd += _parents(folder, made) + ["--ro-bind", folder, folder]
+            runtime_binds += [("bind", folder)]
             mounted.append(folder)
     if os.path.realpath(rt["prefix"]) != os.path.realpath(rt["base"]) and \
             os.path.isdir(rt["base_purelib"]):
         # a virtual environment: the base Python's own site-packages stay out of sight
-        cmd += ["--tmpfs", os.path.realpath(rt["base_purelib"]),
-                "--remount-ro", os.path.realpath(rt["base_purelib"])]
+        runtime_binds += [("hide", os.path.realpath(rt["base_purelib"]))]
+    # a runtime under /tmp (a clone made there, as CI may do) is mounted after the
+    # sandbox's own /tmp, which would cover it otherwise
+    early = [b for b in runtime_binds if not _under(b[1], "/tmp")]
+    late = [b for b in runtime_binds if _under(b[1], "/tmp")]
+    cmd += _runtime_options(early, made)
     if kit is not None:
         cmd += _parents(KIT_MOUNT, made) + ["--ro-bind", str(kit), KIT_MOUNT]
     cmd += ["--ro-bind", str(Path(job).resolve()), JOB_MOUNT,
-            "--perms", "1777", "--size", str(int(limits.disk)), "--tmpfs", "/tmp",
-            "--dev", "/dev", "--proc", "/proc",
+            "--perms", "1777", "--size", str(int(limits.disk)), "--tmpfs", "/tmp"]
+    made.add("/tmp")
+    cmd += _runtime_options(late, made)
+    cmd += ["--dev", "/dev",
+            # /dev/shm is writable by everyone: a small tmpfs of its own, not /dev's
+            "--perms", "1777", "--size", str(int(min(limits.disk, 64 * _MIB))),
+            "--tmpfs", "/dev/shm", "--proc", "/proc",
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--hostname", "grading",
             # no --die-with-parent: with it, sandboxes were killed at random here (one
@@ -246,6 +255,16 @@ def command(job, argv, *, kit, limits, python=None) -> list:
     for name, value in sandbox_env(python).items():
         cmd += ["--setenv", name, value]
     return cmd + ["--chdir", "/tmp", "--", *map(str, argv)]
+
+
+def _runtime_options(binds, made) -> list:
+    out = []
+    for kind, folder in binds:
+        if kind == "bind":
+            out += _parents(folder, made) + ["--ro-bind", folder, folder]
+        else:
+            out += ["--tmpfs", folder, "--remount-ro", folder]
+    return out
 
 
 def _parents(path, made) -> list:

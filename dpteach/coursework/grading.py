@@ -576,7 +576,7 @@ def _import_tasks(raws, paths, names, override) -> set:
 
 def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, report=None,
           out=None, jobs=1, sandbox=True, seed=None, repeats=1, root=None,
-          totals=None) -> list:
+          totals=None, limits=None) -> list:
     """Grade every notebook in ``paths``, ``jobs`` at a time; write the report (CSV) to
     ``report`` when given, the per-notebook totals to ``totals`` (default: ``report``
     with ``_totals`` added to its name), and a readable summary to ``out`` (a text
@@ -587,7 +587,9 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
     ``paths``, whatever ``jobs`` is. Notebooks are named relative to ``root`` (default:
     their common folder). ``timeout``, ``task_timeout``, ``sandbox``, ``repeats``: as in
     :func:`grade_notebook`; ``seed`` fixes every hidden draw of the batch (each notebook
-    gets its own stream, so the rows do not depend on ``jobs``)."""
+    gets its own stream, so the rows do not depend on ``jobs``); ``limits``: what each
+    submission may use (:class:`~dpteach.coursework._sandbox.Limits`, default
+    :data:`LIMITS`)."""
     timeout, task_timeout = _check_timeouts(timeout, task_timeout)
     jobs = _check_jobs(jobs)
     if sandbox:
@@ -610,12 +612,7 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
     if report is not None and totals is None:
         totals = totals_path(report)
     writer = ReportWriter(report, totals) if report is not None else None
-    stub_dir = Path(tempfile.mkdtemp(prefix="grade_stubs_"))
-    # no notebook sees the other hand-ins or the report
-    hidden = {os.path.dirname(os.path.abspath(p)) for p in paths}
-    if report is not None:
-        hidden.add(os.path.dirname(os.path.abspath(str(report))))
-    hidden = sorted(hidden)
+    stub_dir = Path(tempfile.mkdtemp(prefix="grade_kits_"))
     done, printed = {}, 0
     notes = {i: [] for i in range(len(paths))}
 
@@ -627,7 +624,7 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
                                        timeout=timeout, task_timeout=task_timeout,
                                        notes=notes[i], sandbox=sandbox, seed=[seed, i],
                                        repeats=repeats, name=names[i], stub_dir=stub_dir,
-                                       hidden=hidden))
+                                       limits=limits))
             if not rows or not all(isinstance(r, Row) for r in rows):
                 raise TypeError("no rows")
         except Exception as err:                            # noqa: BLE001 - never the batch
@@ -658,6 +655,23 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
     return [r for k in sorted(done) for r in done[k]]
 
 
+def _limits_from(args):
+    """The :class:`~dpteach.coursework._sandbox.Limits` of the command line (a
+    ValueError naming the option when one is not a positive size or number)."""
+    import math
+    processes = args.processes
+    if isinstance(processes, bool) or processes < 1:
+        raise ValueError(f"--processes must be a whole number >= 1, got {processes!r}")
+    factor = args.wall_factor
+    if not (math.isfinite(factor) and factor >= 1):
+        raise ValueError(f"--wall-factor must be a finite number >= 1, got {factor!r}")
+    return _sandbox.Limits(memory=_sandbox.parse_size(args.memory, "--memory"),
+                           processes=int(processes),
+                           disk=_sandbox.parse_size(args.disk, "--disk"),
+                           output=_sandbox.parse_size(args.output, "--output"),
+                           wall_factor=float(factor))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dpteach.coursework.grading",
@@ -670,10 +684,10 @@ def main(argv=None) -> int:
                                          "name with _totals)")
     parser.add_argument("--assignment", help="grade every notebook as this assignment (A3)")
     parser.add_argument("--timeout", type=float, default=120.0,
-                        help="seconds for a notebook's cells, and again for its grading "
-                             "(default 120)")
+                        help="CPU seconds for a notebook's cells, and again for all its "
+                             "tasks (default 120)")
     parser.add_argument("--task-timeout", type=float, default=TASK_TIMEOUT,
-                        help=f"seconds for one task's collection (default {TASK_TIMEOUT})")
+                        help=f"CPU seconds for one task's collection (default {TASK_TIMEOUT})")
     parser.add_argument("--jobs", "-j", type=int, default=1,
                         help="notebooks graded at once (default 1); the rows do not depend "
                              "on it")
@@ -686,6 +700,21 @@ def main(argv=None) -> int:
                              "names sorted by their bytes and dealt out in turn; give every "
                              "shard the same notebooks and join the reports with `dpteach "
                              "grade-merge OUT SHARD_REPORT...`")
+    limits = parser.add_argument_group(
+        "limits of each submission", "each stops only the notebook that reaches it and is "
+        "named in its rows; the defaults suit a 2-core, 24 GiB machine with --jobs 2")
+    default = _sandbox.Limits()
+    limits.add_argument("--memory", default=_sandbox._size_text(default.memory),
+                        help="memory, e.g. 4G (default %(default)s)")
+    limits.add_argument("--processes", type=int, default=default.processes,
+                        help="processes and threads at once (default %(default)s)")
+    limits.add_argument("--disk", default=_sandbox._size_text(default.disk),
+                        help="scratch space, e.g. 512M (default %(default)s)")
+    limits.add_argument("--output", default=_sandbox._size_text(default.output),
+                        help="what a sandbox may send back, e.g. 64M (default %(default)s)")
+    limits.add_argument("--wall-factor", type=float, default=default.wall_factor,
+                        help="the wall-clock guard as a multiple of each CPU-time limit "
+                             "(default %(default)s)")
     parser.epilog = ("Exit status: 0 when every notebook has its rows in the report, "
                      "whatever they say; 1 when the grader itself failed (the report then "
                      "holds the rows of every notebook finished before); 2 when grading "
@@ -694,6 +723,7 @@ def main(argv=None) -> int:
     try:   # --timeout nan or inf parse as floats: refused here, not by a hung run
         _check_timeouts(args.timeout, args.task_timeout)
         _check_jobs(args.jobs)
+        chosen = _limits_from(args)
     except ValueError as err:
         parser.error(str(err))
     paths, root, shard = list(args.notebooks), args.root, None
@@ -712,7 +742,7 @@ def main(argv=None) -> int:
         rows = grade(paths, assignment=args.assignment, timeout=args.timeout,
                      task_timeout=args.task_timeout, report=args.report, out=sys.stdout,
                      jobs=args.jobs, sandbox=not args.no_sandbox, root=root,
-                     totals=args.totals)
+                     totals=args.totals, limits=chosen)
         graded = {r.notebook for r in rows}
         lost = [n for n in _names(paths, root) if safe_text(n, NAME_LIMIT) not in graded]
         if lost:
