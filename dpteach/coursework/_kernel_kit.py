@@ -66,6 +66,8 @@ class Node:
     name: str
     kind: str                      # "def", "class" or "data"
     refs: set = field(default_factory=set)
+    #: names a data statement calls as the module is imported
+    calls: set = field(default_factory=set)
 
 
 @dataclass
@@ -210,8 +212,11 @@ def _parse(path: Path) -> Module:
             continue
         visitor = _Refs(name, aliases, top)
         visitor.visit(st)
+        called = {c.func.id for c in ast.walk(st) if isinstance(st, (ast.Assign, ast.AnnAssign))
+                  and isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
         for n in names:
             nodes[n].refs |= {r for r in visitor.refs if r != (name, n)}
+            nodes[n].calls |= {(name, c) for c in called if c in top}
     return Module(name, path, tree, nodes, aliases, imported)
 
 
@@ -380,8 +385,10 @@ def plan(tasks, forbidden=(), needs=(), pickled=(), allowed=()) -> Plan:
     no_import |= {src[0] for src, refs in edges.items()
                   if kind.get(src) == "data" and refs & removed and
                   not src[0].startswith(COURSEWORK)}
-    factories = {r for src, refs in edges.items() if kind.get(src) == "data"
-                 and src[0].startswith(COURSEWORK) for r in refs if r in removed}
+    factories = {c for mod in mods.values() if mod.name.startswith(COURSEWORK)
+                 for node in mod.nodes.values() if node.kind == "data"
+                 for m, n in node.calls
+                 if (c := canonical(mods, m, n)) is not None and c in removed}
     return Plan(frozenset(removed), frozenset(no_import), frozenset(kept),
                 frozenset(factories))
 
