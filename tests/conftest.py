@@ -102,6 +102,9 @@ HEAVY_FIRST = (
     "test_coursework.py",      # make grade on every assignment, every notebook run
     "test_grading.py",         # a batch of 29 adversarial and honest notebooks
     "test_grading_honest.py",  # honest alternatives, five hidden draws each
+    "test_grading_redteam.py", # 34 attack notebooks in one sandboxed batch
+    "test_assignments_a10.py", # PTR's confidence bands over many seeds
+    "test_pld.py",             # the accountant against the exact Gaussian to 1e-300
     "test_panels.py",          # every control of every panel
     "test_nbgrader.py",        # nbgrader generate + autograde of every assignment
     "test_browser.py",         # JupyterLab and Voilà in Chromium
