@@ -14,6 +14,7 @@ from scipy import stats
 import dpteach as dp
 from dpteach.coursework import assignments
 from _tasks import run_task, tasks_of
+from dpteach.coursework.assignments import _a10_ptr as ptr
 from dpteach.coursework.assignments import a10_local_synthetic as a10
 
 SEEDS = range(12)
@@ -449,15 +450,15 @@ def test_ptr_hidden_draws_are_at_their_distances_and_need_clamping():
         assert not lo <= float(np.median(beyond)) <= hi       # the clamped median is an end
         # the kit's PTR answers the three near the threshold 10-90% of the time
         for fact in truth["cases"][1:4]:
-            p = stats.laplace.sf(a10.ptr_threshold(req["epsilon"], req["delta"]) - fact["d"],
+            p = stats.laplace.sf(ptr.ptr_threshold(req["epsilon"], req["delta"]) - fact["d"],
                                  scale=2 / req["epsilon"])
             assert 0.1 <= p <= 0.9
         # every member of the family answers the far one almost always
         far = truth["cases"][-1]["d"]
-        assert a10.T2_SPLIT[0] * req["epsilon"] * far - math.log(1 / req["delta"]) >= 4
+        assert ptr.T2_SPLIT[0] * req["epsilon"] * far - math.log(1 / req["delta"]) >= 4
         # every known slip's expected data lie outside the family
-        for rate, scale in a10.ptr_slips(req["epsilon"], req["delta"], b, lo, hi).values():
-            assert a10._slip_is_out(rate, scale, ds, req["epsilon"], req["delta"], b)
+        for rate, scale in ptr.ptr_slips(req["epsilon"], req["delta"], b, lo, hi).values():
+            assert ptr._slip_is_out(rate, scale, ds, req["epsilon"], req["delta"], b)
 
 
 def test_the_family_fit_accepts_each_members_expected_data():
@@ -465,14 +466,14 @@ def test_the_family_fit_accepts_each_members_expected_data():
     threshold of the family (the judge's bands contain the member)."""
     eps, delta, b = 1.2, 1e-4, 2.0
     dists = [0, 14, 16, 18, 25, 45]
-    calls = [n for _, n in a10._T2_KINDS]
+    calls = [n for _, n in ptr._T2_KINDS]
     for split in (0.25, 0.4, 0.5, 0.75):
         for c in (math.log(1 / (2 * delta)), math.log(1 / delta)):
             e1 = split * eps
             ps = [stats.laplace.cdf(e1 * d - c) for d in dists]
             rates = [(d, int(round(n * p)), n) for d, p, n in zip(dists, ps, calls)]
             count = sum(n * p for n, p in zip(calls, ps))
-            fit = a10.ptr_family_fit(rates, ("expected", count, b / (eps - e1)), eps, delta, b,
+            fit = ptr.ptr_family_fit(rates, ("expected", count, b / (eps - e1)), eps, delta, b,
                                      1e-7)
             assert fit["fits"], (split, c)
 

@@ -23,7 +23,7 @@ from nbformat.v4 import new_code_cell as code
 from nbformat.v4 import new_markdown_cell as md
 from nbformat.v4 import new_notebook
 
-from dpteach.coursework import _grade_report, assignments, grading, student_copies
+from dpteach.coursework import _grade_report, _judging, assignments, grading, student_copies
 
 ROOT = Path(__file__).resolve().parent.parent
 TOTAL = 4
@@ -354,7 +354,7 @@ def test_the_verdict_trusts_only_well_formed_data(tmp_path):
             result.write_text(text, encoding="utf-8")
         elif result.exists():
             result.unlink()
-        return grading._verdict(task, result, request, truth)
+        return _judging.verdict(task, result, request, truth)
 
     assert verdict(assignments.dumps({"data": 42})) == (True, "Task 2: correct.")
     assert verdict(None)[1].endswith("no result came back from the notebook")
@@ -369,14 +369,14 @@ def test_the_verdict_trusts_only_well_formed_data(tmp_path):
     # a symlink, a FIFO or a huge file in place of the result: refused, nothing blocks
     result.unlink()
     result.symlink_to("/dev/zero")
-    assert "not a file of at most" in grading._verdict(task, result, request, truth)[1]
+    assert "not a file of at most" in _judging.verdict(task, result, request, truth)[1]
     result.unlink()
     os.mkfifo(result)
-    assert "not a file of at most" in grading._verdict(task, result, request, truth)[1]
+    assert "not a file of at most" in _judging.verdict(task, result, request, truth)[1]
     result.unlink()
     with open(result, "wb") as f:
         f.truncate(grading.MAX_RESULT_BYTES + 1)
-    assert "not a file of at most" in grading._verdict(task, result, request, truth)[1]
+    assert "not a file of at most" in _judging.verdict(task, result, request, truth)[1]
     result.unlink()
     # a value that only prints like the answer is still judged as data
     assert not verdict(assignments.dumps({"data": "42"}))[0]
@@ -387,7 +387,7 @@ def test_the_verdict_trusts_only_well_formed_data(tmp_path):
     odd = assignments.tasks("A0")[2]
     req3, truth3 = odd.request(np.random.default_rng(0))
     result.write_text('{"data": {"__ndarray__": [[1, 2], [3]], "dtype": "<f8"}}')
-    passed, message = grading._verdict(odd, result, req3, truth3)
+    passed, message = _judging.verdict(odd, result, req3, truth3)
     assert not passed and message.startswith("Task 3")
 
 

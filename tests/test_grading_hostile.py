@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dpteach.coursework import _grade_report, assignments, grading
+from dpteach.coursework import _grade_report, _judging, assignments
 from dpteach.coursework.assignments import _student, _transport
 from dpteach.coursework.assignments import a8_clipping_svt as a8
 from dpteach.sparse_vector import above_threshold_probabilities
@@ -92,7 +92,7 @@ def test_two_megabytes_of_escaped_quotes_are_scanned_and_refused_in_well_under_a
     result = tmp_path / "result.json"
     result.write_text(attack, encoding="utf-8")
     t0 = time.process_time()
-    passed, text = grading._verdict(task, result, request, truth)
+    passed, text = _judging.verdict(task, result, request, truth)
     assert not passed and "too large to be data" in text
     assert time.process_time() - t0 < 1.0
     # and a file at the size cap, all quotes and backslashes, stays linear too

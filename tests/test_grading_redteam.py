@@ -40,7 +40,7 @@ import numpy as np
 import pytest
 from nbformat.v4 import new_code_cell as code
 
-from dpteach.coursework import _sandbox, assignments, grading
+from dpteach.coursework import _isolation, _sandbox, assignments, grading
 
 from test_grading import exercise, solution
 
@@ -927,7 +927,7 @@ def batch(tmp_path_factory):
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(grading, "NAMEABLE", grading.NAMEABLE | {"A0"})
-        mp.setattr(_sandbox, "UID_BASE", UID_BASE)
+        mp.setattr(_isolation, "UID_BASE", UID_BASE)
         mp.setattr(tempfile, "tempdir", str(scratch))
         mp.setattr(grading, "_draws", draws)
         mp.setattr(_sandbox, "launch", launch)
@@ -943,7 +943,7 @@ def batch(tmp_path_factory):
     for r in rows:
         by.setdefault(names[r.notebook], {})[r.task] = r
     groups = [g for ctl in ("memory", "pids") for g in
-              glob.glob(f"/sys/fs/cgroup/{ctl}/{_sandbox.ControlGroup.PARENT}/g{os.getpid()}_*")]
+              glob.glob(f"/sys/fs/cgroup/{ctl}/{_isolation.ControlGroup.PARENT}/g{os.getpid()}_*")]
     print(f"\nred-team batch: {len(order)} notebooks, {len(rows)} rows, {seconds:.0f} s")
     return {"by": by, "seconds": seconds, "alone": {r.task: r for r in alone},
             "left_processes": left_processes, "left_folders": left_folders,
@@ -1099,8 +1099,17 @@ def test_honest_notebooks_beside_cpu_hogs_get_the_verdicts_they_get_alone(batch)
 
 
 @pytest.mark.slow
-def test_the_batch_stays_within_its_time(batch):
-    assert batch["seconds"] < 300, batch["seconds"]
+def test_every_notebook_of_the_batch_has_a_row_for_every_task(batch):
+    """However the attacks behave, the batch ends with every notebook graded on every task
+    of its assignment (how long it takes is a benchmark's business, not a test's:
+    benchmarks/bench_grading.py)."""
+    assert batch["by"]
+    for key, rows in batch["by"].items():
+        graded = set(rows) - {grading.NOTEBOOK_ROW}
+        if not graded:                        # a notebook refused as a whole has one row
+            continue
+        assignment = next(iter(rows.values())).assignment
+        assert graded == {t.key for t in assignments.tasks(assignment)}, (key, sorted(rows))
 
 
 # ------------------------------------------------------------------ our own attacks

@@ -166,7 +166,7 @@ def _sync(f) -> None:
     os.fsync(f.fileno())
 
 
-def _atomic_write(path, write) -> None:
+def atomic_write(path, write) -> None:
     """Write ``path`` through a temporary file next to it (flushed to disk) and
     os.replace: a reader sees the old file or the new one, never half of one."""
     path = Path(path)
@@ -193,7 +193,7 @@ def write_report(rows, path) -> None:
         writer.writerow(FIELDS)
         for row in rows:
             writer.writerow(_row_cells(row))
-    _atomic_write(path, write)
+    atomic_write(path, write)
 
 
 #: the totals CSV's columns
@@ -226,7 +226,7 @@ def write_totals(rows, path) -> None:
         writer.writerow(TOTAL_FIELDS)
         for t in totals(rows):
             writer.writerow(_totals_cells(t))
-    _atomic_write(path, write)
+    atomic_write(path, write)
 
 
 class ReportWriter:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
-from ._grade_report import (FIELDS, NOTEBOOK_ROW, _atomic_write, cell, report_name,  # noqa: F401
+from ._grade_report import (FIELDS, NOTEBOOK_ROW, atomic_write, cell, report_name,  # noqa: F401
                             safe_text, show, totals_path, write_totals)
 
 __all__ = ["parse_shard", "batch_root", "deal", "manifest_path", "ShardPlan", "plan",
@@ -114,7 +114,7 @@ class ShardPlan:
         manifest = {"format": FORMAT, "shard": self.k, "of": self.n, "batch": self.batch,
                     "notebooks": self.names, "rows": len(rows)}
         text = json.dumps(manifest, ensure_ascii=True, indent=1)
-        _atomic_write(manifest_path(report), lambda f: f.write(text + "\n"))
+        atomic_write(manifest_path(report), lambda f: f.write(text + "\n"))
 
 
 def plan(paths, names, shard, root) -> ShardPlan:
@@ -232,7 +232,7 @@ def merge(out, reports, totals=None) -> list:
         writer = csv.writer(f)
         writer.writerow(FIELDS)
         writer.writerows(merged)
-    _atomic_write(out, write)
+    atomic_write(out, write)
     write_totals([_as_row(r) for r in merged], totals if totals is not None else totals_path(out))
     return merged
 

@@ -17,6 +17,9 @@ import resource
 import threading
 import time
 
+from . import assignments
+from ._grade_report import MAX_RESULT_BYTES, read_result
+
 #: CPU seconds one task's judging may take, and the floor for a notebook
 JUDGE_CPU_PER_TASK = 30.0
 #: bytes a judging child may add to the address space it starts with
@@ -34,7 +37,7 @@ def _context():
         if _CONTEXT is None:
             try:
                 ctx = multiprocessing.get_context("forkserver")
-                ctx.set_forkserver_preload(["dpteach.coursework.grading"])
+                ctx.set_forkserver_preload(["dpteach.coursework._judging"])
             except ValueError:                              # no forkserver on this platform
                 ctx = multiprocessing.get_context("spawn")
             _CONTEXT = ctx
@@ -52,6 +55,38 @@ def _vm_size() -> int:
     return 0
 
 
+def verdict(task, result_path, request, truth, notes=()) -> tuple:
+    """(passed, message) from the result file the kernel wrote (untrusted bytes)."""
+    try:
+        text = read_result(result_path)
+        if text is None:
+            return False, (f"{task.key}: the result is not a file of at most "
+                           f"{MAX_RESULT_BYTES} bytes")
+        envelope = assignments.loads(text)          # sizes, depth and shapes capped
+    except FileNotFoundError:
+        return False, f"{task.key}: no result came back from the notebook"
+    except assignments.ResultRefused as err:
+        return False, f"{task.key}: {str(err)[:300]}"
+    except Exception as err:                                # noqa: BLE001 - untrusted bytes
+        return False, f"{task.key}: the result is not valid data ({type(err).__name__})"
+    if not isinstance(envelope, dict) or len(envelope) != 1:
+        return False, f"{task.key}: the result is not valid data"
+    if "missing" in envelope:
+        missing = envelope["missing"]
+        names = ", ".join(map(str, missing)) if isinstance(missing, list) else "?"
+        why = f" ({'; '.join(notes)})" if notes else ""
+        return False, f"{task.key}: not answered: {names} is not defined{why}"
+    if "error" in envelope:
+        return False, f"{task.key}: your code raised {str(envelope['error'])[:300]}"
+    if "data" not in envelope:
+        return False, f"{task.key}: the result is not valid data"
+    try:
+        feedback = task.judge(envelope["data"], request, truth)
+        return feedback.passed is True, str(feedback.message)
+    except Exception as err:                                # noqa: BLE001 - odd data
+        return False, f"{task.key}: the answer could not be judged ({type(err).__name__}: {err})"
+
+
 def _child(conn, assignment, items, notes, cpu, memory) -> None:
     """In the child: the limits, then one verdict after another down ``conn``."""
     try:
@@ -61,18 +96,17 @@ def _child(conn, assignment, items, notes, cpu, memory) -> None:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     except (ValueError, OSError):
         pass
-    from . import grading
-    tasks = {t.key: t for t in grading._tasks(assignment)}
+    tasks = {t.key: t for t in assignments.tasks(assignment)}
     for task_key, path, request, truth in items:
         try:
-            verdict = grading._verdict(tasks[task_key], path, request, truth, notes)
+            got = verdict(tasks[task_key], path, request, truth, notes)
         except MemoryError:
-            verdict = (False, f"{task_key}: the answer could not be judged within the "
-                              "grader's memory limit")
+            got = (False, f"{task_key}: the answer could not be judged within the "
+                          "grader's memory limit")
         except Exception as err:                            # noqa: BLE001 - odd data
-            verdict = (False, f"{task_key}: the answer could not be judged "
-                              f"({type(err).__name__})")
-        conn.send((bool(verdict[0]), str(verdict[1])[:2000]))
+            got = (False, f"{task_key}: the answer could not be judged "
+                          f"({type(err).__name__})")
+        conn.send((bool(got[0]), str(got[1])[:2000]))
     conn.close()
 
 

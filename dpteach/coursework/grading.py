@@ -47,8 +47,6 @@ import argparse
 import csv  # noqa: F401 - kept as grading.csv (the report is written with it)
 import json
 import os
-import pickle
-import re
 import secrets
 import shutil
 import sys
@@ -61,11 +59,11 @@ from pathlib import Path
 import nbformat
 import numpy as np
 
-from . import _grade_shards, _judging, _sandbox, assignments
+from . import _grade_shards, _sandbox, assignments
 from .._validate import valid_real
 # the kernel (run inside the sandbox by _grade_runner) and the report writing live in
 # private modules; the report's names stay importable from here
-from ._grade_kernel import code_cells
+from ._grade_run import forbidden_targets, run_part
 from ._grade_report import (FIELDS, MAX_DEPTH, MAX_RESULT_BYTES, NOTEBOOK_ROW,  # noqa: F401
                             TOTAL_FIELDS, nesting_depth, read_result, summary, totals,
                             totals_path, write_report, write_totals)
@@ -170,39 +168,6 @@ def _tasks(assignment):
                               "in dpteach.coursework.assignments yet") from None
 
 
-# ------------------------------------------------------------------ one notebook
-def _verdict(task, result_path, request, truth, notes=()) -> tuple:
-    """(passed, message) from the result file the kernel wrote (untrusted bytes)."""
-    try:
-        text = read_result(result_path)
-        if text is None:
-            return False, (f"{task.key}: the result is not a file of at most "
-                           f"{MAX_RESULT_BYTES} bytes")
-        envelope = assignments.loads(text)          # sizes, depth and shapes capped
-    except FileNotFoundError:
-        return False, f"{task.key}: no result came back from the notebook"
-    except assignments.ResultRefused as err:
-        return False, f"{task.key}: {str(err)[:300]}"
-    except Exception as err:                                # noqa: BLE001 - untrusted bytes
-        return False, f"{task.key}: the result is not valid data ({type(err).__name__})"
-    if not isinstance(envelope, dict) or len(envelope) != 1:
-        return False, f"{task.key}: the result is not valid data"
-    if "missing" in envelope:
-        missing = envelope["missing"]
-        names = ", ".join(map(str, missing)) if isinstance(missing, list) else "?"
-        why = f" ({'; '.join(notes)})" if notes else ""
-        return False, f"{task.key}: not answered: {names} is not defined{why}"
-    if "error" in envelope:
-        return False, f"{task.key}: your code raised {str(envelope['error'])[:300]}"
-    if "data" not in envelope:
-        return False, f"{task.key}: the result is not valid data"
-    try:
-        feedback = task.judge(envelope["data"], request, truth)
-        return feedback.passed is True, str(feedback.message)
-    except Exception as err:                                # noqa: BLE001 - odd data
-        return False, f"{task.key}: the answer could not be judged ({type(err).__name__}: {err})"
-
-
 def _check_timeouts(timeout, task_timeout):
     """Both limits in seconds, > 0 and finite (NaN, inf, bools and strings refused,
     naming the parameter): a NaN limit would never expire."""
@@ -223,35 +188,6 @@ submissions, the report, your home folder), use the network, start processes tha
 the grading, reload the kit's real functions from their source, and signal the grader.
 Grade untrusted work only in the sandbox (apt-get install bubblewrap)."""
 
-def forbidden_targets(tasks) -> list:
-    """The kit functions (``"module:name"``) any of ``tasks`` forbids: each task's
-    ``extra["forbidden"]``, and every module-level tuple of such names in the modules
-    defining the tasks (the lists their collect passes to :class:`forbid`), but for
-    their ``ALLOWED``."""
-    found = set()
-    for task in tasks:
-        found.update(task.extra.get("forbidden", ()))
-        module = sys.modules.get(getattr(task.collect, "__module__", "") or "")
-        for name, value in vars(module).items() if module is not None else ():
-            if name != "ALLOWED" and isinstance(value, tuple) and value and all(
-                    isinstance(x, str) and _TARGET.fullmatch(x) for x in value):
-                found.update(value)
-    return sorted(found)
-
-
-_TARGET = re.compile(r"dpteach(\.\w+)*:\w+")
-
-
-def allowed_targets(tasks) -> list:
-    """The kit functions (``"module:name"``) the assignment of ``tasks`` lets every task
-    use (its module's ``ALLOWED``): the grading kernel keeps them even where a judge
-    computes its truth with them."""
-    found = set()
-    for task in tasks:
-        module = sys.modules.get(getattr(task.collect, "__module__", "") or "")
-        found.update(getattr(module, "ALLOWED", ()) if module is not None else ())
-    return sorted(found)
-
 
 def _draws(tasks, seed, repeats) -> list:
     """(task, request, truth) per task and repeat, drawn here from ``seed``."""
@@ -262,47 +198,6 @@ def _draws(tasks, seed, repeats) -> list:
             request, truth = task.request(np.random.default_rng(seeds[k * repeats + r]))
             out.append((task, request, truth))
     return out
-
-
-def _remove(folder):
-    """Remove a job folder whatever its modes and depth (an iterative walk from the
-    bottom: no recursion for a deep tree to exhaust; never follows a symlink)."""
-    folder = str(folder)
-    for _ in range(3):
-        try:
-            for root, dirs, files in os.walk(folder, topdown=False):
-                for name in files + dirs:
-                    path = os.path.join(root, name)
-                    try:
-                        if os.path.isdir(path) and not os.path.islink(path):
-                            os.rmdir(path)
-                        else:
-                            os.unlink(path)
-                    except OSError:
-                        try:
-                            os.chmod(root, 0o700)
-                        except OSError:
-                            pass
-            os.rmdir(folder)
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            continue
-
-
-def _status(frames) -> dict:
-    """The last status the runner sent (as data; {} if none or malformed)."""
-    for header, payload in reversed(frames):
-        if isinstance(header, dict) and header.get("kind") == "status":
-            try:
-                if len(payload) > 1_000_000:
-                    return {}
-                status = json.loads(payload.decode("utf-8"))
-            except (ValueError, UnicodeDecodeError, RecursionError):
-                return {}
-            return status if isinstance(status, dict) else {}
-    return {}
 
 
 #: the limits a submission runs under unless the instructor sets others
@@ -396,7 +291,7 @@ def _run_and_judge(nb, name, key, tasks, *, timeout, task_timeout, notes, sandbo
         for members, targets, needs in _groups(tasks):
             keys = {t.key for t in members}
             part = [d for d in draws if d[0].key in keys]
-            _run_part(nb, name, key, tasks, part, targets, needs, verdicts,
+            run_part(nb, name, key, tasks, part, targets, needs, verdicts,
                       timeout=timeout, task_timeout=task_timeout, notes=notes,
                       sandbox=sandbox, stub_dir=stub_dir, limits=limits)
     finally:
@@ -412,130 +307,6 @@ def _run_and_judge(nb, name, key, tasks, *, timeout, task_timeout, notes, sandbo
         rows.append(Row(name, task.key, passed, message, task.points if passed else 0,
                         task.points, key))
     return rows
-
-
-#: one grading thread at a time builds a kernel's kit
-_KIT_LOCK = threading.Lock()
-
-
-def _kit_for(stub_dir, tasks, targets, needs, requests) -> Path:
-    """The kernel's kit for this group (built once per batch and plan): the kit without
-    the ``targets``, what computes them and the judges (:mod:`._kernel_kit`)."""
-    from . import _kernel_kit
-
-    pickled = _kernel_kit.pickled_globals(requests)
-    allowed = allowed_targets(tasks)
-    with _KIT_LOCK:
-        plan = _kernel_kit.plan(tasks, targets, needs, pickled, allowed)
-        folder = Path(stub_dir) / f"kit_{_kernel_kit.key(plan)}"
-        if not folder.exists():
-            tmp = Path(tempfile.mkdtemp(prefix="kit_", dir=str(stub_dir)))
-            _kernel_kit.build(tmp, plan)
-            os.replace(tmp, folder)
-    return folder
-
-
-#: the largest result one task may send back (bytes), before the judge's own caps
-MAX_SENT_RESULT = MAX_RESULT_BYTES
-
-
-def _run_part(nb, name, key, tasks, draws, targets, needs, verdicts, *, timeout,
-              task_timeout, notes, sandbox, stub_dir, limits) -> None:
-    """Run the notebook once in a fresh sandbox whose kit goes without ``targets`` (and
-    all that computes them), and judge ``draws`` there: each verdict is appended to
-    ``verdicts[task key]``."""
-    folder = Path(tempfile.mkdtemp(prefix="grade_"))
-    try:
-        requests = []
-        job = {"cells": code_cells(nb), "assignment": key, "timeout": timeout,
-               "task_timeout": task_timeout, "tasks": [], "sandboxed": bool(sandbox),
-               "prelude": _sandbox.prelude_cell(targets, sandboxed=bool(sandbox)),
-               "max_result_bytes": int(MAX_SENT_RESULT)}
-        for i, (task, request, _truth) in enumerate(draws):
-            token = secrets.token_hex(8)
-            blob = pickle.dumps(request)
-            requests.append(blob)
-            with open(folder / f"request_{i}.pkl", "xb") as f:
-                f.write(blob)
-            job["tasks"].append({"index": i, "key": task.key, "names": list(task.names),
-                                 "request": f"request_{i}.pkl", "result": f"result_{i}.json",
-                                 "token": token})
-        # CPU seconds: the cells, then the tasks, each within ``timeout``; the wall-clock
-        # guard is wall_factor times that, with kernel starts and restarts on top
-        cpu = 2 * timeout + 10 * (2 + len(draws) // 4)
-        limit = limits.wall_factor * cpu + 120
-        job["cpu_backstop"] = int(cpu * 1.5 + 120)     # per process, should all else fail
-        (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
-        kit = _kit_for(stub_dir, tasks, targets, needs, requests) if sandbox else None
-        ran = _sandbox.launch(folder, sandbox=sandbox, kit=kit, limit=limit,
-                              limits=limits)
-        # the sandbox is gone: from here on only data is read
-        frames = ran["frames"]
-        status = _status(frames)
-        states = status.get("tasks") if isinstance(status.get("tasks"), dict) else {}
-        run_notes = status.get("notes") if isinstance(status.get("notes"), list) else []
-        notes += [str(n)[:300] for n in run_notes[:20]]
-        stopped = _stopped_by(ran, limits, limit)
-        if stopped:
-            notes.append(stopped)
-        elif status.get("done") is not True:
-            tail = ran.get("stderr_tail", "").strip()
-            notes.append(f"the sandbox ended before grading was done (exit code "
-                         f"{ran.get('code')})" + (f": {tail.splitlines()[-1][:200]}"
-                                                  if tail else ""))
-        results = {}
-        for header, payload in frames:
-            if header.get("kind") == "result" and isinstance(header.get("index"), int):
-                results[header["index"]] = payload
-        judged = []
-        for i, (task, request, truth) in enumerate(draws):
-            state = states.get(str(i))
-            if state == "timeout":
-                verdict = (False, f"{task.key}: timed out (your code used more than "
-                                  f"{task_timeout:g} CPU seconds)")
-            elif state == "wall_timeout":
-                verdict = (False, f"{task.key}: timed out (your code waited past the "
-                                  f"wall-clock guard of {limits.wall_factor * task_timeout + 30:g} s: "
-                                  "a sleep or a hang)")
-            elif state == "died":
-                verdict = (False, f"{task.key}: your code ended the kernel while it was "
-                                  "being graded" + (f" ({stopped})" if stopped else ""))
-            elif state == "grading_timeout":
-                verdict = (False, f"{task.key}: timed out (all the tasks together used more "
-                                  f"than {timeout:g} CPU seconds)")
-            elif i not in results:
-                verdict = (False, f"{task.key}: no result came back from the notebook" +
-                           (f" ({stopped})" if stopped else
-                            " (the sandbox ended before this task was collected)"
-                            if state is None else ""))
-            else:
-                path = folder / f"result_{i}.json"
-                path.write_bytes(results[i])
-                judged.append((i, task, path, request, truth))
-                continue
-            verdicts.setdefault(task.key, []).append(verdict)
-        for (i, task, path, request, truth), verdict in zip(
-                judged, _judging.judge_all(key, judged, notes, limits)):
-            verdicts.setdefault(task.key, []).append(verdict)
-    finally:
-        _remove(folder)
-
-
-def _stopped_by(ran, limits, limit) -> str:
-    """The name of the limit that stopped the sandbox, as the notebook's note ('' when
-    none did)."""
-    seen = ran.get("cgroup") or {}
-    if ran.get("stopped") == "output":
-        return (f"output limit: the sandbox sent back more than "
-                f"{_sandbox._size_text(limits.output)}; it was stopped")
-    if seen.get("memory"):
-        return f"memory limit: the notebook used more than {_sandbox._size_text(limits.memory)}"
-    if seen.get("processes"):
-        return (f"process limit: the notebook tried to run more than {limits.processes} "
-                "processes and threads at once")
-    if ran.get("stopped") == "wall_clock":
-        return f"wall-clock limit: the run was stopped after {limit:g} s"
-    return ""
 
 
 # ------------------------------------------------------------------ a batch
@@ -704,13 +475,13 @@ def main(argv=None) -> int:
         "limits of each submission", "each stops only the notebook that reaches it and is "
         "named in its rows; the defaults suit a 2-core, 24 GiB machine with --jobs 2")
     default = _sandbox.Limits()
-    limits.add_argument("--memory", default=_sandbox._size_text(default.memory),
+    limits.add_argument("--memory", default=_sandbox.size_text(default.memory),
                         help="memory, e.g. 4G (default %(default)s)")
     limits.add_argument("--processes", type=int, default=default.processes,
                         help="processes and threads at once (default %(default)s)")
-    limits.add_argument("--disk", default=_sandbox._size_text(default.disk),
+    limits.add_argument("--disk", default=_sandbox.size_text(default.disk),
                         help="scratch space, e.g. 512M (default %(default)s)")
-    limits.add_argument("--output", default=_sandbox._size_text(default.output),
+    limits.add_argument("--output", default=_sandbox.size_text(default.output),
                         help="what a sandbox may send back, e.g. 64M (default %(default)s)")
     limits.add_argument("--wall-factor", type=float, default=default.wall_factor,
                         help="the wall-clock guard as a multiple of each CPU-time limit "

@@ -109,5 +109,5 @@ def check(assignment, key, *args, rng=None, **answers):
 # plain data, rebuilt by decode() without running anything, and refused (ResultRefused)
 # when it is too large, too deep or not of the shapes encode() writes (see _transport).
 from ._transport import (MAX_DEPTH, MAX_ELEMENTS, MAX_RESULT_BYTES,  # noqa: E402,F401
-                         MAX_STRING, MAX_VALUES, ResultRefused, _Opaque, decode, dumps,
+                         MAX_STRING, MAX_VALUES, ResultRefused, decode, dumps,
                          encode, loads, scan)

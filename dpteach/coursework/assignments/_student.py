@@ -360,3 +360,14 @@ def field(data, key, default=None):
 def short(x, limit=60) -> str:
     text = repr(x)
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def laplace_fit(z, centre, scale, a):
+    """(KS p-value, scale-test p-value) of releases z against centre + Lap(scale)."""
+    from scipy import stats
+    if scale <= 0:
+        return 0.0, 0.0
+    w = (np.asarray(z, dtype=float) - centre) / scale
+    total = float(np.sum(np.abs(w)))
+    two = 2 * min(stats.gamma.cdf(total, w.size), stats.gamma.sf(total, w.size))
+    return float(stats.kstest(w, "laplace").pvalue), float(min(1.0, two))
