@@ -1,5 +1,5 @@
 """The conda files and pyproject.toml must name the same packages, under conda-forge's
-names, with the same bounds: environment.yml (local conda use: runtime, lab and grading)
+names, with the same bounds: environment.yml (local conda use: runtime, lab, grading and check)
 and binder/environment.yml (Binder and JupyterHub images: runtime and lab only, an exact
 Python). The README must keep its two commands."""
 
@@ -35,10 +35,12 @@ PYPI_TO_CONDA = {
     "nbclient": "nbclient",
     "nbformat": "nbformat",
     "jupyter-core": "jupyter_core",
+    "pytest": "pytest",
+    "nbval": "nbval",
 }
 
 #: which extras each conda file holds besides the runtime dependencies
-ENV_FILES = {"environment.yml": ("lab", "grading"), "binder/environment.yml": ("lab",)}
+ENV_FILES = {"environment.yml": ("lab", "grading", "check"), "binder/environment.yml": ("lab",)}
 
 
 def _split(req: str):
