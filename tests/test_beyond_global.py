@@ -114,7 +114,7 @@ def test_smooth_sensitivity_rejects_the_fixed_discount_twin():
 
 
 def test_smooth_sensitivity_is_smooth():
-    """S(x) <= e^beta S(y) for neighbours x, y: the defining property [NRS07, Def. 2.1]."""
+    """S(x) <= e^beta S(y) for neighbours x, y: the defining property of a smooth bound [NRS07]."""
     rng = np.random.default_rng(3)
     beta = 0.3
     for _ in range(200):
@@ -259,3 +259,222 @@ def test_the_window_of_a_wrong_twin_is_told_apart():
     assert high - low != 51.0 - 2.0                      # the twin's x5 - x2
     import dpteach as dp
     assert dp.median_sensitivity_window is ls.median_sensitivity_window
+
+
+# ------------------------------------------------------------------ issue 31: the far end of A(k)
+def test_a_of_k_reaches_the_whole_range_only_at_k_equal_n():
+    """n = 21 values all 40 in [0, 100]: A(k) = 0 for k <= 9, 60 (one end reached) for
+    k = 10..20, and 100 = upper - lower only from k = n = 21 on."""
+    x = np.full(21, 40.0)
+    a = ls.local_sensitivity_median(x, 0, 100, distance=np.arange(30))
+    assert np.array_equal(a[:10], np.zeros(10))
+    assert np.array_equal(a[10:21], np.full(11, 60.0))
+    assert np.array_equal(a[21:], np.full(9, 100.0))
+    assert ls.median_sensitivity_window(x, 0, 100, 21) == (0.0, 100.0)
+    assert ls.median_sensitivity_window(x, 0, 100, 20) != (0.0, 100.0)
+
+
+# ------------------------------------------------------------ the O(n log n) smooth sensitivity
+def _smooth_brute(x, lo, hi, beta):
+    """O(n^2) reference: every A(k), k = 0..n + 1, from the windows, then the maximum."""
+    x = np.sort(np.clip(np.asarray(x, float), lo, hi))
+    n = x.size
+    m = (n + 1) // 2
+    get = lambda i: lo if i < 1 else hi if i > n else x[i - 1]  # noqa: E731
+    return max(math.exp(-k * beta) * max(get(m + t) - get(m + t - k - 1) for t in range(k + 2))
+               for k in range(n + 2))
+
+
+def _smooth_twin(x, lo, hi, beta):
+    """Wrong twin: stops at k = n // 2, where the window first reaches one end."""
+    x = np.sort(np.clip(np.asarray(x, float), lo, hi))
+    n = x.size
+    m = (n + 1) // 2
+    get = lambda i: lo if i < 1 else hi if i > n else x[i - 1]  # noqa: E731
+    return max(math.exp(-k * beta) * max(get(m + t) - get(m + t - k - 1) for t in range(k + 2))
+               for k in range(n // 2 + 1))
+
+
+def test_fast_smooth_sensitivity_equals_brute_force_on_thousands_of_cases():
+    rng = np.random.default_rng(31)
+    differs_from_twin = 0
+    for case in range(3000):
+        n = int(rng.choice(np.arange(1, 26, 2)))
+        kind = case % 3
+        if kind == 0:      # heavy ties
+            x = rng.integers(0, 4, n).astype(float) * 3.0
+        elif kind == 1:    # values outside the range, clamped
+            x = rng.normal(5.0, 8.0, n)
+        else:
+            x = rng.uniform(0.0, 10.0, n)
+        beta = float(rng.choice([1e-3, 0.05, 0.3, 1.0, 5.0, 50.0]))
+        want = _smooth_brute(x, 0.0, 10.0, beta)
+        got = ls.smooth_sensitivity_median(x, 0.0, 10.0, beta)
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-300), (x, beta)
+        differs_from_twin += _smooth_twin(x, 0.0, 10.0, beta) != pytest.approx(want, rel=1e-12)
+    assert differs_from_twin > 100     # the short-k twin is told apart
+
+
+def test_fast_smooth_sensitivity_is_fast_and_right_at_100_001_records():
+    import time
+    x = np.round(np.random.default_rng(0).normal(40, 10, 100_001))
+    beta = ls.smooth_beta(1.0, 1e-6)
+    start = time.process_time()
+    s = ls.smooth_sensitivity_median(x, 0, 100, beta)
+    assert time.process_time() - start < 5.0      # 0.04 s here; the O(n^2) loop took minutes
+    # only k up to ln(range / A(0)) / beta can win: check those against the windows
+    xs = np.sort(x)
+    m = 50_001
+    padded = np.concatenate(([0.0], xs, [100.0]))
+    reach = 2000
+    want = max(math.exp(-k * beta) * float(
+        (padded[np.minimum(m + np.arange(k + 2), padded.size - 1)]
+         - padded[np.maximum(m + np.arange(k + 2) - k - 1, 0)]).max()) for k in range(reach))
+    assert s == pytest.approx(max(want, math.exp(-100_001 * beta) * 100.0), rel=1e-12)
+
+
+# ------------------------------------------------------------------ tiny delta
+def test_tiny_delta_stays_finite():
+    # 1e-320 is subnormal (stored to about 8 digits), so compare with its own logarithm
+    assert ls.smooth_beta(1.0, 1e-320) == pytest.approx(1.0 / (2 * (math.log(2) - math.log(1e-320))),
+                                                        rel=1e-12)
+    assert ls.smooth_beta(1.0, 1e-320) == pytest.approx(6.78e-4, rel=1e-3)
+    assert ls.smooth_beta(1.0, 5e-324) > 0
+    assert ls.smooth_beta(1.0, 1 - 1e-16) == pytest.approx(1 / (2 * math.log(2.0)), rel=1e-12)
+    x = np.full(101, 40.0)     # very stable: d = 50 for b = 1
+    t = ls.ptr_threshold(1.0, 1e-320)
+    assert t == pytest.approx(-2 * math.log(1e-320), rel=1e-12)
+    p = ls.ptr_answer_probability(x, 0, 100, 1.0, 1e-320, proposed_bound=1.0)
+    assert 0 < p == pytest.approx(0.5 * math.exp(-(t - 50) / 2), rel=1e-9)
+    # a threshold the data clear: at delta = 1e-320 and epsilon = 100 PTR answers
+    out = ls.ptr_median(x, 0, 100, 100.0, 1e-320, proposed_bound=1.0, rng=np.random.default_rng(0), size=200)
+    assert np.mean(~np.isnan(out)) > 0.9
+
+
+def test_both_thresholds_give_their_delta():
+    """An unstable dataset (d = 0) passes with delta/2 by default and with delta exactly
+    under exact_delta=True; a binomial test at alpha = 1e-6 tells the two apart."""
+    x = np.array([0.0, 0.0, 10.0, 10.0, 10.0])
+    delta = 0.02
+    assert ls.ptr_answer_probability(x, 0, 10, 1.0, delta, proposed_bound=1.0) == pytest.approx(delta / 2)
+    assert ls.ptr_answer_probability(x, 0, 10, 1.0, delta, proposed_bound=1.0,
+                                     exact_delta=True) == pytest.approx(delta)
+    assert ls.ptr_threshold(1.0, delta, exact_delta=True) == pytest.approx(2 * math.log(1 / (2 * delta)))
+    runs = ls.ptr_median(x, 0, 10, 1.0, delta, proposed_bound=1.0, exact_delta=True,
+                         rng=np.random.default_rng(4), size=100_000)
+    passed = int((~np.isnan(runs)).sum())
+    assert stats.binomtest(passed, runs.size, delta).pvalue > ALPHA
+    assert stats.binomtest(passed, runs.size, delta / 2).pvalue < ALPHA     # the default's rate
+    with pytest.raises(ValueError, match="delta"):
+        ls.ptr_threshold(1.0, 0.6, exact_delta=True)
+
+
+def test_pass_probability_is_vectorised_and_matches_scipy():
+    ds = np.array([0.0, 3.0, 27.0, 60.0, np.inf])
+    p = ls.ptr_pass_probability(ds, 1.0, 1e-6)
+    t = ls.ptr_threshold(1.0, 1e-6)
+    want = stats.laplace.sf(t - ds[:-1], scale=2.0)
+    np.testing.assert_allclose(p[:-1], want, rtol=1e-12)
+    assert p[-1] == 1.0
+    assert ls.ptr_pass_probability(27.0, 1.0, 1e-6) == pytest.approx(float(want[2]))
+
+
+def test_huge_ranges_are_refused_by_name():
+    with pytest.raises(ValueError, match="upper"):
+        ls.smooth_median([1.0, 2.0, 3.0], 0, 1e308, 1.0, 1e-6, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="upper"):
+        ls.smooth_sensitivity_median([1.0, 2.0, 3.0], -1e308, 1e308, 0.1)
+    with pytest.raises(ValueError, match="proposed_bound"):
+        ls.ptr_median([1.0, 2.0, 3.0], 0, 1e300, 1e-100, 1e-6, proposed_bound=1e300,
+                      rng=np.random.default_rng(0))
+    # wide but drawable: finite
+    assert math.isfinite(ls.smooth_median([1.0, 2.0, 3.0], 0, 1e300, 1.0, 1e-6, rng=np.random.default_rng(0)))
+
+
+# ------------------------------------------------------------------ the mean, add/remove
+def _mean(y):
+    return float(np.mean(y)) if len(y) else (LO + HI) / 2
+
+
+def _brute_ls_mean(y):
+    """Largest change of the mean over every neighbour: add lower or upper (the change is
+    linear in the added value), or remove one record; the empty mean is the midpoint."""
+    base = _mean(y)
+    best = max(abs(_mean(list(y) + [v]) - base) for v in (LO, HI))
+    for i in range(len(y)):
+        best = max(best, abs(_mean(list(y[:i]) + list(y[i + 1:])) - base))
+    return best
+
+
+def _brute_a_mean(x, k):
+    """max LS over every dataset within k additions/removals of x: any sub-multiset of x
+    removed, records added at the ends only (each LS term is linear in an added value)."""
+    best = 0.0
+    x = list(x)
+    for r in range(min(k, len(x)) + 1):
+        for removed in set(itertools.combinations(sorted(x), r)):
+            rest = list(sorted(x))
+            for v in removed:
+                rest.remove(v)
+            for a_lo in range(k - r + 1):
+                for a_hi in range(k - r - a_lo + 1):
+                    best = max(best, _brute_ls_mean(rest + [LO] * a_lo + [HI] * a_hi))
+    return best
+
+
+def test_local_sensitivity_of_the_mean_matches_brute_force():
+    rng = np.random.default_rng(8)
+    cases = [np.array(c, float) for c in ([2.0], [5.0], [0.0, 5.0], [1, 2, 2], [2.5, 2.5, 2.5, 2.5],
+                                          [0, 0, 0, 5], [1, 3, 4, 4, 5])]
+    cases += [rng.uniform(-1, 6, int(rng.integers(1, 6))) for _ in range(40)]   # some clamped
+    for x in cases:
+        ks = np.arange(len(x) + 3)
+        got = ls.local_sensitivity_mean(x, LO, HI, distance=ks)
+        want = [_brute_a_mean(np.clip(x, LO, HI), int(k)) for k in ks]
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=str(x))
+        assert got[-1] == (HI - LO) / 2
+
+
+def test_mean_local_sensitivity_closed_form_and_a_wrong_twin():
+    x = np.array([10.0, 40.0, 40.0, 40.0, 90.0])
+    mu, n = x.mean(), x.size
+    ls0 = max(max(100 - mu, mu) / (n + 1), np.abs(x - mu).max() / (n - 1))
+    assert ls.local_sensitivity_mean(x, 0, 100) == pytest.approx(ls0)
+    # the twin that only adds records (forgets removals) is too small
+    assert max(100 - mu, mu) / (n + 1) < ls0
+    # and the twin that forgets additions fails on concentrated data
+    y = np.full(5, 40.0)
+    assert ls.local_sensitivity_mean(y, 0, 100) == pytest.approx(60 / 6)
+
+
+def test_mean_distance_to_instability_matches_its_definition():
+    rng = np.random.default_rng(9)
+    for _ in range(30):
+        x = rng.uniform(0, 5, int(rng.integers(1, 6)))
+        for b in (0.0, 0.3, 0.6, 1.0, 2.4, 2.5):
+            d = ls.distance_to_instability_mean(x, LO, HI, b)
+            if b >= (HI - LO) / 2:
+                assert d == math.inf
+                continue
+            want = min(k for k in range(len(x) + 1) if _brute_a_mean(x, k) > b)
+            assert d == want, (x, b)
+
+
+def test_ptr_mean_answers_at_the_exact_rate_with_the_right_noise():
+    x = np.round(np.random.default_rng(2).normal(40, 5, 401))
+    eps, delta, b = 1.0, 1e-6, 0.163
+    d = ls.distance_to_instability_mean(x, 0, 100, b)
+    p = ls.ptr_pass_probability(d, eps, delta)
+    assert 0.01 < p < 0.99, (d, p)
+    runs = ls.ptr_mean(x, 0, 100, eps, delta, proposed_bound=b, rng=np.random.default_rng(5), size=20_000)
+    answered = runs[~np.isnan(runs)]
+    assert stats.binomtest(answered.size, runs.size, p).pvalue > ALPHA
+    twin = ls.ptr_pass_probability(d + 10, eps, delta)          # a distance off by ten
+    assert stats.binomtest(answered.size, runs.size, twin).pvalue < ALPHA
+    mean = float(np.mean(x))
+    assert ks_pvalue(answered - mean, stats.laplace(scale=2 * b / eps).cdf) > ALPHA
+    assert ks_pvalue(answered - mean, stats.laplace(scale=b / eps).cdf) < ALPHA
+    # one call equals one run of size=1 from the same generator
+    one = ls.ptr_mean(x, 0, 100, eps, delta, proposed_bound=b, rng=np.random.default_rng(3))
+    many = ls.ptr_mean(x, 0, 100, eps, delta, proposed_bound=b, rng=np.random.default_rng(3), size=1)
+    assert (one is None and np.isnan(many[0])) or one == many[0]
