@@ -478,3 +478,61 @@ def test_ptr_mean_answers_at_the_exact_rate_with_the_right_noise():
     one = ls.ptr_mean(x, 0, 100, eps, delta, proposed_bound=b, rng=np.random.default_rng(3))
     many = ls.ptr_mean(x, 0, 100, eps, delta, proposed_bound=b, rng=np.random.default_rng(3), size=1)
     assert (one is None and np.isnan(many[0])) or one == many[0]
+
+
+# ------------------------------------------------------------------ the panels (issue 31)
+def _extent(artist, fig):
+    return artist.get_window_extent(fig.canvas.get_renderer())
+
+
+def test_median_panel_reaches_k_equal_n_for_every_n():
+    from dpteach import panels
+    p = panels.median_local_sensitivity()
+    ax2 = p.figure.axes[1]
+    assert p.controls["k"].max == p.controls["n"].max == ax2.get_xlim()[1]
+    for n in range(p.controls["n"].min, p.controls["n"].max + 1, 2):
+        assert p.controls["k"].max >= n
+    p.controls["n"].value = 61
+    p.controls["k"].value = 61
+    a_line = ax2.lines[0]
+    assert a_line.get_ydata()[61] == 100.0
+    assert "A(61) = 100" in p.status.value
+
+
+def test_median_panel_note_is_clear_of_the_global_line_and_the_legend_is_legible():
+    from dpteach import panels
+    p = panels.median_local_sensitivity()
+    fig = p.figure
+    fig.canvas.draw()
+    ax1, ax2 = fig.axes
+    glob = [ln for ln in ax2.lines if ln.get_linestyle() == ":"][0]
+    y100 = ax2.transData.transform((0, 100.0))[1]
+    for t in ax1.texts + ax2.texts:
+        box = _extent(t, fig)
+        assert not (box.y0 <= y100 <= box.y1 and box.x0 <= _extent(ax2, fig).x1), t.get_text()
+    assert glob.get_ydata()[0] == 100.0
+    legend = ax2.get_legend()
+    assert min(t.get_fontsize() for t in legend.get_texts()) >= 9
+    assert all("^" not in t.get_text() for t in legend.get_texts())    # no tiny superscripts
+    # the stacked axes do not crowd: the lower title sits clear of the upper axis label
+    gap = _extent(ax1.xaxis.label, fig).y0 - _extent(ax2.title, fig).y1
+    assert gap >= 8, gap
+    assert "white-space:nowrap" in p.status.value
+
+
+def test_ptr_panel_axes_cover_what_is_drawn():
+    from dpteach import panels
+    p = panels.ptr_answer_rate(spread=0.0, bound=20.0)
+    fig = p.figure
+    ax1, ax2 = fig.axes
+    dline = ax2.lines[0]
+    assert max(dline.get_ydata()) <= ax2.get_ylim()[1]
+    assert ax2.get_ylim()[1] >= 60
+    mark = [ln for ln in ax1.lines if ln.get_label() == "this dataset"][0]
+    assert mark.get_clip_on() is False
+    fig.canvas.draw()
+    gap = _extent(ax1.xaxis.label, fig).y0 - _extent(ax2.title, fig).y1
+    assert gap >= 8, gap
+    # the curve is the lesson's closed form
+    ds, prob = ax1.lines[0].get_data()
+    np.testing.assert_allclose(prob, ls.ptr_pass_probability(ds, 1.0, 1e-6))
