@@ -536,3 +536,29 @@ def test_ptr_panel_axes_cover_what_is_drawn():
     # the curve is the lesson's closed form
     ds, prob = ax1.lines[0].get_data()
     np.testing.assert_allclose(prob, ls.ptr_pass_probability(ds, 1.0, 1e-6))
+
+
+# ------------------------------------------------------------------ notebook 19's text (issue 31)
+def _notebook_19():
+    import json
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "19_beyond_global_sensitivity.ipynb"
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return cells, "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+
+
+def test_notebook_19_states_the_far_end_of_a_k_and_the_sources_rightly():
+    cells, prose = _notebook_19()
+    assert "about $n/2$ the window can reach both ends" not in prose
+    assert "only from $k = n$ on" in prose
+    assert "7.3" not in prose and "Section 7.2" in prose and "Section 7.1" in prose
+    assert "2 \\cdot 100/\\varepsilon" not in prose               # the baseline's scale is 100/ε
+    assert "(\\varepsilon, \\delta/2)" in prose and "\\ln(1/(2\\delta))" in prose
+    for unconfirmed in ("Proposition 3.4", "Definition 2.2", "Lemma 2.6", "Lemma 2.7"):
+        assert unconfirmed not in prose
+    assert "add or remove" in prose and "ptr_mean" in prose      # the mean's section
+    outputs = "\n".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                        for c in cells if c["cell_type"] == "code" for o in c.get("outputs", []))
+    assert "A(k) = 100 for k = 21" in outputs and "A(k) = 60 for k = 10 ... 20" in outputs
+    assert "passes with probability 5.0e-07" in outputs and "passes with probability 1.0e-06" in outputs
+    assert "first n beating 100/ε" in outputs                    # the Try-it's answers, computed
