@@ -228,6 +228,7 @@ _EXPORTS = {
     "range_queries": "synthetic",
     "workload_error": "synthetic",
     "independent_marginals": "synthetic",
+    "noisy_histogram": "synthetic",
     "example_table": "synthetic",
     "table_workload": "synthetic",
     # added with notebooks 12-14's new sections
