@@ -1,5 +1,7 @@
-"""MWEM (notebook 20): the exact multiplicative-weights step, the selection and measurement
-distributions of a round (alpha = 1e-6, each against a wrong twin), and the release's shape."""
+"""Synthetic data (notebook 20): the exact multiplicative-weights step, the selection and
+measurement distributions of a round, the baselines' calibration (the noisy histogram,
+independent marginals), sampling records, the average release, HLM12's bound, and the
+edges of issue 31 (alpha = 1e-6, each statistical test against a wrong twin)."""
 
 import numpy as np
 import pytest
@@ -125,3 +127,176 @@ def test_example_table_is_the_record_by_record_draw():
         wrong_rows = np.zeros((8, 4))
         np.add.at(wrong_rows, (ages, [g.choice(4, p=p[7 - a]) for a in ages]), 1)
         assert not np.array_equal(table, wrong_rows)
+
+
+# --------------------------------------------------------------- issue 31: the baselines
+TABLE = syn.example_table()
+WORKLOAD = syn.table_workload(*TABLE.shape)
+
+
+def _marginals_of(records, shape=(2, 2)):
+    """The two 1-way marginals of a dataset of (row, column) records, concatenated."""
+    t = np.zeros(shape)
+    np.add.at(t, tuple(np.asarray(records, int).reshape(-1, 2).T), 1)
+    return np.concatenate([t.sum(axis=1), t.sum(axis=0)])
+
+
+@pytest.mark.parametrize("neighbours, sensitivity", [("substitute", 4.0), ("add_remove", 2.0)])
+def test_marginals_scale_is_the_brute_force_sensitivity_over_epsilon(neighbours, sensitivity):
+    """Exact: over every dataset of 3 records from a 2 x 2 domain, the two 1-way marginals
+    together move by 4 in L1 (substitution) or 2 (add/remove); the scale is that over
+    epsilon. The old calibration, Lap(2/epsilon) per marginal under substitution, has a
+    worst-case privacy loss of 4 / (2/epsilon) = 2 epsilon: it is not epsilon-DP."""
+    from dpteach.sensitivity import global_sensitivity
+    universe = [(0, 0), (0, 1), (1, 0), (1, 1)]
+    found = global_sensitivity(_marginals_of, universe, 3, neighbours=neighbours)
+    assert found == sensitivity
+    for eps in (0.25, 1.0, 3.0):
+        b = syn.marginals_scale(2, eps, neighbours=neighbours)
+        assert found / b == pytest.approx(eps, rel=1e-12)           # the privacy loss is epsilon
+    old = 2.0 / 1.0                                                   # the kit's scale before issue 31
+    assert global_sensitivity(_marginals_of, universe, 3, neighbours="substitute") / old == 2.0
+    assert syn.marginals_scale(1, 1.0) == 2.0 and syn.marginals_scale(1, 1.0, neighbours="add_remove") == 1.0
+
+
+def test_independent_marginals_noise_is_lap_4_over_epsilon():
+    """The released marginals carry Lap(2d/epsilon) = Lap(4/epsilon) per cell for a 2-D
+    table under substitution (KS at alpha 1e-6); the old Lap(2/epsilon) is rejected."""
+    eps = 0.5
+    exact = np.concatenate([TABLE.sum(axis=1), TABLE.sum(axis=0)])
+    noise = np.concatenate([np.concatenate(syn.noisy_marginals(TABLE, eps, rng=np.random.default_rng(s))) - exact
+                            for s in range(400)])
+    assert ks_pvalue(noise, stats.laplace(scale=4 / eps).cdf) > ALPHA
+    assert ks_pvalue(noise, stats.laplace(scale=2 / eps).cdf) < ALPHA      # the old calibration
+    ar = np.concatenate([np.concatenate(syn.noisy_marginals(TABLE, eps, neighbours="add_remove",
+                                                            rng=np.random.default_rng(s))) - exact
+                         for s in range(400)])
+    assert ks_pvalue(ar, stats.laplace(scale=2 / eps).cdf) > ALPHA
+    assert ks_pvalue(ar, stats.laplace(scale=4 / eps).cdf) < ALPHA
+
+
+def test_independent_marginals_total_only_under_substitution():
+    """Under substitution n is public and the release keeps it; under add/remove the total
+    is an estimate from the noisy marginals (the old code revealed the exact n)."""
+    n = TABLE.sum()
+    sub = [syn.independent_marginals(TABLE, 1.0, rng=np.random.default_rng(s)).sum() for s in range(5)]
+    assert np.allclose(sub, n)
+    ar = [syn.independent_marginals(TABLE, 1.0, neighbours="add_remove", rng=np.random.default_rng(s)).sum()
+          for s in range(20)]
+    assert not np.any(np.isclose(ar, n, rtol=0, atol=1e-6)) and abs(np.mean(ar) - n) < 20
+
+
+@pytest.mark.parametrize("neighbours, b", [("substitute", 2.0), ("add_remove", 1.0)])
+def test_noisy_histogram_noise(neighbours, b):
+    eps = 0.8
+    noise = np.concatenate([(syn.noisy_histogram(TABLE, eps, neighbours=neighbours,
+                                                 rng=np.random.default_rng(s)) - TABLE).ravel()
+                            for s in range(300)])
+    assert ks_pvalue(noise, stats.laplace(scale=b / eps).cdf) > ALPHA
+    assert ks_pvalue(noise, stats.laplace(scale=b / eps / 2).cdf) < ALPHA        # eps/2 twin: half the noise
+    assert ks_pvalue(noise, stats.laplace(scale=2 * b / eps).cdf) < ALPHA
+
+
+def test_noisy_histogram_beats_mwem_on_the_small_table_and_loses_on_a_large_domain():
+    """Notebook 20's comparison: on the 32-cell table the noisy histogram's largest error
+    (median of seeds 0-4) is about 19 at epsilon = 1 and 76 at 0.25, far below MWEM's; on 12
+    binary attributes (4,096 cells, 264 two-way marginal queries) MWEM wins."""
+    def median(f):
+        return np.median([f(np.random.default_rng(s)) for s in range(5)])
+    for eps, expected in ((1.0, 19.0), (0.25, 76.0)):
+        nh = median(lambda g: syn.workload_error(TABLE, syn.noisy_histogram(TABLE, eps, rng=g), WORKLOAD))
+        mw = median(lambda g: syn.workload_error(TABLE, syn.mwem(TABLE, WORKLOAD, eps, 15, passes=5, rng=g),
+                                                 WORKLOAD))
+        assert round(nh) == expected and mw > 4 * nh
+    big = syn.example_binary_table()
+    q = syn.marginal_queries(big.shape, 2)
+    assert big.size == 4096 and q.shape == (264, 4096) and big.sum() == 1000
+    nh = [syn.workload_error(big, syn.noisy_histogram(big, 1.0, rng=np.random.default_rng(s)), q) for s in range(3)]
+    mw = [syn.workload_error(big, syn.mwem(big, q, 1.0, 20, passes=5, rng=np.random.default_rng(s)), q)
+          for s in range(3)]
+    assert np.median(mw) < 0.8 * np.median(nh)
+
+
+def test_marginal_queries_are_every_marginal_cell():
+    shape = (2, 3, 2)
+    cells = list(np.ndindex(*shape))
+    for order in (1, 2, 3):
+        q = syn.marginal_queries(shape, order)
+        expected = set()
+        import itertools
+        for attrs in itertools.combinations(range(3), order):
+            for vals in itertools.product(*(range(shape[a]) for a in attrs)):
+                expected.add(tuple(float(all(c[a] == v for a, v in zip(attrs, vals))) for c in cells))
+        assert {tuple(r) for r in q} == expected and len(q) == len(expected)
+        assert np.allclose(q.reshape(len(q), *shape).sum(axis=0), len(list(itertools.combinations(range(3), order))))
+
+
+def test_sample_records_follow_the_clipped_histogram():
+    s = np.array([[5.0, -3.0], [1.0, 4.0]])           # a noisy histogram: the negative cell counts as 0
+    rec = syn.sample_records(s, 20_000, rng=np.random.default_rng(3))
+    assert rec.shape == (20_000, 2) and rec.dtype.kind == "i"
+    counts = np.zeros((2, 2))
+    np.add.at(counts, tuple(rec.T), 1)
+    assert counts[0, 1] == 0
+    p = np.maximum(s, 0).ravel()
+    assert chisq_pvalue(counts.ravel(), p) > ALPHA
+    twin = np.abs(s).ravel()                          # negatives taken as their size: wrong
+    assert chisq_pvalue(counts.ravel(), twin) < ALPHA
+    shifted = (s - s.min()).ravel()                   # shifted up to make every cell >= 0: wrong too
+    assert chisq_pvalue(counts.ravel(), shifted) < ALPHA
+
+
+# ------------------------------------------------------------- issue 31: MWEM's release
+def test_average_release_is_the_mean_of_the_rounds():
+    h, _ = syn.mwem_rounds(TABLE, WORKLOAD, 1.0, 15, rng=np.random.default_rng(4))
+    avg = syn.mwem(TABLE, WORKLOAD, 1.0, 15, release="average", rng=np.random.default_rng(4))
+    assert np.allclose(avg, np.mean(h[1:], axis=0)) and not np.allclose(avg, np.mean(h, axis=0))
+    assert np.array_equal(syn.mwem(TABLE, WORKLOAD, 1.0, 15, rng=np.random.default_rng(4)), h[-1])
+    assert avg.sum() == pytest.approx(TABLE.sum())
+    with pytest.raises(ValueError, match="release"):
+        syn.mwem(TABLE, WORKLOAD, 1.0, 15, release="mean")
+
+
+def test_mwem_error_bound_is_hlm12s_theorem_and_its_best_T():
+    n, D, Q, eps = 10_000.0, 32, 180, 1.0
+    T = np.arange(1, 400)
+    bound = syn.mwem_error_bound(n, D, Q, eps, T)
+    assert np.allclose(bound, 2 * n * np.sqrt(np.log(D) / T) + 10 * T * np.log(Q) / eps)
+    best = (n * eps * np.sqrt(np.log(D)) / (10 * np.log(Q))) ** (2 / 3)
+    assert abs(T[np.argmin(bound)] - best) <= 1
+    twin = 2 * n * np.sqrt(np.log(D) / T) + 10 * T * np.log(Q) / (eps / 2)    # eps/2: a different T
+    assert T[np.argmin(twin)] != T[np.argmin(bound)]
+    assert syn.mwem_error_bound(n, D, Q, eps, 15) == pytest.approx(bound[14])
+
+
+# ------------------------------------------------------------------ issue 31: the edges
+def test_tiny_epsilon_gives_a_finite_release():
+    for eps in (1e-308, 1e-320):
+        out = syn.mwem([3.0, 1.0, 2.0], np.eye(3), eps, 1, rng=np.random.default_rng(0))
+        assert np.all(np.isfinite(out)) and out.sum() == pytest.approx(6.0)
+        out = syn.mwem(TABLE, WORKLOAD, eps, 3, passes=2, release="average", rng=np.random.default_rng(0))
+        assert np.all(np.isfinite(out)) and out.sum() == pytest.approx(TABLE.sum())
+
+
+def test_update_on_an_all_zero_synthetic_is_refused():
+    for total in (None, 5.0):
+        with pytest.raises(ValueError, match="synthetic"):
+            syn.multiplicative_weights_update([0.0, 0.0, 0.0], [1, 0, 0], 1.0, total=total)
+    # one side empty: the step is exact (nothing to move), not NaN
+    assert np.allclose(syn.multiplicative_weights_update([0.0, 2.0, 3.0], [1, 0, 0], 50.0), [0.0, 2.0, 3.0])
+    assert np.allclose(syn.multiplicative_weights_update([1.0, 2.0, 3.0], [1, 1, 1], -50.0), [1.0, 2.0, 3.0])
+
+
+def test_huge_workloads_and_runaway_mwem_are_refused_by_name():
+    assert syn.range_queries(271).shape == (271 * 272 // 2, 271)
+    for k in (272, 1000, 2000):
+        with pytest.raises(ValueError, match="domain_size"):
+            syn.range_queries(k)
+    with pytest.raises(ValueError, match="n_rows"):
+        syn.table_workload(200, 10)
+    with pytest.raises(ValueError, match="order"):
+        syn.marginal_queries((2,) * 20, 3)
+    for T, passes in ((100, 1000), (10_000, 2), (15, 100_000)):
+        with pytest.raises(ValueError, match="passes"):
+            syn.mwem(TABLE, WORKLOAD, 1.0, T, passes=passes)
+    assert syn._mwem_work(15, 1000, 180, 32) <= syn.MAX_MWEM_WORK      # passes=1000 at T = 15 still runs
