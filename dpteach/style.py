@@ -7,6 +7,7 @@ Panels read the current style when they draw, and live panels are restyled at on
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 
 __all__ = ["PALETTE", "lecture_mode", "current_style"]
@@ -47,6 +48,19 @@ def lecture_mode(on: bool = True) -> dict:
     for panel in list(_live_panels):
         panel.restyle()
     return current_style()
+
+
+@contextlib.contextmanager
+def drawing_in_normal_style():
+    """Draw in the normal style for a while, whatever the chosen one: a panel is built
+    in it and then restyled as a live panel would be, so that every text (legends and
+    notes with sizes of their own included) and the layout scale alike."""
+    chosen = _state["style"]
+    _state["style"] = dict(_NORMAL)
+    try:
+        yield chosen
+    finally:
+        _state["style"] = chosen
 
 
 def track(panel) -> None:

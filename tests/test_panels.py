@@ -236,6 +236,38 @@ def test_lecture_mode_restyles_live_panels_and_back():
     assert ax.xaxis.label.get_fontsize() == pytest.approx(normal)
 
 
+def _text_sizes(panel):
+    return sorted(round(t.get_fontsize(), 6) for t in panel.figure.findobj(
+        lambda a: hasattr(a, "get_fontsize") and hasattr(a, "get_text") and a.get_text()))
+
+
+def test_a_panel_built_in_lecture_mode_is_sized_like_a_live_one():
+    """Legends and notes with font sizes of their own scale too, the layout is redone
+    for the bigger texts (no title cut off), and the controls' labels and the status
+    line are projector-sized (the panel's stylesheet under its lecture class)."""
+    live = panels.laplace_privacy_loss()
+    try:
+        dp.lecture_mode()
+        fresh = panels.laplace_privacy_loss()
+        assert _text_sizes(fresh) == _text_sizes(live)
+        legend = fresh.figure.axes[0].get_legend()
+        assert legend is None or min(t.get_fontsize() for t in legend.get_texts()) >= 13
+        fresh.figure.canvas.draw()
+        width = fresh.figure.bbox.width
+        for ax in fresh.figure.axes:
+            box = ax.title.get_window_extent() if ax.get_title() else None
+            assert box is None or (box.x0 >= 0 and box.x1 <= width), ax.get_title()
+        assert panels._base.LECTURE_CLASS in fresh.widget._dom_classes
+        assert fresh.status.style.font_size and fresh.status.style.font_size.endswith("px")
+        assert any(panels._base.LECTURE_CLASS in getattr(w, "value", "")
+                   for w in fresh.widget.children)
+    finally:
+        dp.lecture_mode(False)
+    assert panels._base.LECTURE_CLASS not in fresh.widget._dom_classes
+    assert fresh.status.style.font_size is None
+    assert _text_sizes(fresh) == _text_sizes(panels.laplace_privacy_loss())
+
+
 def test_lecture_mode_refuses_non_boolean():
     with pytest.raises(TypeError, match="on"):
         dp.lecture_mode("yes")

@@ -136,9 +136,13 @@ def register(name: str):
         @functools.wraps(fn)
         def builder(*args, **kwargs):
             try:
-                return fn(*args, **kwargs)
+                with _style.drawing_in_normal_style() as chosen:
+                    panel = fn(*args, **kwargs)
             except _BadInitialValue as exc:
                 raise _name_parameter(fn, args, kwargs, exc) from None
+            if chosen["lecture"] and isinstance(panel, Panel):
+                panel.restyle()               # built in lecture mode: scaled like a live panel
+            return panel
 
         builder.panel_name = name
         dict.__setitem__(REGISTRY, name, builder)
@@ -152,6 +156,43 @@ class _BadInitialValue(Exception):
     def __init__(self, value, description, allowed, kind=ValueError):
         super().__init__(f"{description!r} control must be {allowed}, got {value!r}")
         self.value, self.description, self.allowed, self.kind = value, description, allowed, kind
+
+
+#: the class a panel's box carries in lecture mode, and the stylesheet (one per panel, so
+#: that it travels with the panel into JupyterLab, Voila and a static page) that makes its
+#: controls' labels, readouts and status line projector-sized under it
+LECTURE_CLASS = "dpteach-lecture"
+LECTURE_CSS = (f"<style>.{LECTURE_CLASS} .widget-label, .{LECTURE_CLASS} .widget-readout, "
+               f".{LECTURE_CLASS} .widget-html-content, .{LECTURE_CLASS} select, "
+               f".{LECTURE_CLASS} .widget-toggle-button {{font-size: 20px; line-height: 1.3}} "
+               f".{LECTURE_CLASS} .widget-label {{min-width: max-content}}</style>")
+
+
+def _fit_titles(figure, undo=False) -> bool:
+    """Narrow each axes title that runs past the figure's edge (a bigger font in a
+    narrow panel) until it fits, remembering by how much; ``undo`` gives the titles
+    their sizes back first. True when a title was narrowed."""
+    narrowed = False
+    renderer = None if undo else figure.canvas.get_renderer()
+    for ax in figure.axes:
+        title = ax.title
+        factor = getattr(title, "_dpteach_fit", 1.0)
+        if undo:
+            if factor != 1.0:
+                title.set_fontsize(title.get_fontsize() / factor)
+                title._dpteach_fit = 1.0
+            continue
+        if not title.get_text():
+            continue
+        box = title.get_window_extent(renderer)
+        centre, half = (box.x0 + box.x1) / 2, box.width / 2
+        room = min(figure.bbox.width - 2 - centre, centre - 2)
+        if half > 0 and room < half:
+            shrink = max(room / half, 0.5)
+            title.set_fontsize(title.get_fontsize() * shrink)
+            title._dpteach_fit = factor * shrink
+            narrowed = True
+    return narrowed
 
 
 def _same(a, b) -> bool:
@@ -217,7 +258,8 @@ class Panel:
         header = [widgets.HTML(f"<b>{title}</b>")] if title else []
         box = widgets.HBox(list(self.controls.values()),
                            layout=widgets.Layout(flex_flow="row wrap"))
-        self.widget = widgets.VBox(header + [box, self.image, self.status])
+        self.widget = widgets.VBox(header + [box, self.image, self.status,
+                                             widgets.HTML(LECTURE_CSS)])
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
         _style.track(self)
@@ -276,13 +318,22 @@ class Panel:
         return dt
 
     def restyle(self):
-        """Apply the current style (lecture mode or not), lay out again and redraw."""
+        """Apply the current style (lecture mode or not), lay out again and redraw; the
+        controls' labels and the status line follow (a CSS class the panel's stylesheet
+        knows), and a title too wide for the bigger font is narrowed to fit."""
+        _fit_titles(self.figure, undo=True)
         apply_style(self.figure)
-        if any(ax.get_subplotspec() is not None for ax in self.figure.axes):
-            # lay the grid out once more for the new font sizes (hand-placed axes stay put)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                ConstrainedLayoutEngine().execute(self.figure)
+        lecture = bool(_style.current_style()["lecture"])
+        (self.widget.add_class if lecture else self.widget.remove_class)(LECTURE_CLASS)
+        self.status.style.font_size = f"{_style.current_style()['font'] + 3:g}px" if lecture else None
+        for _ in range(2):
+            if any(ax.get_subplotspec() is not None for ax in self.figure.axes):
+                # lay the grid out once more for the new font sizes (hand-placed axes stay)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    ConstrainedLayoutEngine().execute(self.figure)
+            if not _fit_titles(self.figure):
+                break
         self._png = self._render(full=True)
         self.image.value = self._png
 
