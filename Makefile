@@ -125,9 +125,11 @@ test-min: $(STAMP)
 # Voilà dashboard of one notebook (code hidden): make demo NB=06 [DEMO_PORT=8866]
 # A preheated kernel runs the notebook as the server starts, so a visitor who arrives once
 # it is ready gets the page at once instead of waiting for every cell (notebooks/README.md).
+# The dpteach template (share/jupyter/voila/templates/) asks no host but this one for anything.
 DEMO_PORT ?= 8866
 demo: $(LAB_STAMP)
-	$(VENV)/bin/voila $(firstword $(wildcard notebooks/$(NB)_*.ipynb) notebooks/$(NB)) \
+	JUPYTER_PATH=$(CURDIR)/share/jupyter $(VENV)/bin/voila --template=dpteach \
+		$(firstword $(wildcard notebooks/$(NB)_*.ipynb) notebooks/$(NB)) \
 		--Voila.ip=127.0.0.1 --port=$(DEMO_PORT) --preheat_kernel=True --pool_size=1
 
 # Student copies of the coursework: blank the cells tagged "solution", clear outputs.

@@ -21,10 +21,11 @@ def voila(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("voila")
     port = free_port()
     argv = [sys.executable, "-m", "voila", "--no-browser", "--Voila.ip=127.0.0.1",
-            f"--port={port}", f"--Voila.root_dir={ROOT / 'notebooks'}",
+            f"--port={port}", f"--Voila.root_dir={ROOT / 'notebooks'}", "--template=dpteach",
             "--VoilaConfiguration.show_tracebacks=True"]
+    env = dict(isolated_jupyter_env(tmp), JUPYTER_PATH=str(ROOT / "share" / "jupyter"))
     with open(tmp / "voila.log", "w") as log:
-        server = start_server(argv, ROOT / "notebooks", isolated_jupyter_env(tmp), log)
+        server = start_server(argv, ROOT / "notebooks", env, log)
         try:
             wait_for_http(f"http://127.0.0.1:{port}/")
             yield f"http://127.0.0.1:{port}"
@@ -36,6 +37,19 @@ def render(base, name):
     with urllib.request.urlopen(f"{base}/voila/render/{name}", timeout=300) as resp:
         assert resp.status == 200
         return resp.read().decode("utf-8")
+
+
+#: a stylesheet, script, image or module import from any host but the page's own
+OTHER_HOST = re.compile(r'(?:<link[^>]*href|<script[^>]*src|<img[^>]*src|import\()\s*=?\s*["\']'
+                        r'(?:https?:)?//', re.I)
+
+
+def test_the_other_host_detector_sees_a_cdn_link():
+    assert OTHER_HOST.search('<link rel="stylesheet" href="https://cdn.jsdelivr.net/x.css" />')
+    assert OTHER_HOST.search('await import("https://cdnjs.cloudflare.com/m.mjs")')
+    assert OTHER_HOST.search("<script src='//cdn.example/x.js'>")
+    assert not OTHER_HOST.search('<link rel="stylesheet" href="/voila/static/index.css">')
+    assert not OTHER_HOST.search('<svg xmlns="http://www.w3.org/2000/svg">')
 
 
 def test_error_detector_sees_a_traceback():
@@ -54,12 +68,18 @@ def test_notebook_renders_in_voila_without_errors(voila, name):
     assert "jp-OutputArea-output" in html
     # the code is hidden in the dashboard view
     assert "import dpteach as dp" not in html
+    # nothing is fetched from another host: no stylesheet, script or module import
+    # names one (the lab template's CDN links are gone from the course's template)
+    assert OTHER_HOST.findall(html) == [], name
+    assert "/voila/templates/dpteach/static/" in html
 
 
 def test_make_demo_serves_on_localhost_with_code_hidden():
     makefile = (ROOT / "Makefile").read_text()
     recipe = makefile[makefile.index("\ndemo:"):].split("\n\n")[0]
     assert "voila" in recipe and "127.0.0.1" in recipe and "$(NB)" in recipe
+    assert "--template=dpteach" in recipe and "JUPYTER_PATH=$(CURDIR)/share/jupyter" in recipe
+    assert "share/jupyter/voila/templates/dpteach" in (ROOT / "binder" / "postBuild").read_text()
     assert "strip_sources=False" not in recipe
     # the notebook runs as the server starts, so a visitor's page is served at once
     assert "--preheat_kernel=True" in recipe and "--pool_size=1" in recipe
