@@ -391,7 +391,8 @@ def stage(tmp: pathlib.Path, pyodide: pathlib.Path, lock: dict, wheels) -> pathl
         if name != LOCK:
             shutil.copy(pyodide / name, target / name)
     (target / LOCK).write_text(json.dumps(lock, sort_keys=True, separators=(",", ":")))
-    shutil.copy(HERE / "jupyter-lite.json", lite / "jupyter-lite.json")
+    for name in ("jupyter-lite.json", "overrides.json"):
+        shutil.copy(HERE / name, lite / name)
     files = lite / "files"
     files.mkdir()
     log(f"{course_files(files)} notebooks and files of the course")
@@ -405,7 +406,7 @@ def jupyter_lite_build(lite: pathlib.Path, output: pathlib.Path):
     env.pop("JUPYTERLITE_PYODIDE_URL", None)
     argv = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(lite),
             "--output-dir", str(output), "--contents", str(lite / "files"),
-            "--settings-overrides", str(HERE / "overrides.json"), "--apps", "lab",
+            "--apps", "lab",
             "--no-sourcemaps", "--no-unused-shared-packages",
             "--source-date-epoch", str(SOURCE_DATE_EPOCH)]
     subprocess.run(argv, check=True, cwd=lite, env=env)
