@@ -181,8 +181,8 @@ test-nbgrader: $(STAMP) $(NBG_STAMP)
 # The course website: the committed notebooks as they are (never executed), the guide, the
 # exercises and the API reference, built into docs/_build/html (open index.html there).
 DOCS_STAMP := $(VENV)/.installed-docs
-$(DOCS_STAMP): pyproject.toml | $(PIP_STAMP)
-	$(PY) -m pip install --quiet -e ".[docs]"
+$(DOCS_STAMP): pyproject.toml | $(UV)
+	$(UV) pip install --quiet --python $(PY) -e ".[docs]"
 	@touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)

@@ -82,6 +82,10 @@ html_theme_options = {
     # (and the build compute) the whole site's table of contents
     "max_navbar_depth": 2,
 }
+# docs/_static/dpteach.css: a notebook's pictures at their own size (no shrinking to the
+# text column, where their legends and ticks become unreadable)
+html_static_path = ["_static"]
+html_css_files = ["dpteach.css"]
 html_copy_source = False
 html_show_sourcelink = False
 

@@ -186,7 +186,8 @@ def test_a_notebook_page_shows_its_pictures_and_typeset_maths(site, server, chro
             pictures = page.evaluate("""async () => {
                 const imgs = [...document.querySelectorAll('img')].filter(i => i.src.includes('/_images/'));
                 await Promise.all(imgs.map(i => i.decode().catch(() => null)));
-                return imgs.map(i => [i.src, i.naturalWidth, i.naturalHeight]);
+                return imgs.map(i => [i.src, i.naturalWidth, i.naturalHeight,
+                                      i.getBoundingClientRect().width]);
             }""")
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "docs_notebook_page.png"), full_page=False)
@@ -199,8 +200,11 @@ def test_a_notebook_page_shows_its_pictures_and_typeset_maths(site, server, chro
     assert typeset["rendered"] == typeset["math"], f"maths left untypeset: {typeset}"
     assert typeset["errors"] == 0, f"MathJax reported TeX errors: {typeset}"
     assert pictures, "the notebook page shows no picture"
-    blank = [src for src, w, h in pictures if w == 0 or h == 0]
+    blank = [src for src, w, h, _ in pictures if w == 0 or h == 0]
     assert not blank, f"pictures that did not load: {blank}"
+    # each at its own size, never shrunk to the text column (its small text unreadable)
+    shrunk = [(src, w, shown) for src, w, h, shown in pictures if abs(shown - w) > 1]
+    assert not shrunk, f"pictures shown narrower or wider than they are: {shrunk[:3]}"
 
 
 def test_the_api_page_shows_laplace_mechanism_with_its_signature(site, server, chromium):
