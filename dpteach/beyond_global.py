@@ -223,8 +223,12 @@ def ptr_threshold(epsilon, delta, *, exact_delta=False):
     if exact_delta and delta >= 0.5:
         raise ValueError(f"delta must be < 0.5 with exact_delta=True (ln(1/(2 delta)) > 0), "
                          f"got {describe(delta)}")
-    log_term = _minus_log(delta) - (math.log(2.0) if exact_delta else 0.0)
-    return log_term / (epsilon / 2.0)
+    return _ptr_threshold(epsilon, delta, exact_delta)
+
+
+def _ptr_threshold(epsilon, delta, exact_delta=False):
+    """ln(1/delta) / (epsilon/2), or ln(1/(2 delta)) / (epsilon/2), for checked inputs."""
+    return (_minus_log(delta) - (math.log(2.0) if exact_delta else 0.0)) / (epsilon / 2.0)
 
 
 def ptr_pass_probability(distance, epsilon, delta, *, exact_delta=False):

@@ -189,8 +189,8 @@ def test_the_kits_sensitivities_are_refused():
 
     def via_private(values, lower, upper, beta):
         x = np.sort(np.clip(values, lower, upper))
-        a = dp.beyond_global._all_local_sensitivities(x.tobytes(), lower, upper)
-        return float(np.max(np.exp(-beta * np.arange(a.size)) * a))
+        padded = np.concatenate(([lower], x, [upper]))
+        return math.exp(dp.beyond_global._median_log_smooth_sensitivity(padded, (x.size + 1) // 2, beta))
     assert "yourself" in run("Task 1b", 0, smooth_sensitivity=via_private).message
     assert dp.local_sensitivity_median is dp.beyond_global.local_sensitivity_median
 
@@ -661,3 +661,37 @@ def test_judges_survive_garbage(key):
         assert not fb.passed and fb.message.startswith(key), (data, fb.message)
     for t in ({}, None, {"cases": "x"}, {"values": []}):
         assert not task.judge({}, req, t).passed
+
+
+# ------------------------------------------------------------------ issue 31: A10's texts
+def test_task_1b_hint_says_the_whole_range_comes_at_k_equal_n():
+    """A(k) = upper - lower from k = n on (not n + 1): the hint for a maximum that stops
+    before k = n says so, and the windows agree (a dataset all at one value)."""
+    def short(values, lower, upper, beta):
+        return _smooth(values, lower, upper, beta, **SMOOTH_SLIPS["k_below_n"])
+    messages = [run("Task 1b", seed, smooth_sensitivity=short).message for seed in range(3)]
+    assert any("from k = n on" in m for m in messages), messages
+    assert not any("k = n + 1 on" in m for m in messages)
+    a = a10.window_maxima(np.full(7, 3.0), 0.0, 10.0, 9)
+    assert list(a[7:]) == [10.0, 10.0, 10.0] and a[6] == 7.0     # one end at k = 3 ... 6, both at k = n = 7
+
+
+def test_a10_texts_cite_ptr_as_section_7_2_and_describe_mwem_rightly():
+    import json
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
+    for folder in ("solutions", "exercises"):
+        cells = json.loads((root / folder / "A10_local_sensitivity_and_synthetic_data.ipynb")
+                           .read_text(encoding="utf-8"))["cells"]
+        prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        assert "Section 7.3" not in prose and "Section 7.2" in prose, folder
+        assert "Lemma 2.6" not in prose and "Example 2" not in prose
+    assert "leaves every relation it never measured" not in prose.replace("\n", " ")
+    solution = json.loads((root / "solutions" / "A10_local_sensitivity_and_synthetic_data.ipynb")
+                          .read_text(encoding="utf-8"))["cells"]
+    model = " ".join("".join(c["source"]) for c in solution if c["cell_type"] == "markdown")
+    model = " ".join(model.split())
+    assert "leaves every relation it never measured" not in model
+    assert "rescales every cell" in model
+    assert "Sec. 7.3" not in (a10.__doc__ or "") and "Sec. 7.2" in a10.__doc__
+    assert "Sec. 7.2" in ptr.ptr_threshold.__doc__

@@ -14,11 +14,13 @@ from ._student import UNSOLVED, early, fail, field, forbid, g, is_unsolved, numb
 
 _T2_LIBRARY = ("dpteach:ptr_median", "dpteach.beyond_global:ptr_median",
                "dpteach:ptr_answer_probability", "dpteach.beyond_global:ptr_answer_probability",
-               "dpteach.beyond_global:_ptr_runs", "dpteach.beyond_global:_ptr_threshold")
+               "dpteach.beyond_global:_ptr_runs", "dpteach.beyond_global:_ptr_threshold",
+               "dpteach.beyond_global:_ptr", "dpteach.beyond_global:ptr_threshold",
+               "dpteach.beyond_global:ptr_pass_probability")
 #: what Task 2's honest solution may call although Task 1 forbids it
 T2_NEEDS = ("dpteach:distance_to_instability",
             "dpteach.beyond_global:distance_to_instability",
-            "dpteach.beyond_global:_a_of_k", "dpteach.beyond_global:_a_upto")
+            "dpteach.beyond_global:_a_of_k")
 
 
 # ------------------------------------------------------------------ Task 2
@@ -41,7 +43,7 @@ _T2_DESIGN_ALPHA = 1e-12
 
 
 def ptr_threshold(epsilon, delta):
-    """ln(1/delta) / (epsilon/2): the kit's threshold (Dwork & Roth, Sec. 7.3)."""
+    """ln(1/delta) / (epsilon/2): the kit's threshold (Dwork & Roth, Sec. 7.2)."""
     return math.log(1.0 / delta) / (epsilon / 2.0)
 
 

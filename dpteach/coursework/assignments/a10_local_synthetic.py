@@ -7,20 +7,20 @@ x_i = upper for i > n.
 
 * Task 1a (2 points) ``local_sensitivity(values, lower, upper, k)``: the median's local
   sensitivity at distance k, A(k) = max over t = 0 ... k + 1 of x_{m+t} - x_{m+t-k-1}
-  [NRS07, Prop. 3.4]. Six hidden (dataset, k) pairs on three datasets with values
+  [NRS07, their closed form]. Six hidden (dataset, k) pairs on three datasets with values
   outside the range, k from 0 to past n; judged exactly (1e-9 of upper - lower) against
   dp.local_sensitivity_median. The hidden draw is redrawn until each known slip gives a
   wrong answer on at least one pair: the median one place too low or too high (the
   even-n index), no clamping, t only up to k or only from 1, a window one too short or
   too long, and no padding with lower and upper.
 * Task 1b (2 points) ``smooth_sensitivity(values, lower, upper, beta)``: S = max over
-  k >= 0 of e^(-k beta) A(k) [NRS07, Def. 2.2]. Three hidden (dataset, beta): one tight
+  k >= 0 of e^(-k beta) A(k) [NRS07]. Three hidden (dataset, beta): one tight
   cluster with beta below ln 2 / n (the maximum is at k = n), one with outliers at the
   beta of (epsilon, delta), one at a larger beta; judged exactly against
   dp.smooth_sensitivity_median. No factor e^(-k beta), the maximum over k < n, k <= m or
   k = 0 only, and Task 1a's median and clamping slips fail on every draw.
 * Task 1c (1 point) ``beta_for(epsilon, delta)``: beta = epsilon / (2 ln(2/delta)), the
-  smoothing Laplace noise admits [NRS07, Example 2]; five hidden (epsilon, delta), judged
+  smoothing Laplace noise admits [NRS07]; five hidden (epsilon, delta), judged
   to 1e-9. ln(1/delta), no factor 2 (a beta twice too large breaks the delta), half the
   beta and log10 fail, each named only when the value is that slip's to 1e-9.
 * Task 1d (2 points) ``smooth_median(values, lower, upper, epsilon, delta, rng)``: the
@@ -32,7 +32,7 @@ x_i = upper for i > n.
   dataset: beta twice too large, noise S/epsilon or 4S/epsilon, A(0) or the global
   sensitivity for S, the unclamped median.
 * Task 2 (4 points) ``my_ptr_median(values, lower, upper, epsilon, delta,
-  proposed_bound, rng)``: propose-test-release [DL09; Dwork & Roth 2014, Sec. 7.3]. The
+  proposed_bound, rng)``: propose-test-release [DL09; Dwork & Roth 2014, Sec. 7.2]. The
   graded family, stated in the notebook: a test budget epsilon_1 from epsilon/4 to
   3 epsilon/4, d + Lap(1/epsilon_1) against a threshold from ln(1/(2 delta))/epsilon_1 to
   ln(1/delta)/epsilon_1, and median + Lap(b/(epsilon - epsilon_1)). Six hidden datasets
@@ -91,15 +91,15 @@ _T1_LIBRARY = ("dpteach:local_sensitivity_median",
                "dpteach:smooth_median", "dpteach.beyond_global:smooth_median",
                "dpteach:distance_to_instability",
                "dpteach.beyond_global:distance_to_instability",
-               "dpteach.beyond_global:_a_of_k", "dpteach.beyond_global:_a_upto",
-               "dpteach.beyond_global:_all_local_sensitivities",
+               "dpteach.beyond_global:_a_of_k",
+               "dpteach.beyond_global:_median_log_smooth_sensitivity",
                "dpteach:median_sensitivity_window",
                "dpteach.beyond_global:median_sensitivity_window")
 
 # ------------------------------------------------------------------ the check's windows
 def window_maxima(values, lower, upper, k_max, *, shift=0, clamp=True, t_first=0, t_last=1,
                   pad=True, width=0):
-    """A(0), ..., A(k_max) by the windows of [NRS07, Prop. 3.4], or a known slip of it:
+    """A(0), ..., A(k_max) by the windows of NRS07's closed form, or a known slip of it:
     the median index m + ``shift``, no clamping, t from ``t_first`` to k + ``t_last``,
     ends repeating the extreme values instead of lower and upper (``pad=False``), windows
     of k + 1 + ``width`` steps. With the defaults it is the kit's A(k)."""
@@ -133,7 +133,7 @@ _T1A_SLIPS = {
         {"pad": False},
 }
 _T1B_SLIPS = ("no factor e^(-k beta): each A(k) is discounted by e^(-k beta)",
-              "the maximum stops too early: k runs up to n (from k = n + 1 on A(k) is "
+              "the maximum stops too early: k runs up to n (from k = n on A(k) is "
               "upper - lower)",
               "the maximum stops at k = m: k runs up to n",
               "A(0) alone is the local sensitivity; the smooth one is a maximum over k >= 0")
@@ -331,7 +331,7 @@ def _t1c_judge(data, req, truth):
         if abs(v - want) > 1e-9 * want:
             hint = next((h for h, slip in _T1C_SLIPS.items()
                          if abs(v - slip(c["epsilon"], c["delta"])) <= 1e-9 * abs(v)),
-                        "β = ε/(2 ln(2/δ)) (NRS07, Example 2)")
+                        "β = ε/(2 ln(2/δ)) (NRS07)")
             return fail(key, f"{shown} returned {g(v, 8)}; the answer is {g(want, 8)} (your "
                              f"value is {g(v / want, 4)} times it): {hint}.", "wrong")
     return ok(key, f"exact on {len(cases)} hidden (ε, δ).")
