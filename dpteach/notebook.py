@@ -80,10 +80,21 @@ def show_source(obj):
 
 
 def progress(iterable, *, desc=None, total=None):
-    """A tqdm progress bar (text-mode, so it also reads in a stored notebook)."""
+    """A tqdm progress bar (text-mode, so it also reads in a stored notebook); none in a
+    Voila dashboard.
+
+    Without tqdm's monitor thread: it only tightens how often a slow bar redraws, and
+    where no thread can start (Pyodide, the course in the browser) trying to start one
+    prints a TqdmMonitorWarning under every bar."""
+    import os
+
     from tqdm.auto import tqdm
 
-    return tqdm(iterable, desc=desc, total=total, mininterval=0.5)
+    tqdm.monitor_interval = 0
+    # a Voila dashboard shows the stderr a bar writes as an output of its own: no bar there
+    # (Voila names the kernel in VOILA_KERNEL_ID before it runs the notebook)
+    quiet = "VOILA_KERNEL_ID" in os.environ
+    return tqdm(iterable, desc=desc, total=total, mininterval=0.5, disable=quiet)
 
 
 #: What every panel needs, heaviest first; imported one by one under a progress bar.

@@ -63,3 +63,14 @@ def test_import_and_first_panels_leave_the_heavy_libraries_unloaded():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "MPLBACKEND": "Agg"}).stdout.split("\n")
     assert out[:2] == ["[]", "[]"], out
+
+
+def test_progress_bars_show_in_a_notebook_and_not_in_a_voila_dashboard(monkeypatch, capsys):
+    from dpteach.notebook import progress
+
+    monkeypatch.delenv("VOILA_KERNEL_ID", raising=False)
+    assert list(progress(range(3), desc="counting")) == [0, 1, 2]
+    assert "counting" in capsys.readouterr().err
+    monkeypatch.setenv("VOILA_KERNEL_ID", "k")
+    assert list(progress(range(3), desc="counting")) == [0, 1, 2]
+    assert "counting" not in capsys.readouterr().err

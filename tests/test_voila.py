@@ -71,6 +71,8 @@ def test_notebook_renders_in_voila_without_errors(voila, name):
     # nothing is fetched from another host: no stylesheet, script or module import
     # names one (the lab template's CDN links are gone from the course's template)
     assert OTHER_HOST.findall(html) == [], name
+    # the kit's progress bars ("loading the panels") stay out of the dashboard
+    assert "loading the panels" not in html and "it/s]" not in html, name
     assert "/voila/templates/dpteach/static/" in html
 
 
