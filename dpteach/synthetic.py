@@ -32,7 +32,7 @@ are post-processing of the same measurements, so both are epsilon-DP.
 
 Sources: M. Hardt, K. Ligett and F. McSherry, "A simple and practical algorithm for
 differentially private data release", NeurIPS 2012 [HLM12]; C. Dwork and A. Roth, "The
-algorithmic foundations of differential privacy", 2014 [DR14]; J. Near and D. Darais,
+algorithmic foundations of differential privacy", 2014 [DR14]; J. P. Near and C. Abuah,
 "Programming differential privacy", ch. "Synthetic data" [PDP].
 """
 
