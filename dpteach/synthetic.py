@@ -82,7 +82,8 @@ def _histogram(histogram, name="histogram"):
     h = valid_values(histogram, name)
     if np.any(h < 0):
         raise ValueError(f"{name} must hold non-negative counts")
-    total = h.sum()
+    with np.errstate(over="ignore"):
+        total = h.sum()
     if not np.isfinite(total):
         raise ValueError(f"{name}'s total overflows the floating-point range (got counts near 1e308)")
     if total <= 0:
@@ -258,7 +259,8 @@ def sample_records(synthetic, n_records, *, rng=None):
     n = valid_count(n_records, "n_records", minimum=0, per_item=max(s.ndim, 1))
     rng = valid_rng(rng)
     w = np.maximum(s.ravel(), 0.0)
-    total = w.sum()
+    with np.errstate(over="ignore"):
+        total = w.sum()
     if not np.isfinite(total) or total <= 0:
         raise ValueError("synthetic must have a positive, finite total once negatives are set to 0")
     cells = rng.choice(w.size, size=n, p=w / total)
