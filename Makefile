@@ -24,7 +24,7 @@ XDIST_NB ?= -n 2 --dist loadfile
 PIP := PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install --quiet
 
 .PHONY: lab test setup test-unit test-panels test-notebooks test-browser test-min exercises demo \
-        grade nbgrader nbgrader-setup test-nbgrader bench chromium bubblewrap docs clean
+        grade nbgrader nbgrader-setup test-nbgrader bench chromium bubblewrap docs clean lite lite-site
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -99,7 +99,7 @@ bubblewrap:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
 	fi
 
-test: $(STAMP) $(GRADE_STAMP) $(NBG_STAMP) $(KATEX) chromium bubblewrap
+test: $(STAMP) $(GRADE_STAMP) $(NBG_STAMP) $(KATEX) chromium bubblewrap lite-site
 	$(PY) -m pytest tests -q -ra --durations=40 --junitxml=test-artifacts/tests.xml $(XDIST)
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		-q -p no:cacheprovider --durations=10 --junitxml=test-artifacts/notebooks.xml $(XDIST_NB) \
@@ -192,5 +192,27 @@ docs: $(DOCS_STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
+# The course in the browser: a JupyterLite site (Pyodide kernel, widgets, every notebook
+# and the student exercises) in _build/lite/, built by lite/build.py with the pinned tools of
+# lite/requirements-build.txt (in .venv-lite). LITE_PYODIDE=release (the default) takes
+# Pyodide from its official release archive (network needed); LITE_PYODIDE=registries
+# assembles it from the npm and PyPI registries alone, as make test does (tests/test_lite.py).
+# The checked Pyodide is cached in ~/.cache/dpteach-lite. Serve it: python -m http.server -d _build/lite
+LITE_VENV  := .venv-lite
+LITE_STAMP := $(LITE_VENV)/.installed
+LITE_PYODIDE ?= release
+$(LITE_STAMP): lite/requirements-build.txt | $(UV)
+	@test -x $(LITE_VENV)/bin/python || $(UV) venv --quiet --python $(PYTHON) $(LITE_VENV)
+	$(UV) pip sync --quiet --python $(LITE_VENV)/bin/python --require-hashes lite/requirements-build.txt
+	@touch $@
+
+lite: $(LITE_STAMP)
+	@if [ "$(LITE_PYODIDE)" = "registries" ] && [ "$${CI:-}" = "true" ] && ! command -v npm >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; fi
+	$(LITE_VENV)/bin/python lite/build.py --pyodide $(LITE_PYODIDE)
+
+lite-site:
+	$(MAKE) --no-print-directory lite LITE_PYODIDE=registries
+
 clean:
-	rm -rf $(VENV) $(NBG_VENV) $(GRADE_VENV) .venv-min test-artifacts .pytest_cache docs/_build docs/reference docs/notebooks .node
+	rm -rf $(VENV) $(NBG_VENV) $(GRADE_VENV) $(LITE_VENV) _build .venv-min test-artifacts .pytest_cache docs/_build docs/reference docs/notebooks .node
