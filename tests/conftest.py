@@ -98,6 +98,7 @@ def pytest_report_header(config):
 # duration alone (one `make test` run), JupyterLab with Chromium ran beside a sandboxed
 # batch, and both took about 40% longer than in the run before.
 HEAVY_FIRST = (
+    "test_lite.py",            # the JupyterLite site in Chromium: four notebooks under Pyodide
     "test_min_versions.py",    # builds the floors' environment, runs the unit tests there
     "test_coursework.py",      # make grade on every assignment, every notebook run
     "test_grading.py",         # a batch of 29 adversarial and honest notebooks
