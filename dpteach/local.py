@@ -10,12 +10,12 @@ here into two ways of reporting one of k categories, each epsilon-LDP for every 
 - **unary encoding**: write the category as a one-hot vector of k bits and randomise each
   bit. Symmetric (SUE, the basic one-time RAPPOR): each bit kept with probability
   e^(eps/2) / (e^(eps/2) + 1), i.e. binary randomized response at eps/2 on every bit.
-  Optimized (OUE, Wang et al. 2017 section 4.4): the 1-bit is kept with probability
+  Optimized (OUE, Wang et al. 2017): the 1-bit is kept with probability
   p = 1/2 and each 0-bit becomes 1 with probability q = 1 / (e^eps + 1).
 
 Both are estimated by the same unbiased correction of the report counts,
 f_hat = (c / n - q) / (p - q), whose variance (Wang, Blocki, Li & Jha, USENIX Security
-2017, section 3, eq. 2) is
+2017) is
 
     Var[f_hat_v] = q (1 - q) / (n (p - q)^2) + f_v (1 - p - q) / (n (p - q)).
 
@@ -32,8 +32,9 @@ import math
 
 import numpy as np
 
-from ._validate import (valid_bits, valid_epsilon, valid_flag, valid_nonnegative_int, valid_positive_int,
-                        valid_positive_ints, valid_real, valid_rng, valid_size, valid_values)
+from ._validate import (valid_bits, valid_count, valid_epsilon, valid_flag, valid_nonnegative_int,
+                        valid_noise_scale, valid_positive_int, valid_positive_ints, valid_real, valid_rng,
+                        valid_size, valid_values)
 from .mechanisms import laplace_mechanism, randomized_response
 
 __all__ = [
@@ -99,6 +100,15 @@ def _valid_mechanism(mechanism):
     return mechanism
 
 
+def _valid_people(n, per_person, name="values", what=""):
+    """At most MAX_DRAWS random numbers per call: n people, ``per_person`` numbers each."""
+    from ._validate import MAX_DRAWS
+    if n * per_person > MAX_DRAWS:
+        raise ValueError(f"{name} holds n = {n} people{what}, which needs {n * per_person:.3g} random "
+                         f"numbers; at most {MAX_DRAWS:.0e} per call: simulate fewer people (or use "
+                         f"report_counts, which draws the counts directly)")
+
+
 def _valid_categories(values, k, name="values"):
     arr = valid_values(values, name)
     if np.any(arr != np.floor(arr)) or np.any(arr < 0) or np.any(arr > k - 1):
@@ -114,7 +124,7 @@ def k_randomized_response_keep_probability(k, epsilon) -> float:
     Computed as 1 / (1 + (k - 1) e^-eps), which never overflows. For k = 2 it equals
     :func:`dpteach.randomized_response_keep_probability` (notebook 04). Each other
     category is reported with q = (1 - p) / (k - 1) = 1 / (e^eps + k - 1), so p / q = e^eps
-    [Wang et al. 2017, section 4.1 ("direct encoding")]. Notebook 17.
+    [Wang et al. 2017 call it "direct encoding"]. Notebook 17.
     """
     k = _valid_k(k)
     epsilon = _valid_local_epsilon(epsilon)
@@ -134,8 +144,8 @@ def k_randomized_response_probabilities(k, epsilon) -> np.ndarray:
     which is the mechanism's exact local epsilon (:func:`local_epsilon`). Notebook 17.
     """
     k = _valid_k(k)
-    if k > 10 ** 4:
-        raise ValueError(f"k must be <= 10000 for the k x k matrix (10^8 entries), got {k}")
+    if k > 4096:
+        raise ValueError(f"k must be <= 4096 for the k x k matrix (16.8 million entries), got {k}")
     p, q = _krr_pq(k, _valid_local_epsilon(epsilon))
     P = np.full((k, k), q)
     np.fill_diagonal(P, p)
@@ -154,6 +164,7 @@ def k_randomized_response(values, k, epsilon, *, rng=None):
     k = _valid_k(k)
     v = _valid_categories(values, k)
     epsilon = _valid_local_epsilon(epsilon)
+    _valid_people(v.size, 2)
     rng = valid_rng(rng)
     if k == 2:
         out = np.asarray(randomized_response(v, epsilon, rng=rng)).astype(np.int64)
@@ -170,7 +181,7 @@ def k_randomized_response_estimate(reports, k, epsilon) -> np.ndarray:
     """Unbiased estimate of the k category frequencies from k-RR reports.
 
     With c_v reports of category v among n, E[c_v / n] = q + f_v (p - q), so
-    f_hat_v = (c_v / n - q) / (p - q) [Wang et al. 2017, section 3, eq. 1]. Not clipped to
+    f_hat_v = (c_v / n - q) / (p - q) [Wang et al. 2017]. Not clipped to
     [0, 1] (clipping would bias it); the estimates sum to one. Variance:
     :func:`local_variance` with ``mechanism="krr"``. For k = 2, f_hat_1 equals
     :func:`dpteach.randomized_response_estimate`. Notebook 17.
@@ -188,7 +199,7 @@ def unary_encoding_probabilities(epsilon, *, optimized=True) -> tuple[float, flo
 
     Symmetric (``optimized=False``): p = e^(eps/2) / (e^(eps/2) + 1), q = 1 - p (binary
     randomized response at eps/2 on every bit; two bits differ between any two inputs, so
-    the total is eps). Optimized (Wang et al. 2017, section 4.4, OUE): p = 1/2,
+    the total is eps). Optimized (OUE, Wang et al. 2017): p = 1/2,
     q = 1 / (e^eps + 1), chosen to minimise the estimator's variance. In both,
     p (1 - q) / ((1 - p) q) = e^eps. Notebook 17.
     """
@@ -214,6 +225,7 @@ def unary_encoding(values, k, epsilon, *, optimized=True, rng=None) -> np.ndarra
     v = _valid_categories(values, k)
     epsilon = _valid_local_epsilon(epsilon)
     optimized = valid_flag(optimized, "optimized")
+    _valid_people(v.size, k, what=f" of k = {k} bits each (values and k)")
     rng = valid_rng(rng)
     onehot = (v[..., None] == np.arange(k)).astype(np.int8)
     if not optimized:
@@ -227,8 +239,13 @@ def unary_encoding_estimate(reports, epsilon, *, optimized=True) -> np.ndarray:
 
     ``reports``: 0/1 array of shape (n, k) (any leading shape; the last axis is the k
     bits). With c_v the number of reports whose bit v is 1, f_hat_v = (c_v / n - q) / (p - q)
-    [Wang et al. 2017, section 3]. Variance: :func:`local_variance`. Notebook 17.
+    [Wang et al. 2017]. Variance: :func:`local_variance`. Notebook 17.
     """
+    try:
+        np.asarray(reports)
+    except (TypeError, ValueError):          # ragged rows of different lengths
+        raise TypeError("reports must be an (n, k) array of 0/1 bits, got rows of different "
+                        "lengths") from None
     r = valid_bits(reports, "reports")
     if r.ndim < 1 or r.shape[-1] < 2:
         raise ValueError(f"reports must have the k >= 2 bits on its last axis, got shape {r.shape}")
@@ -260,75 +277,107 @@ def unary_encoding_output_probabilities(k, epsilon, *, optimized=True) -> np.nda
 
 
 def olh_hash_size(epsilon) -> int:
-    """g = round(e^epsilon + 1), the hash range that minimises OLH's variance [WBLJ17, Sec. 4.4]."""
+    """g = round(e^epsilon + 1), the hash range that minimises OLH's variance [WBLJ17]."""
     epsilon = valid_real(epsilon, "epsilon", low=1e-100, high=30.0)  # g = e^epsilon + 1 buckets
     return max(2, int(round(math.exp(epsilon) + 1.0)))
 
 
+_GOLDEN, _MIX1, _MIX2 = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9),
+                         np.uint64(0x94D049BB133111EB))
+
+#: the most (person, value) pairs :func:`olh_estimate` hashes in one call: the collector
+#: hashes every value of the domain with every person's function, n * k pairs (about 2 s
+#: per 10^8 here); 10^5 people and k = 10^6 would take minutes
+MAX_OLH_PAIRS = 10 ** 8
+
+
 def _hash(seeds, values, g):
-    """A keyed hash of ``values`` into 0..g-1, one key per user (splitmix64 finalisation of
-    seed + value): each user's function behaves as a fresh random function."""
+    """A keyed hash of ``values`` into 0..g-1 (uint64), one key per user (splitmix64
+    finalisation of seed + value, then the top 32 bits scaled to g buckets): each user's
+    function behaves as a fresh random function. Arrays broadcast."""
     with np.errstate(over="ignore"):
-        z = seeds.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15) * (values.astype(np.uint64) + np.uint64(1))
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
-    return (z % np.uint64(g)).astype(np.int64)
+        z = seeds.astype(np.uint64) + _GOLDEN * (values.astype(np.uint64) + np.uint64(1))
+        z ^= z >> np.uint64(30)
+        z *= _MIX1
+        z ^= z >> np.uint64(27)
+        z *= _MIX2
+        z ^= z >> np.uint64(31)
+        if g < 2 ** 32:                  # multiply-high: (top 32 bits) * g / 2^32, no division
+            z >>= np.uint64(32)
+            z *= np.uint64(g)
+            z >>= np.uint64(32)
+        else:
+            z %= np.uint64(g)
+    return z
+
+
+def _olh_pq(epsilon, g):
+    """(p, q, p - q) of OLH: p = e^eps / (e^eps + g - 1), q = 1/g, and p - q computed as
+    (g - 1)(e^eps - 1) / (g (e^eps + g - 1)), without cancellation (at epsilon = 1e-20,
+    p and q are both 0.5 in floating point, and p - q would be 0)."""
+    e = math.exp(epsilon)
+    return e / (e + g - 1), 1.0 / g, (g - 1) * math.expm1(epsilon) / (g * (e + g - 1))
 
 
 def olh_reports(values, k, epsilon, *, rng=None):
-    """Optimal local hashing [WBLJ17, Sec. 4.4], the users' side: (seeds, reports).
+    """Optimal local hashing [WBLJ17], the users' side: (seeds, reports), one per person.
 
     Each user draws a hash function H (a random seed) from 0..k-1 to 0..g-1, g =
     :func:`olh_hash_size`, and reports H with H(v) passed through g-ary randomized
     response: kept with probability p = e^epsilon / (e^epsilon + g - 1), otherwise one of
     the other g - 1 buckets uniformly. epsilon-LDP: the seed does not depend on v.
+    ``values``: category indices 0..k-1, any shape (one person per entry, flattened).
     """
-    x = _valid_categories(values, _valid_k(k))
+    x = _valid_categories(values, _valid_k(k)).ravel()
     epsilon = valid_epsilon(epsilon)
     g = olh_hash_size(epsilon)
+    valid_count(x.size, "values (people)", per_item=3)       # three draws per person
     rng = valid_rng(rng)
     seeds = rng.integers(0, 2**63, size=x.size, dtype=np.int64)
-    hashed = _hash(seeds, x, g)
+    hashed = _hash(seeds, x, g).astype(np.int64)
     keep = rng.random(x.size) < math.exp(epsilon) / (math.exp(epsilon) + g - 1)
     other = (hashed + rng.integers(1, g, size=x.size)) % g
     return seeds, np.where(keep, hashed, other)
 
 
 def olh_estimate(values, k, epsilon, *, rng=None):
-    """Unbiased OLH estimates of the counts of 0..k-1 [WBLJ17, Sec. 4.4].
+    """Unbiased OLH estimates of the counts of 0..k-1 [WBLJ17].
 
     From the users' (seed, report) pairs of :func:`olh_reports`, the support count of v is
     C(v) = #{users with H(v) = report}; with p = e^epsilon / (e^epsilon + g - 1) and
     q = 1/g (another value collides with the report by chance), the estimate is
     (C(v) - n q) / (p - q). Its variance is about n * 4 e^epsilon / (e^epsilon - 1)^2 at
-    g = e^epsilon + 1 (:func:`olh_variance`), independent of k.
+    g = e^epsilon + 1 (:func:`olh_variance`), independent of k. The collector hashes all
+    n * k (person, value) pairs, at most :data:`MAX_OLH_PAIRS` per call.
     """
     k = _valid_k(k)
+    n = _valid_categories(values, k).size
+    if n * k > MAX_OLH_PAIRS:
+        raise ValueError(f"values and k ask the collector to hash n * k = {n * k:.3g} (person, value) "
+                         f"pairs (n = {n} people, k = {k}); at most {MAX_OLH_PAIRS:.0e} per call: use "
+                         f"fewer people or a smaller domain (olh_variance gives the variance at any n)")
     seeds, reports = olh_reports(values, k, epsilon, rng=rng)
     g = olh_hash_size(epsilon)
-    p = math.exp(epsilon) / (math.exp(epsilon) + g - 1)
-    q = 1.0 / g
-    support = np.zeros(k)
-    step = max(1, 2_000_000 // max(k, 1))
-    cells = np.arange(k)
+    _, q, gap = _olh_pq(epsilon, g)
+    support = np.zeros(k, dtype=np.int64)
+    step = max(1, 2_000_000 // k)
+    cells = np.arange(k)[None, :]
     for start in range(0, seeds.size, step):
-        s, r = seeds[start:start + step], reports[start:start + step]
-        support += (_hash(s[:, None], cells[None, :], g) == r[:, None]).sum(axis=0)
-    return (support - seeds.size * q) / (p - q)
+        s, r = seeds[start:start + step, None], reports[start:start + step, None]
+        support += np.count_nonzero(_hash(s, cells, g) == r.astype(np.uint64), axis=0)
+    return (support - seeds.size * q) / gap
 
 
 def olh_variance(n, epsilon, *, g=None):
-    """Variance of one OLH count estimate (true count small against n) [WBLJ17, Eq. (12)]:
+    """Variance of one OLH count estimate (true count small against n) [WBLJ17]:
     n q (1 - q) / (p - q)^2 with q = 1/g. ``g`` defaults to :func:`olh_hash_size`; any
     real g >= 2 is accepted so that the formula can be read at g = e^epsilon + 1 exactly,
     where it equals n * 4 e^epsilon / (e^epsilon - 1)^2."""
     n = valid_positive_int(n, "n", maximum=10**15)
     epsilon = valid_real(epsilon, "epsilon", low=1e-100, high=30.0)
     g = olh_hash_size(epsilon) if g is None else valid_real(g, "g", low=2.0, high=1e12)
-    p = math.exp(epsilon) / (math.exp(epsilon) + g - 1)
-    q = 1.0 / g
-    return n * q * (1 - q) / (p - q) ** 2
+    _, q, gap = _olh_pq(epsilon, g)
+    return n * q * (1 - q) / gap ** 2
 
 
 def local_epsilon(probabilities) -> float:
@@ -372,7 +421,7 @@ def _pq(mechanism, k, epsilon):
 def local_variance(n, k, epsilon, *, mechanism="oue", frequency=None):
     """Variance of one estimated frequency f_hat_v (a fraction) in the local model.
 
-    Wang et al. 2017 (section 3, eq. 2), with p, q the mechanism's report probabilities:
+    Wang et al. 2017, with p, q the mechanism's report probabilities:
 
         Var[f_hat_v] = q (1 - q) / (n (p - q)^2) + f_v (1 - p - q) / (n (p - q)).
 
@@ -414,11 +463,16 @@ def central_variance(n, epsilon, *, sensitivity=1.0) -> float:
     n = valid_positive_int(n, "n", maximum=_MAX_N)
     epsilon = _valid_local_epsilon(epsilon)
     sensitivity = valid_real(sensitivity, "sensitivity", low=0.0, low_open=True, high=1e100)
-    return float(2.0 * (sensitivity / epsilon) ** 2 / n**2)
+    with np.errstate(over="ignore", under="ignore"):
+        var = 2.0 * np.square(np.float64(sensitivity) / epsilon) / np.float64(n) ** 2
+    if not np.isfinite(var):
+        raise ValueError(f"epsilon and sensitivity are outside the usable range: 2 (sensitivity / "
+                         f"epsilon)^2 / n^2 overflows, got epsilon={epsilon!r}, sensitivity={sensitivity!r}")
+    return float(var)
 
 
 def krr_is_better(k, epsilon) -> bool:
-    """True when k-RR's Var* is below OUE's: k - 2 < 3 e^eps (Wang et al. 2017, section 4.5).
+    """True when k-RR's Var* is below OUE's: k - 2 < 3 e^eps (Wang et al. 2017 compare the two).
 
     From (e^eps + k - 2) < 4 e^eps. Notebook 17.
     """
@@ -471,7 +525,10 @@ def report_counts(counts, epsilon, *, mechanism="oue", rng=None, size=None) -> n
     c = c.astype(np.int64)
     epsilon = _valid_local_epsilon(epsilon)
     mechanism = _valid_mechanism(mechanism)
-    size = valid_size(size, per_draw=c.size)
+    # binomial draws are slow (about 0.1 µs each): at most 2 * 10^7 per call, two per cell
+    size = valid_size(size, per_draw=2 * c.size, maximum=2 * 10 ** 7)
+    if c.size > 10 ** 7:
+        raise ValueError(f"counts must hold at most 10^7 cells (two binomial draws each), got {c.size}")
     rng = valid_rng(rng)
     k = c.shape[-1]
     n = c.sum(axis=-1, keepdims=True)
@@ -518,5 +575,7 @@ def central_histogram_estimate(counts, epsilon, *, sensitivity=1.0, rng=None,
     n = c.sum()
     if n <= 0:
         raise ValueError("counts must hold at least one person")
-    _valid_local_epsilon(epsilon)
+    epsilon = _valid_local_epsilon(epsilon)
+    with np.errstate(over="ignore"):
+        valid_noise_scale(sensitivity / epsilon, "epsilon and sensitivity", "sensitivity / epsilon")
     return laplace_mechanism(c, sensitivity, epsilon, rng=rng, size=size) / n

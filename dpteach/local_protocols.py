@@ -2,8 +2,8 @@
 
 Wang, Blocki, Li & Jha, "Locally differentially private protocols for frequency
 estimation" (USENIX Security 2017) [WBLJ17] compare the protocols of :mod:`dpteach.local`
-by the variance of one estimated frequency for a value nobody holds, Var* (section 3 and
-4). Times n it is
+by the variance of one estimated frequency for a value nobody holds, Var*. Times n it
+is
 
     k-RR: (e^eps + k - 2) / (e^eps - 1)^2        (grows with the domain size k)
     SUE:  e^(eps/2) / (e^(eps/2) - 1)^2
@@ -28,6 +28,9 @@ __all__ = ["PROTOCOLS", "protocol_variances", "krr_crossover_k", "krr_crossover_
 
 #: the frequency oracles compared: k-RR, symmetric and optimized unary encoding, OLH
 PROTOCOLS = ("krr", "sue", "oue", "olh")
+#: the most variance evaluations one call of :func:`protocol_variances` makes (each is a
+#: checked scalar call of the lesson function, about 20 µs): a panel's grid is a few hundred
+MAX_POINTS = 20_000
 
 
 def _var_star(k, epsilon, protocol):
@@ -48,7 +51,7 @@ def protocol_variances(k, epsilon, protocols=PROTOCOLS) -> dict:
     (k, epsilon) (arrays broadcast), for the ``protocols`` asked (default all four).
 
     From :func:`dpteach.local.local_variance` (n = 1) and :func:`dpteach.local.olh_variance`
-    (n = 1, g = round(e^eps + 1)). Only k-RR's depends on k [WBLJ17, Sec. 4-5]. Notebook 17.
+    (n = 1, g = round(e^eps + 1)). Only k-RR's depends on k [WBLJ17]. Notebook 17.
     """
     kk, ee = np.broadcast_arrays(valid_values(k, "k"), valid_values(epsilon, "epsilon"))
     if isinstance(protocols, str):
@@ -57,6 +60,11 @@ def protocol_variances(k, epsilon, protocols=PROTOCOLS) -> dict:
         raise TypeError(f"protocols must be a tuple of names from {PROTOCOLS}, got {protocols!r}")
     protocols = [_valid_protocol(p, "protocols") for p in protocols]
     eps, where = np.unique(ee.ravel(), return_inverse=True)      # all but k-RR ignore k
+    calls = eps.size * (len(set(protocols) - {"krr"})) + kk.size * ("krr" in protocols)
+    if calls > MAX_POINTS:
+        raise ValueError(f"k and epsilon ask for {calls} variance evaluations ({kk.size} (k, epsilon) "
+                         f"points, {eps.size} distinct epsilons); at most {MAX_POINTS} per call: "
+                         f"use a coarser grid")
     out = {p: np.array([_var_star(2, float(b), p) for b in eps])[where].reshape(kk.shape)
            for p in protocols if p != "krr"}
     if "krr" in protocols:
@@ -68,10 +76,10 @@ def protocol_variances(k, epsilon, protocols=PROTOCOLS) -> dict:
 def krr_crossover_k(epsilon, *, against="oue") -> float:
     """The domain size k at which k-RR's Var* equals ``against``'s; k-RR is better below it.
 
-    k-RR's n Var* = (e^eps + k - 2) / (e^eps - 1)^2 grows linearly in k [WBLJ17, Sec. 4.1];
+    k-RR's n Var* = (e^eps + k - 2) / (e^eps - 1)^2 grows linearly in k [WBLJ17];
     the others' V do not depend on k, so k = V (e^eps - 1)^2 - e^eps + 2. Against OUE
     (V = 4 e^eps / (e^eps - 1)^2) it is 3 e^eps + 2, :func:`dpteach.local.krr_is_better`'s
-    rule [WBLJ17, Sec. 4.5]; against OLH the rounding of g moves it slightly. Notebook 17.
+    rule [WBLJ17]; against OLH the rounding of g moves it slightly. Notebook 17.
     """
     epsilon = valid_real(epsilon, "epsilon", low=1e-3, high=30.0)
     v = _var_star(2, epsilon, _valid_protocol(against, "against", PROTOCOLS[1:]))
@@ -105,7 +113,7 @@ def krr_crossover_epsilon(k, *, against="oue", low=1e-3, high=20.0):
 def report_bits(k, epsilon, protocol, *, seed_bits=64) -> int:
     """Bits one person sends: k-RR ceil(log2 k) (one category), SUE and OUE k (one bit per
     category), OLH ceil(log2 g) plus the hash function's seed (``seed_bits``). OLH keeps
-    OUE's variance at a cost free of k [WBLJ17, Sec. 4.4]. Notebook 17."""
+    OUE's variance at a cost free of k [WBLJ17]. Notebook 17."""
     k = valid_positive_int(k, "k", maximum=10**6)
     g = olh_hash_size(epsilon)
     seed_bits = valid_positive_int(seed_bits, "seed_bits", maximum=4096)

@@ -195,6 +195,24 @@ def _compose(a, b):
     return _trim(a[0] + b[0], p, inf)
 
 
+def _check_width(step, n):
+    """Refuse at once a composition that is sure to outgrow MAX_POINTS: the n-fold loss has
+    n times one step's variance, and its central part alone (±8.3 standard deviations, where
+    a normal density falls to 1e-15 of its peak, the trim floor) spans 16.6·√n·sd grid
+    points; twice the limit leaves room for that estimate's error (the convolutions still
+    check the true width)."""
+    p = step[1]
+    x = np.arange(p.size)
+    total = float(p.sum())
+    if total <= 0.0 or n == 1:
+        return
+    mean = float(p @ x) / total
+    sd = math.sqrt(max(float(p @ (x - mean) ** 2) / total, 0.0))
+    points = 16.6 * math.sqrt(n) * sd
+    if points > 2 * MAX_POINTS:
+        raise _TooWide(points)
+
+
 def _power(step, n):
     """The n-fold convolution of ``step`` by repeated squaring."""
     result = None
@@ -261,7 +279,9 @@ class PLDAccountant:
                 return _trim(*_one_step(q, sigma, self.interval, direction, z_sd=38.0), floor=0.0)
             except _TooWide:
                 pass
-        return _power(_trim(*_one_step(q, sigma, self.interval, direction)), steps)
+        step = _trim(*_one_step(q, sigma, self.interval, direction))
+        _check_width(step, steps)
+        return _power(step, steps)
 
     @property
     def floor_delta(self):
@@ -273,7 +293,8 @@ class PLDAccountant:
         if self._dists[direction] is None:
             return 0.0
         k, p, inf = self._dists[direction]
-        first = min(p.size, max(0, int(math.floor(epsilon / self.interval)) - k))
+        start = epsilon / self.interval - k            # grid index of ε (inf for ε = 1e308)
+        first = p.size if start >= p.size else max(0, int(math.floor(start)))
         losses = self.interval * (k + np.arange(first, p.size))   # only the tail above ε
         over = losses > epsilon
         tail = p[first:][over]

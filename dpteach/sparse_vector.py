@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import (valid_count, valid_epsilon, valid_noise_scale, valid_positive_int, valid_real,
-                        valid_rng, valid_sensitivity, valid_values)
+from ._validate import (valid_count, valid_epsilon, valid_flag, valid_noise_scale, valid_positive_int,
+                        valid_real, valid_rng, valid_sensitivity, valid_values)
 from ._densities import laplace_cdf, laplace_pdf, laplace_sf
 from .mechanisms import laplace_mechanism, report_noisy_max
 
@@ -53,15 +53,34 @@ __all__ = [
 ]
 
 
-def _valid_answers(query_answers):
+#: the longest stream whose exact output distribution is computed by quadrature: the work
+#: grows like k^2 (k outputs, each integrand evaluation O(k), a breakpoint per kink), about
+#: a second at k = 1000; longer streams are simulated (:func:`above_threshold_draws`)
+MAX_EXACT_QUERIES = 1000
+
+
+def _valid_answers(query_answers, *, maximum=None):
     a = valid_values(query_answers, "query_answers")
     if a.ndim != 1:
         raise ValueError(f"query_answers must be one-dimensional, got shape {a.shape}")
+    if maximum is not None and a.size > maximum:
+        raise ValueError(f"query_answers must hold at most {maximum} queries for an exact "
+                         f"distribution (quadrature, work ~ k^2), got k = {a.size}: simulate a "
+                         f"longer stream with above_threshold_draws or sparse_draws")
     return a
 
 
-def _valid_common(query_answers, threshold, epsilon, sensitivity):
-    a = _valid_answers(query_answers)
+def _valid_gaps(a, t):
+    """Errors a_i - T must be floats: answers and threshold at opposite ends of the float
+    range (1e308 and -1e308) would give an infinite error."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.isfinite(a - t).all():
+            raise ValueError("query_answers and threshold are too far apart: a_i - threshold "
+                             "overflows the float range (|a_i - threshold| must stay below 1.8e308)")
+
+
+def _valid_common(query_answers, threshold, epsilon, sensitivity, *, maximum=None):
+    a = _valid_answers(query_answers, maximum=maximum)
     t = valid_real(threshold, "threshold")
     epsilon, d = _valid_budget(epsilon, sensitivity)
     return a, t, epsilon, d
@@ -119,8 +138,8 @@ def sparse(query_answers, threshold, epsilon, c, *, sensitivity=1.0, rng=None):
     """
     a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
     c = valid_positive_int(c, "c", maximum=max(1, a.size))
-    rng = valid_rng(rng)
     sigma = sparse_scales(epsilon, c, sensitivity=d)[0]
+    rng = valid_rng(rng)
     found = []
     noisy_threshold = t + rng.laplace(0.0, sigma)
     for i, answer in enumerate(a):
@@ -143,8 +162,8 @@ def numeric_sparse(query_answers, threshold, epsilon, c, *, sensitivity=1.0, rng
     """
     a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
     c = valid_positive_int(c, "c", maximum=max(1, a.size))
-    rng = valid_rng(rng)
     b_value = sparse_scales(epsilon, c, sensitivity=d, numeric=True)[2]
+    rng = valid_rng(rng)
     chosen = sparse(a, t, 8.0 * epsilon / 9.0, c, sensitivity=d, rng=rng)
     return [(i, float(a[i] + rng.laplace(0.0, b_value))) for i in chosen]
 
@@ -162,10 +181,22 @@ def sparse_scales(epsilon, c, *, sensitivity=1.0, numeric=False):
     """
     epsilon, d = _valid_budget(epsilon, sensitivity)
     c = valid_positive_int(c, "c", maximum=10**9)
+    numeric = valid_flag(numeric, "numeric")
     if numeric:
         eps1, eps2 = 8.0 * epsilon / 9.0, 2.0 * epsilon / 9.0
-        return 2.0 * c * d / eps1, 4.0 * c * d / eps1, 2.0 * c * d / eps2
-    return 2.0 * c * d / epsilon, 4.0 * c * d / epsilon, None
+        scales = 2.0 * c * d / eps1, 4.0 * c * d / eps1, 2.0 * c * d / eps2
+    else:
+        scales = 2.0 * c * d / epsilon, 4.0 * c * d / epsilon, None
+    _valid_c_scale(max(b for b in scales if b is not None), "9 c sensitivity / epsilon" if numeric
+                   else "4 c sensitivity / epsilon")
+    return scales
+
+
+def _valid_c_scale(b, formula):
+    """The largest scale of c restarts must be usable too (c = 1000 at epsilon = 5e-305
+    would draw infinite noise)."""
+    with np.errstate(over="ignore"):
+        return valid_noise_scale(b, "epsilon, c and sensitivity", formula)
 
 
 class SparseRuns(NamedTuple):
@@ -198,8 +229,9 @@ def sparse_draws(query_answers, threshold, epsilon, c, *, size, sensitivity=1.0,
     k = a.size
     c = valid_positive_int(c, "c", maximum=max(1, k))
     size = valid_count(size, "size", per_item=max(k, 1) * 3)
-    rng = valid_rng(rng)
+    numeric = valid_flag(numeric, "numeric")
     b_threshold, b_query, b_value = sparse_scales(epsilon, c, sensitivity=d, numeric=numeric)
+    rng = valid_rng(rng)
     rho = t + rng.laplace(0.0, b_threshold, size=(size, c))
     noisy = a + rng.laplace(0.0, b_query, size=(size, k))
     answered = np.empty((k, size), dtype=bool)
@@ -225,10 +257,8 @@ def sparse_run_error(query_answers, threshold, answered, c):
     """
     a = _valid_answers(query_answers)
     t = valid_real(threshold, "threshold")
-    ans = np.asarray(answered)
-    if ans.dtype.kind != "b" or ans.shape[-1:] != a.shape or ans.ndim > 2:
-        raise ValueError(f"answered must be booleans of shape (k,) or (runs, k) with k = {a.size}, "
-                         f"got {ans.dtype} of shape {ans.shape}")
+    _valid_gaps(a, t)
+    ans = _valid_booleans(answered, "answered", a.size, ndim=(1, 2))
     c = valid_positive_int(c, "c", maximum=max(1, a.size))
     before = np.cumsum(ans, axis=-1) - ans             # answers before query i
     passed = (before < c) & ~ans
@@ -260,26 +290,29 @@ def sparse_accuracy_bound(k, epsilon, beta, c, *, sensitivity=1.0):
 
 
 def noisy_top_c(query_answers, epsilon, c, *, sensitivity=1.0, rng=None):
-    """The indices of c queries chosen by report noisy max, c times, at epsilon / c each.
+    """The indices of c queries, in the order chosen, by the exponential mechanism run c
+    times without replacement ("peeling"), at epsilon / c each.
 
-    Round j adds fresh Lap(2 c Delta / epsilon) noise to every query not yet chosen and
-    takes the largest (:func:`dpteach.report_noisy_max`, DR14 Sec. 3.3); by basic
-    composition the c rounds are epsilon-DP. When every query is known in advance this
-    selects the large answers better than Sparse at the same epsilon, with no threshold
-    to choose (Lyu, Su & Li 2017: in the non-interactive setting SVT can be replaced by
-    the exponential mechanism, with better accuracy). Notebook 15.
+    Round j picks query i among those not yet chosen with probability proportional to
+    exp((epsilon / c) a_i / (2 Delta)) (:func:`dpteach.exponential_mechanism`, DR14 Sec. 3.4);
+    each round is epsilon / c-DP, so the c rounds are epsilon-DP by composition. That is
+    report noisy max with *Gumbel* noise of scale 2 c Delta / epsilon (the Gumbel-max trick),
+    and the order of one draw of noisy answers is exactly a sample without replacement with
+    these weights, so sorting it gives the c rounds at once (Durfee & Rogers, NeurIPS 2019):
+    O(k log k). Report noisy max with Laplace noise
+    (:func:`dpteach.report_noisy_max`, notebook 09) is a different mechanism that picks with
+    different probabilities. When every query is known in advance this selects the large
+    answers better than Sparse at the same epsilon, with no threshold to choose (Lyu, Su &
+    Li 2017: in the non-interactive setting the exponential mechanism replaces SVT, with
+    better accuracy). Notebook 15.
     """
     a = _valid_answers(query_answers)
     epsilon, d = _valid_budget(epsilon, sensitivity)
     c = valid_positive_int(c, "c", maximum=max(1, a.size))
+    scale = _valid_c_scale(2.0 * c * d / epsilon, "2 c sensitivity / epsilon")
     rng = valid_rng(rng)
-    left = np.arange(a.size)
-    chosen = []
-    for _ in range(c):
-        j = report_noisy_max(a[left], d, epsilon / c, rng=rng)
-        chosen.append(int(left[j]))
-        left = np.delete(left, j)
-    return chosen
+    noisy = a + rng.gumbel(0.0, scale, size=a.size)     # the exponential mechanism's weights, as noise
+    return np.argsort(-noisy, kind="stable")[:c].tolist()
 
 
 def above_threshold_draws(query_answers, threshold, epsilon, *, size, sensitivity=1.0, rng=None):
@@ -328,7 +361,8 @@ def above_threshold_probabilities(query_answers, threshold, epsilon, *, sensitiv
     kinks r = a_j - T: the probabilities sum to 1 (to 1e-12) however far the answers lie
     from the threshold. Notebook 15.
     """
-    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
+    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity,
+                                     maximum=MAX_EXACT_QUERIES)
     return _probabilities(a, t, 2.0 * d / epsilon, 4.0 * d / epsilon)
 
 
@@ -431,7 +465,8 @@ def variant_probabilities(name, query_answers, threshold, epsilon, *, sensitivit
     if name not in VARIANTS or name == "no_stop":
         raise ValueError(f"name must be a stopping variant, one of "
                          f"{sorted(set(VARIANTS) - {'no_stop'})}, got {name!r}")
-    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
+    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity,
+                                     maximum=MAX_EXACT_QUERIES)
     b_threshold, b_query = 2.0 * d / epsilon, 4.0 * d / epsilon
     if name == "no_query_noise":
         # report i iff a_i >= T + rho > max_{j<i} a_j: rho in (max_{j<i} a_j - T, a_i - T]
@@ -452,11 +487,9 @@ def no_stop_pattern_probability(query_answers, pattern, threshold, epsilon, *, s
     ``pattern``: booleans, True = above. Notebook 15 uses it to show that the no-stop
     variant's loss grows with the number of answers above.
     """
-    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
-    pat = np.asarray(pattern)
-    if pat.shape != a.shape or pat.dtype.kind != "b":
-        raise ValueError(f"pattern must be booleans of the same length as query_answers "
-                         f"({a.size}), got {pattern!r}")
+    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity,
+                                     maximum=MAX_EXACT_QUERIES)
+    pat = _valid_booleans(pattern, "pattern", a.size, ndim=(1,))
     b_threshold, b_query = 2.0 * d / epsilon, 4.0 * d / epsilon
 
     def integrand(r):                  # scipy.stats.laplace's floats, as in _probabilities
@@ -484,8 +517,8 @@ def accuracy_bound(k, epsilon, beta, *, sensitivity=1.0):
     d = valid_sensitivity(sensitivity, positive=True)
     alpha = 8.0 * d * (np.log(k) + np.log(2.0) - np.log(beta)) / epsilon
     if not np.isfinite(alpha):
-        raise ValueError(f"epsilon is outside the usable range: alpha = 8 Δ (ln k + ln(2/beta)) / "
-                         f"epsilon overflows, got epsilon={epsilon!r}")
+        raise ValueError(f"epsilon and sensitivity are outside the usable range: alpha = 8 Δ (ln k + "
+                         f"ln(2/beta)) / epsilon overflows, got epsilon={epsilon!r}, sensitivity={d!r}")
     return alpha
 
 
@@ -496,6 +529,7 @@ def run_error(query_answers, threshold, index):
     reported). In the queries' units. Notebook 15."""
     a = _valid_answers(query_answers)
     t = valid_real(threshold, "threshold")
+    _valid_gaps(a, t)
     index = a.size if index is None else _valid_index(index, a.size)
     err = 0.0
     if index > 0:
@@ -503,6 +537,21 @@ def run_error(query_answers, threshold, index):
     if index < a.size:
         err = max(err, float(t - a[index]))
     return err
+
+
+def _valid_booleans(values, name, k, *, ndim):
+    """True/False flags, one per query (last axis of length k), as a bool array."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be booleans, got a string")
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):          # ragged nesting
+        raise TypeError(f"{name} must be an array of booleans, got {values!r:.60}") from None
+    if arr.dtype.kind != "b" or arr.ndim not in ndim or arr.shape[-1:] != (k,):
+        shapes = " or ".join("(k,)" if n == 1 else "(runs, k)" for n in ndim)
+        raise ValueError(f"{name} must be booleans of shape {shapes} with k = {k} (the length of "
+                         f"query_answers), got {arr.dtype} of shape {arr.shape}")
+    return arr
 
 
 def _valid_index(index, k):
@@ -514,7 +563,7 @@ def example_answers(k=60, *, seed=15):
     """A seeded stream of k counting-query answers (people; sensitivity 1): mostly
     between 20 and 60 with a slow upward drift, so that later queries clear a threshold
     of 70 more often. Invented for notebook 15; not real data."""
-    k = valid_count(k, "k")
+    k = valid_count(k, "k", maximum=10 ** 6)
     rng = np.random.default_rng(_valid_seed(seed))
     return np.round(np.clip(rng.normal(35, 12, size=k) + np.linspace(0, 25, k), 0, None))
 

@@ -203,22 +203,44 @@ def test_check_mechanism_passes_other_correct_samplers(fn):
     assert fb.passed and fb.details["reason"] == "passed", fb.message
 
 
-def test_check_mechanism_passes_more_noise_and_says_how_much():
+def twice_the_noise(value, sensitivity, epsilon, rng):
+    return value + rng.laplace(0.0, 2 * sensitivity / epsilon)
+
+
+def test_check_mechanism_passes_a_little_more_noise_and_says_how_much():
     fb = ex.check_mechanism(a_tenth_more, sensitivity=1, epsilon=0.5)
     assert fb.passed and fb.details["reason"] == "too_much_noise", fb.message
     assert "more noise than needed" in fb.message and "1.1 times" in fb.message
     for p in fb.details["points"]:
         assert abs(p["factor"] - 1.1) < 0.02
-    fb = ex.check_mechanism(ten_times_noise, sensitivity=1, epsilon=0.5, **FAST)
+    # the judge without a waste limit still passes 10Δ/ε and says how much ("about 9.96 times
+    # Δ/ε ... (between 9.82 and 10.1), as if b = 10Δ/ε"; the test reads the factors, not
+    # their rounding); check_mechanism sets the limit (next test)
+    request = ex.mechanism_request(np.random.default_rng(0), sensitivity=1.0, epsilon=0.5,
+                                   value=10.0, n=None, alpha=ex.ALPHA, seconds=1e-3, max_seconds=60.0)
+    fb = ex.mechanism_judge(ex.mechanism_collect(ten_times_noise, request), request)
     assert fb.passed and fb.details["reason"] == "too_much_noise"
-    # "about 9.96 times Δ/ε ... (between 9.82 and 10.1), as if b = 10Δ/ε": the estimate is
-    # printed to 3 digits, so the test reads the factors, not their rounding
     assert "as if b = 10Δ/ε" in fb.message
     for p in fb.details["points"]:
         assert abs(p["factor"] - 10) < 0.3
     # the correct twin is not called noisy
     assert ex.check_mechanism(correct, sensitivity=1, epsilon=0.5,
                               **FAST).details["reason"] == "passed"
+
+
+@pytest.mark.parametrize("fn, factor", [(twice_the_noise, 2), (ten_times_noise, 10)])
+def test_check_mechanism_fails_twice_the_noise_or_more_with_the_factor(fn, factor):
+    """Issue 31: Lap(2Δ/ε) or Lap(100Δ/ε) is private but not the Laplace mechanism; each
+    answer is that many times less accurate than ε allows. It fails (reason "wasteful")
+    with the factor in the message, on every seed; 1.1 Δ/ε still passes (test above)."""
+    for seed in (0, 1, 2):
+        fb = ex.check_mechanism(fn, sensitivity=1, epsilon=0.5, rng=seed, **FAST)
+        assert not fb.passed and fb.details["reason"] == "wasteful", fb.message
+        assert abs(fb.details["factor"] - factor) < 0.03 * factor
+        assert f"about {ex.g(fb.details['factor'], 3)} times the Δ/ε" in fb.message, fb.message
+    fb = ex.check_mechanism(lambda v, s, e, rng: v + rng.laplace(0.0, 100 * s / e),
+                            sensitivity=1, epsilon=0.5, **FAST)
+    assert not fb.passed and fb.details["reason"] == "wasteful" and "times the Δ/ε" in fb.message
 
 
 def test_check_mechanism_fails_the_classic_wrong_scale_on_privacy():

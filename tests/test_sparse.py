@@ -215,17 +215,58 @@ def test_noisy_top_c_picks_c_distinct_queries_and_the_top_ones_at_large_epsilon(
     assert set(sv.noisy_top_c(a, 1e4, 1, rng=rng)) == top
 
 
-def test_noisy_top_c_with_c_one_is_report_noisy_max():
+def _peeling_probabilities(a, epsilon, c):
+    """Exact Pr[ordered choice] of the exponential mechanism run c times without replacement
+    at epsilon / c each (weights exp((epsilon / c) a / 2), Delta = 1), by brute force."""
+    import itertools
+    w = np.exp((epsilon / c) * a / 2.0)
+    out = {}
+    for seq in itertools.permutations(range(a.size), c):
+        p, left = 1.0, w.sum()
+        for i in seq:
+            p, left = p * w[i] / left, left - w[i]
+        out[seq] = p
+    return out
+
+
+def test_noisy_top_c_is_the_exponential_mechanism_peeled_in_one_sort():
+    """Issue 31: one Gumbel draw, sorted, has the distribution of c exponential-mechanism
+    rounds at epsilon / c (brute force over the ordered choices); the twin that spends the
+    full epsilon in every round is rejected."""
+    a = np.array([3.0, 5.0, 4.0, 1.0, 4.5])
+    rng = np.random.default_rng(8)
+    c = 2
+    exact = _peeling_probabilities(a, 2.0, c)
+    seqs = list(exact)
+    index = {s: j for j, s in enumerate(seqs)}
+    counts = np.zeros(len(seqs))
+    for _ in range(30_000):
+        counts[index[tuple(sv.noisy_top_c(a, 2.0, c, rng=rng))]] += 1
+    assert chisq_pvalue(counts, np.array([exact[s] for s in seqs])) > ALPHA
+    twin = _peeling_probabilities(a, 2.0 * c, c)            # epsilon not split over the rounds
+    assert chisq_pvalue(counts, np.array([twin[s] for s in seqs])) < ALPHA
+
+
+def test_noisy_top_c_with_c_one_is_the_exponential_mechanism_not_laplace_noisy_max():
+    """c = 1 is the exponential mechanism at epsilon (report noisy max with Gumbel noise);
+    report noisy max with Laplace noise of the same scale picks differently (notebook 09)."""
     a = np.array([3.0, 5.0, 4.0, 1.0])
     rng = np.random.default_rng(8)
     got = np.bincount([sv.noisy_top_c(a, 1.0, 1, rng=rng)[0] for _ in range(20_000)], minlength=4)
+    assert chisq_pvalue(got, dp.exponential_probabilities(a, 1.0, 1.0)) > ALPHA
     rng = np.random.default_rng(9)
-    ref = np.bincount([dp.report_noisy_max(a, 1.0, 1.0, rng=rng) for _ in range(60_000)], minlength=4)
-    assert chisq_pvalue(got, ref / ref.sum()) > ALPHA
-    rng = np.random.default_rng(10)
-    twin = np.bincount([dp.report_noisy_max(a, 1.0, 1.0, monotonic=True, rng=rng)
-                        for _ in range(60_000)], minlength=4)
-    assert chisq_pvalue(got, twin / twin.sum()) < ALPHA
+    laplace = np.bincount([dp.report_noisy_max(a, 1.0, 1.0, rng=rng) for _ in range(60_000)], minlength=4)
+    assert chisq_pvalue(got, laplace / laplace.sum()) < ALPHA
+
+
+def test_noisy_top_c_is_fast_at_c_equal_to_k():
+    """Issue 31: c = k = 10^5 took over 30 s (c rounds of O(k)); one sort takes well under 1 s."""
+    import time
+    a = np.random.default_rng(3).normal(size=10**5)
+    t0 = time.perf_counter()
+    chosen = sv.noisy_top_c(a, 1.0, 10**5, rng=np.random.default_rng(4))
+    assert time.perf_counter() - t0 < 2.0
+    assert sorted(chosen) == list(range(10**5))
 
 
 # ------------------------------------------------------------------ the panel

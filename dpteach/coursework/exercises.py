@@ -38,8 +38,8 @@ from ._feedback import (ALPHA, DEFAULT_SEED, NOT_SOLVED, Feedback, failure, not_
                         number_text as g, unsolved)
 from ._anonymity_checks import (check_disclosure, check_k_anonymous, check_l_diversity,
                                 check_t_closeness)
-from ._mechanism_judge import (MAX_SECONDS, MECHANISM_PROBE, TARGET_SECONDS, mechanism_collect,
-                               mechanism_judge, mechanism_request)
+from ._mechanism_judge import (MAX_SECONDS, MECHANISM_PROBE, TARGET_SECONDS, WASTE_TOLERANCE,
+                               mechanism_collect, mechanism_judge, mechanism_request)
 from ._mechanism_stats import problem_feedback
 
 __all__ = ["Feedback", "NOT_SOLVED", "ALPHA", "DEFAULT_SEED", "MECHANISM_PROBE",
@@ -138,7 +138,11 @@ def check_mechanism(student_fn, *, sensitivity, epsilon, value=10.0, n=None, alp
       (Gamma); repeated values (clipping, discrete noise, exact answers); one scale for
       every input (F test); mean 0; tail counts beyond 4, 6, 8 and 10 times the scale
       (Binomial; truncation or clipping at ±10 Δ/ε fails); Kolmogorov-Smirnov against
-      Laplace. Noise Lap(b') with b' > Δ/ε passes and the message says by how much.
+      Laplace. Noise Lap(b') with b' a little above Δ/ε (1.1 Δ/ε, say) passes and the
+      message says by how much; noise whose scale is, with confidence 1 - alpha_i, more
+      than :data:`WASTE_TOLERANCE` (1.5) times Δ/ε fails with reason "wasteful" and the
+      factor in the message: 2Δ/ε or 10Δ/ε is private but a wrong Laplace mechanism, each
+      answer that many times less accurate than ε allows (as in the graded A3 task).
 
     ``n`` raises the runs per input (it never goes below what the tail test needs);
     ``seconds`` is the target time of the calls, ``max_seconds`` the most the check
@@ -160,7 +164,7 @@ def check_mechanism(student_fn, *, sensitivity, epsilon, value=10.0, n=None, alp
     request = mechanism_request(rng, sensitivity=sensitivity, epsilon=epsilon, value=value,
                                 n=n, alpha=alpha, seconds=seconds, max_seconds=max_seconds)
     data = mechanism_collect(student_fn, request)
-    return mechanism_judge(data, request, name=name)
+    return mechanism_judge(data, request, name=name, max_waste=WASTE_TOLERANCE)
 
 
 # ------------------------------------------------------------------ the exponential mechanism
