@@ -68,9 +68,14 @@ setup: $(STAMP)
 # JupyterLab refuses to run as root unless told; only then is --allow-root passed.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# Quiet at start: no language-server scan (the course needs none; it prints a long list of
+# servers it did not find), and no notebook_shim, the classic Notebook's compatibility layer
+# JupyterLab 4 does not use, whose scan of every server setting reads the deprecated
+# ServerApp.token and prints a DeprecationWarning.
 lab: $(LAB_STAMP)
 	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
-		--ServerApp.root_dir=notebooks $(ALLOW_ROOT)
+		--ServerApp.root_dir=notebooks --LanguageServerManager.autodetect=False \
+		--ServerApp.jpserver_extensions=notebook_shim=False $(ALLOW_ROOT)
 
 # With CI=true the browser test must run, so Debian's Chromium is installed first.
 chromium:
