@@ -156,6 +156,10 @@ def run_part(nb, name, key, tasks, draws, targets, needs, verdicts, *, timeout,
         run_notes = status.get("notes") if isinstance(status.get("notes"), list) else []
         notes += [str(n)[:300] for n in run_notes[:20]]
         stopped = stopped_by(ran, limits, limit)
+        # a limit the notebook ran into is named in every task row it may have cost
+        reached = stopped or (f"disk limit: the notebook filled its "
+                              f"{_sandbox.size_text(limits.disk)} of scratch space"
+                              if any(str(n).startswith("disk:") for n in run_notes) else "")
         if stopped:
             notes.append(stopped)
         elif status.get("done") is not True:
@@ -193,12 +197,20 @@ def run_part(nb, name, key, tasks, draws, targets, needs, verdicts, *, timeout,
                 path.write_bytes(results[i])
                 judged.append((i, task, path, request, truth))
                 continue
-            verdicts.setdefault(task.key, []).append(verdict)
+            verdicts.setdefault(task.key, []).append(named(verdict, reached))
         for (i, task, path, request, truth), verdict in zip(
                 judged, _judging.judge_all(key, judged, notes, limits)):
-            verdicts.setdefault(task.key, []).append(verdict)
+            verdicts.setdefault(task.key, []).append(named(verdict, reached))
     finally:
         remove(folder)
+
+
+def named(verdict, limit) -> tuple:
+    """A failed verdict with the limit the notebook ran into named, if it is not yet."""
+    passed, message = verdict
+    if passed or not limit or limit.split(":")[0] in message:
+        return verdict
+    return passed, f"{message} [{limit}]"
 
 
 def stopped_by(ran, limits, limit) -> str:
