@@ -311,3 +311,27 @@ def test_log_slider_moves_land_on_readable_values(name):
         for control in panel.controls.values():
             control.observe(panel._on_change, names="value")
         panel.close()
+
+
+def test_the_dp_sgd_legends_never_cover_the_attack_curve():
+    """Notebook 18: whatever the run, no legend box lies over a point of the attack's
+    (alpha, beta) curve or of the trade-off bound."""
+    panel = panels.dp_sgd_attack()
+    fig = panel.figure
+    try:
+        for _, sigma in panel.controls["noise_multiplier"].options:
+            panel.controls["noise_multiplier"].value = sigma
+            fig.canvas.draw()
+            renderer = fig.canvas.get_renderer()
+            boxes = [ax.get_legend().get_window_extent(renderer) for ax in fig.axes
+                     if ax.get_legend() is not None]
+            curves = [line for line in fig.axes[1].get_lines() if len(line.get_xdata()) > 2]
+            assert curves and boxes
+            for line in curves:
+                xy = line.get_transform().transform(line.get_xydata())
+                for box in boxes:
+                    inside = ((xy[:, 0] > box.x0) & (xy[:, 0] < box.x1)
+                              & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1))
+                    assert not inside.any(), (sigma, line.get_label())
+    finally:
+        panel.close()

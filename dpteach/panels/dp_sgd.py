@@ -149,7 +149,7 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
     grid = _grid_from_record() if GRID_RECORD.exists() else training_grid()
     delta = ex["delta"]
     ref_sigma = ex["noise_multiplier"]
-    fig, (ax1, ax2) = new_figure(1, 2, figsize=(10.0, 3.9))
+    fig, (ax1, ax2) = new_figure(1, 2, figsize=(10.0, 4.5))
 
     traj, now1, nonpriv = _accuracy_axes(ax1, grid, ex)
     ax1.legend(loc="lower right", fontsize=8)
@@ -171,7 +171,10 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
     ax2.set_ylim(0, 1)
     label_axes(ax2, r"$\alpha$: non-members called members", r"$\beta$: members missed",
                "Membership inference")
-    ax2.legend(loc="upper right", fontsize=8)
+    # below the axes: inside, the box would cover the attack's curve wherever it runs
+    # near the diagonal (a weak attack, the large-sigma runs)
+    ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2, fontsize=8,
+               frameon=False)
     title_size = 0.85 * ax2.title.get_fontsize()
 
     def update(noise_multiplier, epoch, seed):
