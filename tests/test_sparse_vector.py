@@ -192,3 +192,30 @@ def test_no_stop_pattern_probability_matches_sampling(rng):
     assert losses[0] <= EPS < losses[2] and losses[0] < losses[1] < losses[2]
     with pytest.raises(ValueError, match="pattern"):
         sv.no_stop_pattern_probability(x, [True], 0.5, EPS)
+
+
+# ------------------------------------------------------------------ notebook 15's text (issue 31)
+def _notebook_15():
+    import json
+    from pathlib import Path
+    nb = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "15_sparse_vector.ipynb").read_text())
+    md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    out = "\n".join("".join(o.get("text", "") or o.get("data", {}).get("text/plain", ""))
+                    for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", []))
+    return md, out
+
+
+def test_notebook_15_states_sparse_hypothesis_and_shows_it_fails_on_its_stream():
+    md, out = _notebook_15()
+    assert "Theorem 3.26" in md and "at most $c$ queries have answer $\\ge T - \\alpha$" in md
+    assert "hypothesis (at most c) holds" in out and "False" in out
+    assert "The hypothesis fails on our stream" in md
+
+
+def test_laplace_noisy_max_is_not_called_a_form_of_the_exponential_mechanism():
+    md, out = _notebook_15()
+    text = " ".join((md + sv.noisy_top_c.__doc__).split())
+    assert "of which report noisy max is a form" not in text
+    assert "Gumbel" in sv.noisy_top_c.__doc__ and "Laplace" in sv.noisy_top_c.__doc__
+    for number in ("0.431", "0.388", "0.385", "1.16", "0.20"):     # quoted in the text
+        assert number in md and number in out, number
