@@ -414,8 +414,9 @@ class _SnappedLogSlider(widgets.FloatLogSlider):
     The handle moves in equal steps of the exponent, so ``10 ** (-0.3)`` = 0.501 or
     ``10 ** 1.999`` = 99.77 would be read out. A value set from the browser is rounded to
     two significant figures (0.5, 100, 1.8e-6), or to a whole number for a slider of
-    counts; a value set from Python (a builder's default such as ln 3, a test) is kept
-    as it is.
+    counts, with more figures (or one count more) where that would put the handle back
+    where it was, so the arrow keys always move it; a value set from Python (a builder's
+    default such as ln 3, a test) is kept as it is.
     """
 
     _from_browser = False
@@ -426,6 +427,7 @@ class _SnappedLogSlider(widgets.FloatLogSlider):
 
     def set_state(self, sync_data):
         self._from_browser = True
+        self._before = self.value   # the validator runs once the new value is set
         try:
             super().set_state(sync_data)
         finally:
@@ -436,15 +438,29 @@ class _SnappedLogSlider(widgets.FloatLogSlider):
         lo, hi = self.base ** self.min, self.base ** self.max
         value = min(max(proposal["value"], lo), hi)
         if self._from_browser:
-            value = min(max(snap(value, whole=self._whole), lo), hi)
+            value = min(max(_snap_move(self._before, value, whole=self._whole), lo), hi)
         return value
 
 
-def snap(value: float, *, whole: bool = False) -> float:
-    """``value`` rounded to two significant figures (to a whole number if ``whole``)."""
+def _snap_move(old: float, new: float, *, whole: bool) -> float:
+    """``new`` snapped as :func:`snap` does, with as many more figures as it takes not to
+    fall back on ``old``: a step of 10**0.02 from 100 gives 105, not 100 again (the
+    handle would never leave 100 under the arrow keys). A count moves by one at least."""
+    if new == old or not math.isfinite(old):
+        return snap(new, whole=whole)
+    for figures in range(2, 17):
+        value = snap(new, whole=whole, figures=figures)
+        if (value - old) * (new - old) > 0:
+            return value
+    return old + math.copysign(1.0, new - old) if whole else new
+
+
+def snap(value: float, *, whole: bool = False, figures: int = 2) -> float:
+    """``value`` rounded to two (or ``figures``) significant figures (to a whole number
+    if ``whole``)."""
     if not math.isfinite(value) or value == 0:
         return value
-    digits = 1 - math.floor(math.log10(abs(value)))
+    digits = figures - 1 - math.floor(math.log10(abs(value)))
     value = round(value, digits)
     return float(max(1, round(value))) if whole else float(value)
 
