@@ -168,7 +168,7 @@ def run(kinds=("first", "voila"), numbers=(), repeat=1):
             if wall is not None:
                 rows.append((f"first panel of {path.name[:2]} (cell {cell}), fresh kernel: wall",
                              wall, "s", "<= 2 s"))
-                rows.append((f"  the kernel's CPU time for it", cpu, "s", "<= 2 s"))
+                rows.append(("  the kernel's CPU time for it", cpu, "s", "<= 2 s"))
     if "voila" in kinds:
         for path, seconds in voila_seconds(paths):
             rows.append((f"Voilà renders {path.name} fully", seconds, "s", "<= 5 s"))

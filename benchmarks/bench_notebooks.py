@@ -22,7 +22,7 @@ def run():
         seconds = time.perf_counter() - t
         total += seconds
         rows.append((f"notebook {path.name}", seconds, "s", "<= 20 s"))
-        rows.append((f"  its slowest cell without a progress bar", _slowest_plain_cell(nb), "s",
+        rows.append(("  its slowest cell without a progress bar", _slowest_plain_cell(nb), "s",
                      "<= 2 s"))
     rows.append(("all notebooks", total, "s", "<= 120 s"))
     for path in sorted((ROOT / "notebooks" / "solutions").glob("A*.ipynb")):

@@ -124,7 +124,7 @@ def module_page(modname: str, exports: dict[str, str]) -> str:
                   key=lambda n: _source_line(getattr(root, n)))
     lines = [_title(f"``{modname}``", "="), f".. automodule:: {modname}\n\n"]
     if lazy:
-        lines.append(_title(f"Reachable as ``dp.NAME``", "-"))
+        lines.append(_title("Reachable as ``dp.NAME``", "-"))
         lines.append(f".. currentmodule:: {PACKAGE}\n\n")
         for name in lazy:
             directive = _directive(getattr(root, name))

@@ -28,7 +28,7 @@ import numpy as np
 from ._validate import (valid_count, valid_epsilon, valid_flag, valid_noise_scale, valid_positive_int,
                         valid_real, valid_rng, valid_sensitivity, valid_values)
 from ._densities import laplace_cdf, laplace_pdf, laplace_sf
-from .mechanisms import laplace_mechanism, report_noisy_max
+from .mechanisms import laplace_mechanism
 
 __all__ = [
     "above_threshold",

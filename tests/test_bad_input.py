@@ -167,7 +167,7 @@ from dpteach import (anonymity, audit, comparison, datasets, definition, discret
 from dpteach.attacks import (auditing, averaging, differencing, floating_point,  # noqa: E402
                              reconstruction)
 from dpteach.panels import choosing as p_choosing  # noqa: E402
-from dpteach.panels import reconstruction as p_reconstruction  # noqa: E402
+from dpteach.panels import reconstruction as p_reconstruction  # noqa: E402,F401 - its builders are listed by module
 from dpteach.panels import sensitivity as p_sensitivity  # noqa: E402
 
 BAD_INT0 = [-1, 2.5, NAN, INF, True, "3", None, [3], 1j]            # non-negative integers
@@ -485,7 +485,7 @@ SPECS += [
 # ------------------------------------------------- modules other parts of the course own
 from dpteach import properties, tradeoff  # noqa: E402
 from dpteach.coursework import exercises  # noqa: E402
-from dpteach.coursework import grading, student_copies  # noqa: E402
+from dpteach.coursework import grading, student_copies  # noqa: E402,F401 - listed by module
 from dpteach.panels import tradeoff as p_tradeoff  # noqa: E402
 
 

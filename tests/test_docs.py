@@ -17,7 +17,6 @@ where a missing one is a failure.
 """
 
 import functools
-import html
 import http.server
 import os
 import pathlib

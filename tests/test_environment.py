@@ -8,7 +8,6 @@ import pathlib
 import re
 import subprocess
 import sys
-import time
 import tomllib
 
 import pytest

@@ -10,9 +10,7 @@ notebooks are graded in one batch (one kernel each, ~1.5 s; two at a time), shar
 import csv
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import glob
-import json
 import math
 import os
 import struct

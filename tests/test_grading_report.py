@@ -24,7 +24,7 @@ import pytest
 
 from dpteach import cli
 from dpteach.coursework import _grade_report, _grade_shards, grading
-from test_grading import _with, exercise, solution
+from test_grading import _with, exercise, solution  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT, TASK_TIMEOUT = "60", "20"

@@ -9,7 +9,6 @@ import inspect
 import pathlib
 import pkgutil
 
-import numpy as np
 import pytest
 from scipy import stats
 
@@ -96,7 +95,7 @@ def test_the_line_count_sees_a_long_module(tmp_path):
                                     "dpteach.coursework._mechanism_stats",
                                     "dpteach.coursework._feedback"])
 def test_machinery_modules_are_private(module):
-    mod = importlib.import_module(module)
+    importlib.import_module(module)
     assert module.rsplit(".", 1)[1].startswith("_")
     assert module.rsplit(".", 1)[1] not in dp.__all__
 

@@ -5,7 +5,6 @@ alpha = 1e-6) and a wrong twin is rejected; every estimator is unbiased and has 
 variance Wang et al. (2017) give; every mechanism's exact local epsilon equals epsilon,
 and a twin's exceeds it."""
 
-import itertools
 import math
 
 import numpy as np
@@ -13,7 +12,7 @@ import pytest
 from scipy import stats
 
 import dpteach as dp
-from dpteach import local, mechanisms
+from dpteach import local
 
 ALPHA = 1e-6
 

@@ -147,7 +147,7 @@ def test_accuracy_bound_holds_in_simulation(rng):
 
 # ------------------------------------------------------------------ the standard bad values
 from _bad_values import (BAD_COUNT, BAD_EPSILON, BAD_REAL, BAD_RNG, BAD_SCORES, BAD_SEED,  # noqa: E402
-                         BAD_SENSITIVITY_POSITIVE, BAD_VALUES, check_row, rows)
+                         BAD_SENSITIVITY_POSITIVE, check_row, rows)
 
 _GOOD = dict(query_answers=[1.0, 5.0], threshold=3.0, epsilon=0.5, sensitivity=1.0)
 _COMMON = dict(query_answers=BAD_SCORES, threshold=BAD_REAL, epsilon=BAD_EPSILON,

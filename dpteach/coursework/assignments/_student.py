@@ -27,7 +27,7 @@ import numbers
 import numpy as np
 
 from .._feedback import NOT_SOLVED, Feedback
-from .._feedback import number_text as g  # a number for a message
+from .._feedback import number_text as g  # noqa: F401 - a number for a message
 from .._feedback import unsolved as is_unsolved  # None or ... : a missing answer or a stub's result
 
 #: what collect returns when the student's answer is missing or a stub returning None
