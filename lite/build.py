@@ -65,8 +65,18 @@ LOCK = "pyodide-lock.json"
 #: at start (micropip, ssl, sqlite3, ipython, jedi); their dependencies follow the lock
 ROOTS = ("numpy", "scipy", "matplotlib", "pandas", "threadpoolctl", "traitlets",
          "ipython", "jedi", "micropip", "ssl", "sqlite3", "packaging")
-#: a fixed time for every file of the site (1 January 2020, UTC)
-SOURCE_DATE_EPOCH = 1577836800
+#: the time every file of the site carries: the last commit's (so a rebuild of the same
+#: commit gives the same site), or 1 January 2020 outside a git checkout
+def _source_date_epoch() -> int:
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%ct"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        return int(out)
+    except (OSError, subprocess.CalledProcessError, ValueError):
+        return 1577836800
+
+
+SOURCE_DATE_EPOCH = int(os.environ.get("SOURCE_DATE_EPOCH") or _source_date_epoch())
 #: the site must stay below this many bytes (the issue's budget)
 MAX_SITE_BYTES = 100 * 1024 * 1024
 
