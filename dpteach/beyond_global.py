@@ -40,7 +40,8 @@ Adding v to w moves the mean by |v - mean(w)| / (|w| + 1), so at x
     LS(x) = max( max(upper - mean, mean - lower) / (n + 1),  max_i |x_i - mean| / (n - 1) )
 
 (n >= 2), at most (upper - lower) / n, and never above (upper - lower) / 2, the global
-sensitivity (reached next to a single record or the empty dataset). :func:`local_sensitivity_mean` gives A(k) for the mean exactly,
+sensitivity (reached next to a single record or the empty dataset).
+:func:`local_sensitivity_mean` gives A(k) for the mean exactly;
 :func:`distance_to_instability_mean` and :func:`ptr_mean` run PTR on it.
 
 Sources: K. Nissim, S. Raskhodnikova and A. Smith, "Smooth sensitivity and sampling in
@@ -113,16 +114,23 @@ def _clamped(values, lower, upper, *, odd):
     return lo, hi, np.sort(np.clip(x, lo, hi))
 
 
-def _sorted_clamped(values, lower, upper):
-    return _clamped(values, lower, upper, odd=True)
-
-
-def _distances(distance):
-    """A distance k or an array of them, as an int64 array of that shape."""
-    if np.ndim(distance) == 0:
-        return np.asarray(valid_nonnegative_int(distance, "distance"))
-    return np.asarray([valid_nonnegative_int(k, "distance") for k in np.ravel(distance)],
-                      dtype=object).reshape(np.shape(distance))
+def _distances(distance, n):
+    """A distance k or an array of them, each capped at n (A(k) is constant from k = n on),
+    as an int64 array of that shape: numeric arrays checked at once, anything else (lists
+    that may hide a boolean or a string, ints beyond int64) element by element."""
+    try:
+        arr = np.asarray(distance)
+    except (TypeError, ValueError):          # ragged nesting
+        raise TypeError(f"distance must be a whole number or an array of them, got "
+                        f"{describe(distance)}") from None
+    if not isinstance(distance, np.ndarray) or arr.ndim == 0 or arr.dtype.kind not in "iuf":
+        ks = [min(valid_nonnegative_int(k, "distance"), n) for k in
+              (np.ravel(np.asarray(distance, dtype=object)) if arr.ndim else [distance])]
+        return np.array(ks, dtype=np.int64).reshape(arr.shape)
+    bad = (arr < 0) | (~np.isfinite(arr) | (arr != np.round(arr)) if arr.dtype.kind == "f" else False)
+    if np.any(bad):
+        valid_nonnegative_int(arr[bad].flat[0].item(), "distance")      # its message
+    return np.minimum(arr, n).astype(np.int64)
 
 
 def _padded(x, lo, hi):
@@ -147,24 +155,23 @@ def local_sensitivity_median(values, lower, upper, distance=0):
     lower from k = n on. ``distance`` may be an array of k (a panel sweeps it); the result
     has its shape. In the values' units.
     """
-    lo, hi, x = _sorted_clamped(values, lower, upper)
-    ks = _distances(distance)
-    capped = np.array([min(int(k), x.size) for k in ks.ravel()], dtype=np.int64).reshape(ks.shape)
+    lo, hi, x = _clamped(values, lower, upper, odd=True)
+    capped = _distances(distance, x.size)
     unique = np.unique(capped)
     if int((unique + 2).sum()) > _MAX_WORK:
         raise ValueError(f"distance asks for {unique.size} values of A(k) over {x.size} records, "
                          f"more than {_MAX_WORK:.0e} differences in all: ask for fewer distances")
     padded, m = _padded(x, lo, hi), (x.size + 1) // 2
-    table = {int(k): _a_of_k(padded, m, int(k)) for k in unique}
-    out = np.array([table[int(k)] for k in capped.ravel()]).reshape(capped.shape)
-    return float(out) if ks.ndim == 0 else out
+    table = np.array([_a_of_k(padded, m, int(k)) for k in unique])
+    out = table[np.searchsorted(unique, capped)]
+    return float(out) if capped.ndim == 0 else out
 
 
 def median_sensitivity_window(values, lower, upper, distance=0):
     """The two clamped values whose gap is A(k): ``(x_{m+t-k-1}, x_{m+t})`` for the t in
     0..k+1 that maximises it [NRS07], with x_i = lower for i < 1 and upper for i > n (the
     window a panel shades). ``(lower, upper)`` once k >= n."""
-    lo, hi, x = _sorted_clamped(values, lower, upper)
+    lo, hi, x = _clamped(values, lower, upper, odd=True)
     k = min(valid_nonnegative_int(distance, "distance"), x.size)
     padded, m = _padded(x, lo, hi), (x.size + 1) // 2
     t = np.arange(k + 2)
@@ -181,7 +188,7 @@ def smooth_sensitivity_median(values, lower, upper, beta):
     e^(-beta (j - i - 1)) over the pairs i <= m <= j of the padded sorted values (each
     term of the maximum is one such pair; see the notes at the end of this module).
     """
-    lo, hi, x = _sorted_clamped(values, lower, upper)
+    lo, hi, x = _clamped(values, lower, upper, odd=True)
     beta = valid_real(beta, "beta", low=0.0, low_open=True)
     return math.exp(_median_log_smooth_sensitivity(_padded(x, lo, hi), (x.size + 1) // 2, beta))
 
@@ -193,7 +200,7 @@ def distance_to_instability(values, lower, upper, bound):
     no dataset is unstable and d is infinite. Changing one record changes d by at most
     one, so d + Lap(1/epsilon) is epsilon-DP [DL09; Dwork & Roth 2014, Sec. 7.2].
     """
-    lo, hi, x = _sorted_clamped(values, lower, upper)
+    lo, hi, x = _clamped(values, lower, upper, odd=True)
     bound = valid_real(bound, "bound", low=0.0)
     if bound >= hi - lo:
         return math.inf
@@ -236,7 +243,7 @@ def ptr_pass_probability(distance, epsilon, delta, *, exact_delta=False):
     1 - e^(-(d - T)/s)/2 above T and e^(-(T - d)/s)/2 below, s = 2/epsilon, T =
     :func:`ptr_threshold`; at d = 0 it is delta/2 (or delta with ``exact_delta``)."""
     threshold = ptr_threshold(epsilon, delta, exact_delta=exact_delta)
-    if np.ndim(distance) == 0 and not isinstance(distance, (list, tuple)):
+    if not isinstance(distance, (list, tuple, np.ndarray)):
         d = np.asarray(valid_real(distance, "distance", low=0.0, allow_inf=True))
     else:
         d = valid_values(distance, "distance", allow_inf=True)
@@ -285,7 +292,7 @@ def ptr_median(values, lower, upper, epsilon, delta, *, proposed_bound, exact_de
     NaN for None. It gives exactly what ``size`` calls in a row with the same generator
     give, and leaves the generator where they would.
     """
-    lo, hi, x = _sorted_clamped(values, lower, upper)
+    lo, hi, x = _clamped(values, lower, upper, odd=True)
     threshold = ptr_threshold(epsilon, delta, exact_delta=exact_delta)
     epsilon = float(epsilon)
     bound = valid_real(proposed_bound, "proposed_bound", low=0.0, low_open=True, high=1e300)
@@ -328,7 +335,7 @@ def ptr_answer_probability(values, lower, upper, epsilon, delta, *, proposed_bou
                            exact_delta=False):
     """Probability that :func:`ptr_median` answers (does not return None), in closed form:
     :func:`ptr_pass_probability` at this dataset's distance d; 1 when d is infinite."""
-    lo, hi, x = _sorted_clamped(values, lower, upper)
+    lo, hi, x = _clamped(values, lower, upper, odd=True)
     ptr_threshold(epsilon, delta, exact_delta=exact_delta)
     bound = valid_real(proposed_bound, "proposed_bound", low=0.0, low_open=True, high=1e300)
     d = distance_to_instability(x, lo, hi, bound)
@@ -352,7 +359,7 @@ def smooth_median(values, lower, upper, epsilon, delta, *, rng=None, size=None):
     constants]. ``size`` draws independent releases. A range so wide that the noise
     scale 2 S / epsilon passes 1e305 is refused (a draw would overflow).
     """
-    lo, hi, x = _sorted_clamped(values, lower, upper)
+    lo, hi, x = _clamped(values, lower, upper, odd=True)
     beta = smooth_beta(epsilon, delta)
     rng = valid_rng(rng)
     if size is not None:
@@ -381,7 +388,9 @@ def sample_and_aggregate(values, statistic, lower, upper, epsilon, *, blocks, rn
         raise TypeError(f"statistic must be callable, got {type(statistic).__name__}")
     lo, hi = _range(lower, upper)
     epsilon = _epsilon(epsilon)
-    blocks = valid_positive_int(blocks, "blocks", maximum=max(1, len(x)))
+    blocks = valid_positive_int(blocks, "blocks")
+    if blocks > len(x):
+        raise ValueError(f"blocks must be at most the number of values ({len(x)}), got {blocks}")
     if not (hi - lo) / (blocks * epsilon) <= _MAX_SCALE:
         raise ValueError(f"upper - lower is too wide for this epsilon: the noise scale "
                          f"(upper - lower) / (blocks epsilon) exceeds {_MAX_SCALE:g}")
@@ -418,15 +427,14 @@ def local_sensitivity_mean(values, lower, upper, distance=0):
     an array; each A(k) costs O(min(k, n)).
     """
     _, width, z = _unit(values, lower, upper)
-    ks = _distances(distance)
-    capped = np.array([min(int(k), z.size) for k in ks.ravel()], dtype=np.int64).reshape(ks.shape)
+    capped = _distances(distance, z.size)
     unique = np.unique(capped)
     if int((unique + 1).sum()) > _MAX_WORK:
         raise ValueError(f"distance asks for {unique.size} values of A(k) over {z.size} records: "
                          f"ask for fewer distances")
-    table = {int(k): width * _mean_local_sensitivity(z, int(k)) for k in unique}
-    out = np.array([table[int(k)] for k in capped.ravel()]).reshape(capped.shape)
-    return float(out) if ks.ndim == 0 else out
+    table = np.array([width * _mean_local_sensitivity(z, int(k)) for k in unique])
+    out = table[np.searchsorted(unique, capped)]
+    return float(out) if capped.ndim == 0 else out
 
 
 def distance_to_instability_mean(values, lower, upper, bound):
@@ -469,11 +477,8 @@ def ptr_mean(values, lower, upper, epsilon, delta, *, proposed_bound, exact_delt
 #
 # The median [NRS07]. With the padded sorted values p_0 = lower <= p_1 <= ... <= p_n <=
 # p_{n+1} = upper and the median's rank m, every term e^(-k beta) (x_{m+t} - x_{m+t-k-1})
-# of S = max_k e^(-k beta) A(k) is a pair i = m + t - k - 1 <= m <= j = m + t, so
-#
-#     S = max over 0 <= i <= m <= j <= n + 1 of (p_j - p_i) e^(-beta (j - i - 1))
-#
-# (indices beyond 0 and n + 1 repeat the end values at a larger k, so they never win). For
+# of S = max_k e^(-k beta) A(k) is a pair i = m + t - k - 1 <= m <= j = m + t, so S is the
+# largest (p_j - p_i) e^(-beta (j - i - 1)) over 0 <= i <= m <= j <= n + 1 (indices beyond 0 and n + 1 repeat the end values at a larger k, so they never win). For
 # rows i < i' and columns j < j' the ratio (p_j' - p_i) / (p_j - p_i) is at most
 # (p_j' - p_i') / (p_j - p_i') (a larger p_i' only makes the far column relatively better),
 # so the leftmost best column j*(i) never decreases with i. Divide and conquer over the
@@ -481,20 +486,17 @@ def ptr_mean(values, lower, upper, epsilon, delta, *, proposed_bound, exact_delt
 # columns for the rows above and below it. Scores are compared as logarithms, so no
 # e^(-beta k) underflows. Each level of the recursion is one vectorised pass.
 #
-# The mean. Neighbours add or remove one record; the mean of the empty dataset is taken to
-# be the midpoint (lower + upper) / 2. Two neighbours are a dataset w and w plus one record
-# v, and their means differ by |v - mean(w)| / (|w| + 1). In units of the range
-# (z = (x - lower) / (upper - lower), values in [0, 1]) the largest such difference over
-# every dataset within k operations of x pulls the mean down and the extra record up (or
-# the mirror image): either w is x without its r largest records plus a records at 0 and
-# the extra record sits at 1 (distance r + a), or the extra record is x's largest, z_n,
-# and w is x without its r + 1 largest plus a records at 0 (distance r + a). For a fixed
-# r the difference as a function of the size N of w is (c N - q) / (N (N + 1)) with q, c
-# >= 0, increasing up to N* = (q + sqrt(q^2 + c q)) / c and decreasing after it, so each r
-# needs only the ends of its range and the two integers around N*.
+# The mean (add/remove neighbours, the empty mean at the midpoint): two neighbours are w
+# and w plus one record v, their means |v - mean(w)| / (|w| + 1) apart. In units of the
+# range (z = (x - lower) / (upper - lower)) the widest pair within k operations pulls the
+# mean down with the extra record high (or the mirror image): w is x without its r largest
+# records plus a records at 0 and v = 1, or v = z_n (x's largest) and w is x without its
+# r + 1 largest plus a zeros (distance r + a). For fixed r the gap, as a function of
+# N = |w|, is (c N - q) / (N (N + 1)) with q, c >= 0: rising up to
+# N* = (q + sqrt(q^2 + c q)) / c and falling after, so each r needs only the ends of its
+# range of N and the two integers around N*.
 
 
-# ---------------------------------------------------------------- median: smooth sensitivity
 def _median_log_smooth_sensitivity(padded, m, beta):
     """log S for the padded sorted values (``padded[0]`` = lower, ``padded[-1]`` = upper,
     the median at index m) and beta > 0: the largest log(p_j - p_i) - beta (j - i - 1)
@@ -504,7 +506,7 @@ def _median_log_smooth_sensitivity(padded, m, beta):
     r0, r1 = np.array([0]), np.array([m])
     c0, c1 = np.array([m]), np.array([p.size - 1])
     best = -np.inf
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):    # log 0 = -inf; a huge beta: -inf scores
         while r0.size:
             mid = (r0 + r1) // 2
             lengths = c1 - c0 + 1
@@ -525,10 +527,9 @@ def _median_log_smooth_sensitivity(padded, m, beta):
     return best
 
 
-# ------------------------------------------------------------ mean: local sensitivity at k
 def _pull_down(z, k):
-    """The largest |mean(w + v) - mean(w)| over the pairs described in the module's
-    docstring that pull the mean down (extra record high), z sorted in [0, 1], within
+    """The largest |mean(w + v) - mean(w)| over the pairs described in the notes above
+    that pull the mean down (extra record high), z sorted in [0, 1], within
     k operations; in units of the range."""
     n = z.size
     tail = np.concatenate(([0.0], np.cumsum(z)))          # tail[i] = z_1 + ... + z_i
@@ -564,14 +565,35 @@ def _mean_local_sensitivity(z, k):
     return max(_pull_down(z, k), _pull_down(np.sort(1.0 - z), k))
 
 
+def _gap(q, size, top):
+    """(top - q / N) / (N + 1) for N >= 1, top - 1/2 for the empty dataset (N = 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(size >= 1, (top - q / np.maximum(size, 1)) / (size + 1.0), top - 0.5)
+
+
 def _mean_distance_to_instability(z, bound):
-    """min{k : A(k) > bound} (units of the range, 0 <= bound < 1/2) by binary search over
-    the non-decreasing A(k); A(n) = 1/2 (every record removed: the empty midpoint)."""
-    left, right = 0, z.size
-    while left < right:
-        mid = (left + right) // 2
-        if _mean_local_sensitivity(z, mid) > bound:
-            right = mid
-        else:
-            left = mid + 1
-    return left
+    """min{k : A(k) > bound} (units of the range, 0 <= bound < 1/2) in O(n): for every
+    pair family and every r, the fewest records at 0 to add before the gap exceeds the
+    bound. The gap (c N - q) / (N (N + 1)) exceeds b exactly between the roots of
+    b N^2 + (b - c) N + q = 0, so the first size is the smaller root rounded up (checked
+    against the gap itself, one step either way, for rounding). A(n) = 1/2 > bound."""
+    best = z.size
+    for zs in (z, np.sort(1.0 - z)):
+        n = zs.size
+        tail = np.concatenate(([0.0], np.cumsum(zs)))
+        for top, first_removed in ((1.0, 0), (float(zs[-1]), 1)):
+            r = np.arange(0, n - first_removed + 1)
+            size0 = (n - first_removed - r).astype(float)
+            q = tail[n - first_removed - r]
+            disc = (top - bound) ** 2 - 4.0 * bound * q
+            with np.errstate(divide="ignore", invalid="ignore"):
+                root = np.where((top > bound) & (disc >= 0),
+                                2.0 * q / ((top - bound) + np.sqrt(np.maximum(disc, 0.0))), np.inf)
+            size = np.maximum(size0, np.floor(root) + 1.0)
+            size = np.where(np.isfinite(size), size, size0)
+            size = np.where((size > size0) & (_gap(q, size - 1, top) > bound), size - 1, size)
+            size = np.where(_gap(q, size, top) > bound, size,
+                            np.where(_gap(q, size + 1, top) > bound, size + 1, np.inf))
+            size = np.where(_gap(q, size0, top) > bound, size0, size)
+            best = min(best, float(np.min(r + (size - size0))))
+    return int(best)
