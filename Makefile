@@ -23,7 +23,7 @@ XDIST_NB ?= -n 2 --dist loadfile
 # true, intended, and not news to someone opening the course
 PIP := PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install --quiet
 
-.PHONY: lab test setup test-unit test-panels test-notebooks test-browser test-min exercises demo \
+.PHONY: help lint check lab test setup test-unit test-panels test-notebooks test-browser test-min exercises demo \
         grade nbgrader nbgrader-setup test-nbgrader bench chromium bubblewrap docs clean lite lite-site
 
 $(PY):
@@ -109,6 +109,34 @@ test: $(STAMP) $(GRADE_STAMP) $(NBG_STAMP) $(KATEX) chromium bubblewrap lite-sit
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		-q -p no:cacheprovider --durations=10 --junitxml=test-artifacts/notebooks.xml $(XDIST_NB) \
 		notebooks/*.ipynb
+
+# make check: the quick loop while writing a lesson (about a minute): lint, the layout
+# rules and the lesson modules' own tests. make test runs all of these again, and the rest.
+CHECK_TESTS := tests/test_layout.py tests/test_validate.py tests/test_mechanisms.py \
+	tests/test_sensitivity.py tests/test_accounting.py tests/test_dp_definition.py \
+	tests/test_tradeoff.py tests/test_bounds.py tests/test_discrete.py \
+	tests/test_properties_of_dp.py tests/test_exponential_examples.py tests/test_comparison.py
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+check: lint
+	$(PY) -m pytest -q -p no:cacheprovider $(XDIST) $(CHECK_TESTS)
+
+# make help: the targets a course team uses, one line each
+help:
+	@echo "make lab        JupyterLab on the course (http://127.0.0.1:$(PORT))"
+	@echo "make demo NB=06 one notebook as a Voila dashboard, code hidden"
+	@echo "make lite       the course as a static JupyterLite site (_build/lite), no install"
+	@echo "make docs       the course website (docs/_build/html)"
+	@echo "make exercises  the student copies of the assignments"
+	@echo "make grade FILES=\"a.ipynb ...\" REPORT=grades.csv   grade hand-ins in the sandbox"
+	@echo "make nbgrader   export the assignments for nbgrader"
+	@echo "make lint       ruff, with the rules in pyproject.toml"
+	@echo "make check      lint, layout and the lesson tests (about a minute)"
+	@echo "make test       every test layer (about 15-20 minutes on 2 cores)"
+	@echo "make bench      the speed figures of DESIGN.md (benchmarks/)"
+	@echo "make clean      remove the environments and build output"
 
 test-unit: $(STAMP)
 	$(PY) -m pytest tests -q -m "not browser and not minversions" --ignore=tests/test_panels.py

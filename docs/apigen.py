@@ -117,6 +117,17 @@ def _entry(directive: str, name: str) -> str:
     return f".. {directive}:: {name}\n{options}\n"
 
 
+def _data(modname: str, name: str) -> str:
+    """A constant reachable as ``dp.NAME``, described by the ``#:`` comment above it in its
+    own module (autodoc would look for one in the package's ``__init__``, find none and
+    show the docstring of the value's type instead: numpy's, for an array)."""
+    from sphinx.pycode import ModuleAnalyzer
+
+    comment = ModuleAnalyzer.for_module(modname).find_attr_docs().get(("", name), [])
+    body = "".join(f"   {line}\n" for line in comment if line.strip()) or "   (a constant)\n"
+    return f".. py:data:: {name}\n\n{body}\n"
+
+
 def module_page(modname: str, exports: dict[str, str]) -> str:
     module = importlib.import_module(modname)
     root = importlib.import_module(PACKAGE)
@@ -128,8 +139,7 @@ def module_page(modname: str, exports: dict[str, str]) -> str:
         lines.append(f".. currentmodule:: {PACKAGE}\n\n")
         for name in lazy:
             directive = _directive(getattr(root, name))
-            lines.append(_entry(directive, name) if directive else
-                         f".. autodata:: {name}\n   :no-value:\n\n")
+            lines.append(_entry(directive, name) if directive else _data(modname, name))
     rest = [n for n in _own_members(module) if n not in lazy]
     if rest:
         lines.append(_title("Also in this module" if lazy else "Functions and classes", "-"))

@@ -195,7 +195,7 @@ def _compose(a, b):
     return _trim(a[0] + b[0], p, inf)
 
 
-def _check_width(step, n):
+def _refuse_too_wide(step, n):
     """Refuse at once a composition that is sure to outgrow MAX_POINTS: the n-fold loss has
     n times one step's variance, and its central part alone (±8.3 standard deviations, where
     a normal density falls to 1e-15 of its peak, the trim floor) spans 16.6·√n·sd grid
@@ -280,7 +280,7 @@ class PLDAccountant:
             except _TooWide:
                 pass
         step = _trim(*_one_step(q, sigma, self.interval, direction))
-        _check_width(step, steps)
+        _refuse_too_wide(step, steps)
         return _power(step, steps)
 
     @property

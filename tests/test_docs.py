@@ -64,6 +64,8 @@ def site():
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "docs_build.log").write_text(proc.stdout + proc.stderr)
     assert proc.returncode == 0, f"the docs build failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
+    warnings = [line for line in (proc.stdout + proc.stderr).splitlines() if "WARNING" in line]
+    assert not warnings, "the docs build warned:\n" + "\n".join(warnings[:10])
     assert (SITE / "index.html").is_file()
     return SITE
 
