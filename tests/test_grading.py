@@ -581,3 +581,22 @@ def test_a_batch_imports_the_task_modules_of_its_own_assignments(tmp_path):
     names = ["A3_mine.ipynb", "A5_broken.ipynb", "A7_missing.ipynb"]
     assert grading._import_tasks(raws, list(raws), names, None) == {"A3"}
     assert grading._import_tasks(raws, list(raws), names, "A1") == {"A1"}
+
+
+def test_a_judge_past_its_memory_limit_fails_its_task_and_the_grader_goes_on(tmp_path,
+                                                                            monkeypatch):
+    """Judging runs in a child with an address-space limit of its own: a judge that needs
+    more than it may (here: any byte at all) fails its task with the limit named, while
+    the same result under the normal limit passes, and the grading process is untouched."""
+    task = assignments.tasks("A0")[1]                         # answer = 42
+    request, truth = task.request(None)
+    result = tmp_path / "result.json"
+    result.write_text(assignments.dumps({"data": 42}), encoding="utf-8")
+    judged = [(0, task, result, request, truth)]
+    assert _judging.judge_all("A0", judged, []) == [(True, "Task 2: correct.")]
+    monkeypatch.setattr(_judging, "JUDGE_MEMORY", 1)
+    [(passed, message)] = _judging.judge_all("A0", judged, [])
+    assert not passed and message.startswith("Task 2: the answer could not be judged within")
+    assert "memory" in message, message
+    monkeypatch.undo()
+    assert _judging.judge_all("A0", judged, []) == [(True, "Task 2: correct.")]
