@@ -14,7 +14,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 #: instructor machinery that needs the grading extra (nbformat, nbclient)
 GRADING_MODULES = {"dpteach.coursework.grading", "dpteach.coursework.student_copies",
-                   "dpteach.coursework.nbgrader_export", "dpteach.coursework._grade_kernel"}
+                   "dpteach.coursework.nbgrader_export", "dpteach.coursework._grade_kernel",
+                   "dpteach.coursework._grade_run"}
 for blocked in ("nbformat", "nbclient"):
     sys.modules[blocked] = None          # importing them now raises ImportError
 
