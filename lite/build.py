@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import email.parser
 import hashlib
-import io
 import json
 import os
 import pathlib

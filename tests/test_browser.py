@@ -119,7 +119,7 @@ def test_jupyterlab_runs_notebook_06_and_a_slider_redraws(chromium, tmp_path):
     port, token = free_port(), "dpteach-browser-test"
     env = isolated_jupyter_env(tmp_path)
     argv = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
-            f"--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}",
             f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
