@@ -70,8 +70,8 @@ def slider_times(page, presses):
                 continue
             times.append(time.perf_counter() - t0)
             page.wait_for_timeout(100)
-        label = panel.locator(".widget-label").first.text_content() if panel.locator(".widget-label").count() else "?"
-        results.append((i + 1, label.strip(), times))
+        label = panel.locator(".widget-slider .widget-label, .widget-hslider .widget-label").first
+        results.append((i + 1, (label.text_content() or "").strip(), times))
     return results
 
 
@@ -107,7 +107,7 @@ def main(argv=None):
                 if times:
                     ms = sorted(1000 * t for t in times)
                     p90 = ms[min(len(ms) - 1, round(0.9 * (len(ms) - 1)))]
-                    print(f"    panel {index} ({label}): slider median {statistics.median(ms):.0f} ms, "
+                    print(f"    panel {index} (slider {label!r}): median {statistics.median(ms):.0f} ms, "
                           f"p90 {p90:.0f} ms over {len(ms)} presses", flush=True)
     site.close()
     print(f"requests to other hosts: {len(foreign)}")
