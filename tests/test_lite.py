@@ -254,3 +254,62 @@ def test_the_site_runs_the_course_in_the_browser_with_no_other_host(site):
     (ARTIFACTS / "report.json").write_text(json.dumps(report, indent=1))
     assert not foreign, f"{len(foreign)} requests to other hosts, e.g. {foreign[:5]}"
     assert not problems, "\n".join(problems)
+
+
+# ------------------------------------------------------------------ the build's checks
+def _build_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lite_build", ROOT / "lite" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def official_lock():
+    build = _build_module()
+    cache = pathlib.Path(os.environ.get("DPTEACH_LITE_CACHE",
+                                        pathlib.Path.home() / ".cache" / "dpteach-lite"))
+    lock = cache / f"pyodide-{build.PYODIDE_VERSION}" / build.LOCK
+    if not lock.exists():
+        _missing(f"no checked Pyodide in {lock.parent}")
+    return build, lock
+
+
+def test_the_build_refuses_a_package_file_that_is_not_the_official_one(official_lock, tmp_path):
+    build, lock = official_lock
+    source = tmp_path / "pyodide"
+    source.mkdir()
+    shutil.copy(lock, source / build.LOCK)
+    packages = json.loads(lock.read_text())["packages"]
+    first = sorted(packages[k]["file_name"] for k in build.needed_packages({"packages": packages}))[0]
+    (source / first).write_bytes(b"not the wheel the lock names")
+    with pytest.raises(build.Refused, match="refused"):
+        build.assemble_pyodide(str(source), tmp_path / "cache")
+    assert not (tmp_path / "cache" / f"pyodide-{build.PYODIDE_VERSION}").exists()
+
+
+def test_the_build_refuses_a_lock_that_is_not_the_pinned_one(official_lock, tmp_path):
+    build, lock = official_lock
+    source = tmp_path / "pyodide"
+    source.mkdir()
+    data = json.loads(lock.read_text())
+    data["packages"]["numpy"]["sha256"] = "0" * 64
+    (source / build.LOCK).write_text(json.dumps(data))
+    with pytest.raises(build.Refused, match="not the official one"):
+        build.assemble_pyodide(str(source), tmp_path / "cache")
+
+
+def test_the_site_carries_no_solution_and_loads_the_kit_from_its_own_lock():
+    if not (SITE / "jupyter-lite.json").exists():
+        _missing(f"no JupyterLite site in {SITE.relative_to(ROOT)}")
+    files = {p.relative_to(SITE / "files").as_posix() for p in (SITE / "files").rglob("*.ipynb")}
+    course = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
+    exercises = {f"exercises/{p.name}" for p in (ROOT / "notebooks" / "exercises").glob("*.ipynb")}
+    assert files == course | exercises
+    lock = json.loads((SITE / "static" / "pyodide" / "pyodide-lock.json").read_text())["packages"]
+    assert {"dpteach", "ipywidgets", "comm", "tqdm", "scipy", "pandas"} <= set(lock)
+    assert {"numpy", "scipy", "matplotlib", "pandas", "ipywidgets", "tqdm"} <= set(lock["dpteach"]["depends"])
+    for entry in lock.values():
+        assert (SITE / "static" / "pyodide" / entry["file_name"]).is_file(), entry["file_name"]
