@@ -48,7 +48,7 @@ def median_local_sensitivity(n=21, spread=10.0, k=2, beta=0.2, seed=0):
                 "k": int_slider("distance k", k, 0, N_MAX),
                 "beta": float_slider("smoothing β", beta, 0.02, 1.0, 0.02),
                 "seed": int_slider("seed", seed, 0, 20)}
-    fig, (ax1, ax2) = new_figure(2, 1, figsize=(9.0, 6.6), height_ratios=[1.0, 1.6])
+    fig, (ax1, ax2) = new_figure(2, 1, figsize=(9.0, 6.0), height_ratios=[1.0, 1.6])
     fig.get_layout_engine().set(h_pad=0.12, hspace=0.06)
     (points,) = ax1.plot([], [], "o", color=PALETTE["grey"], markersize=5, label="sorted values")
     (median,) = ax1.plot([], [], "o", color=PALETTE["orange"], markersize=9, label="median")
