@@ -117,7 +117,7 @@ def ptr_answer_rate(spread=5.0, bound=2.0, epsilon=1.0, delta=1e-6, seed=0):
                 "epsilon": float_slider("privacy ε", epsilon, 0.1, 3.0, 0.1, readout_format=".1f"),
                 "delta": log_slider("δ", delta, -9, -2, step=1.0, readout_format=".0e"),
                 "seed": int_slider("seed", seed, 0, 20)}
-    fig, (ax1, ax2) = new_figure(2, 1, figsize=(9.0, 6.4))
+    fig, (ax1, ax2) = new_figure(2, 1, figsize=(9.0, 6.0))
     fig.get_layout_engine().set(h_pad=0.15, hspace=0.08)
     ds = np.linspace(0, D_MAX, 241)
     (curve,) = ax1.plot([], [], color=PALETTE["blue"], label=r"$\Pr[\mathrm{answer}]$ given $d$")
