@@ -132,15 +132,103 @@ def grading_python() -> str:
 @functools.lru_cache(maxsize=4)
 def runtime(python) -> dict:
     """Where ``python``'s runtime lives: its prefix, base prefix, version and the
-    site-packages folders it uses."""
-    code = ("import json, site, sys, sysconfig; print(json.dumps({'prefix': sys.prefix, "
-            "'base': sys.base_prefix, 'version': '%d.%d' % sys.version_info[:2], "
-            "'purelib': sysconfig.get_paths()['purelib'], "
-            "'base_purelib': sysconfig.get_paths(vars={'base': sys.base_prefix, "
-            "'platbase': sys.base_prefix})['purelib']}))")
-    out = subprocess.run([python, "-I", "-c", code], capture_output=True, text=True,
-                         timeout=60, check=True)
+    site-packages folders it uses; ``view``: per site-packages folder, the entries the
+    kit's runtime and ``grading`` requirements install there (:func:`kernel_requirements`
+    closed over what each installed distribution requires), or None where that cannot
+    be told (a distribution without a file list)."""
+    out = subprocess.run([python, "-I", "-c", _RUNTIME_PROBE,
+                          json.dumps(kernel_requirements())],
+                         capture_output=True, text=True, timeout=60, check=True)
     return json.loads(out.stdout)
+
+
+#: run by the grading Python: its folders, and what the kernel's distributions hold
+_RUNTIME_PROBE = r"""
+import json, os, re, sys, sysconfig
+import importlib.metadata as md
+
+def norm(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+def parse(req):
+    m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[([^\]]*)\])?", req)
+    if m is None:
+        return None, ()
+    extras = tuple(e.strip() for e in (m.group(3) or "").split(",") if e.strip())
+    return norm(m.group(1)), extras
+
+installed = {}
+for dist in md.distributions():
+    name = dist.metadata["Name"]
+    if name and norm(name) not in installed:
+        installed[norm(name)] = dist
+seen, todo, complete = {}, [(r, ()) for r in json.loads(sys.argv[1])], True
+while todo:
+    req, wanted = todo.pop()
+    name, extras = parse(req)
+    extras = tuple(extras) + tuple(wanted)
+    dist = installed.get(name)
+    if dist is None:
+        continue
+    done = seen.setdefault(name, set())
+    new = {e for e in extras if e not in done} | ({""} - done)
+    if not new:
+        continue
+    done |= new
+    for sub in dist.requires or ():
+        body, _, marker = sub.partition(";")
+        asked = re.findall(r"extra\s*==\s*.([A-Za-z0-9._-]+).", marker)
+        if asked and not any(e in new for e in asked):
+            continue
+        if not asked and "" not in new:
+            continue
+        todo.append((body, ()))
+paths = sysconfig.get_paths()
+folders = sorted({os.path.realpath(paths["purelib"]), os.path.realpath(paths["platlib"])})
+view = {f: set() for f in folders}
+for name in seen:
+    dist = installed[name]
+    files = dist.files
+    if files is None:
+        complete = False
+        continue
+    for f in files:
+        full = os.path.realpath(str(dist.locate_file(f)))
+        for folder in folders:
+            if full.startswith(folder + os.sep):
+                view[folder].add(full[len(folder) + 1:].split(os.sep)[0])
+print(json.dumps({"prefix": sys.prefix, "base": sys.base_prefix,
+                  "version": "%d.%d" % sys.version_info[:2], "purelib": paths["purelib"],
+                  "base_purelib": sysconfig.get_paths(vars={"base": sys.base_prefix,
+                                                            "platbase": sys.base_prefix})["purelib"],
+                  "view": {f: sorted(e for e in v if e not in ("__pycache__", ""))
+                           for f, v in view.items()} if complete else None}))
+"""
+
+
+def kernel_requirements() -> list:
+    """What a grading kernel may import besides the kit: the kit's runtime requirements
+    and its ``grading`` extra, as requirement strings (from ``pyproject.toml`` beside
+    the kit, else the installed kit's metadata). A grading Python that holds more (the
+    test environment, with the peer libraries and test tools) shows the sandbox only
+    these and what they require."""
+    project = _KIT.parent / "pyproject.toml"
+    try:
+        import tomllib
+
+        data = tomllib.loads(project.read_text(encoding="utf-8"))["project"]
+        return list(data.get("dependencies", [])) + \
+            list(data.get("optional-dependencies", {}).get("grading", []))
+    except (ImportError, OSError, KeyError, ValueError):
+        pass
+    try:
+        from importlib import metadata
+
+        reqs = metadata.requires("dpteach") or []
+    except Exception:                                       # noqa: BLE001 - not installed
+        return []
+    return [r.split(";")[0] for r in reqs
+            if ";" not in r or re.search(r"extra\s*==\s*['\"]grading['\"]", r)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -219,6 +307,11 @@ def command(job, argv, *, kit, limits, python=None) -> list:
             os.path.isdir(rt["base_purelib"]):
         # a virtual environment: the base Python's own site-packages stay out of sight
         runtime_binds += [("hide", os.path.realpath(rt["base_purelib"]))]
+    # each site-packages folder shows only what the kernel's distributions installed
+    # there (no peer library, no test tool, whatever else the environment holds)
+    for folder, entries in sorted((rt.get("view") or {}).items()):
+        if os.path.isdir(folder) and any(_under(folder, m) for m in mounted):
+            runtime_binds += [("view", folder, tuple(entries))]
     # a runtime under /tmp (a clone made there, as CI may do) is mounted after the
     # sandbox's own /tmp, which would cover it otherwise
     early = [b for b in runtime_binds if not _under(b[1], "/tmp")]
@@ -255,9 +348,16 @@ def command(job, argv, *, kit, limits, python=None) -> list:
 
 def _runtime_options(binds, made) -> list:
     out = []
-    for kind, folder in binds:
+    for kind, folder, *rest in binds:
         if kind == "bind":
             out += _parents(folder, made) + ["--ro-bind", folder, folder]
+        elif kind == "view":
+            out += ["--tmpfs", folder]
+            for entry in rest[0]:
+                path = os.path.join(folder, entry)
+                if os.path.lexists(path):
+                    out += ["--ro-bind", path, path]
+            out += ["--remount-ro", folder]
         else:
             out += ["--tmpfs", folder, "--remount-ro", folder]
     return out
