@@ -197,12 +197,14 @@ def test_noisy_histogram_noise(neighbours, b):
     assert ks_pvalue(noise, stats.laplace(scale=2 * b / eps).cdf) < ALPHA
 
 
-def test_noisy_histogram_beats_mwem_on_the_small_table_and_loses_on_a_large_domain():
+def test_noisy_histogram_beats_mwem_on_the_small_table_and_loses_on_a_large_domain(committed_stream):
     """Notebook 20's comparison: on the 32-cell table the noisy histogram's largest error
     (median of seeds 0-4) is about 19 at epsilon = 1 and 76 at 0.25, far below MWEM's; on 12
-    binary attributes (4,096 cells, 264 two-way marginal queries) MWEM wins."""
+    binary attributes (4,096 cells, 264 two-way marginal queries) MWEM wins. The notebook's
+    numbers come from the committed seeds, so this test draws from them whatever
+    --seed-shift says; the test below checks the comparison itself on other seeds."""
     def median(f):
-        return np.median([f(np.random.default_rng(s)) for s in range(5)])
+        return np.median([f(committed_stream(s)) for s in range(5)])
     for eps, expected in ((1.0, 19.0), (0.25, 76.0)):
         nh = median(lambda g: syn.workload_error(TABLE, syn.noisy_histogram(TABLE, eps, rng=g), WORKLOAD))
         mw = median(lambda g: syn.workload_error(TABLE, syn.mwem(TABLE, WORKLOAD, eps, 15, passes=5, rng=g),
@@ -215,6 +217,28 @@ def test_noisy_histogram_beats_mwem_on_the_small_table_and_loses_on_a_large_doma
     mw = [syn.workload_error(big, syn.mwem(big, q, 1.0, 20, passes=5, rng=np.random.default_rng(s)), q)
           for s in range(3)]
     assert np.median(mw) < 0.8 * np.median(nh)
+
+
+def test_on_any_seeds_the_noisy_histogram_wins_on_the_small_table_and_mwem_on_the_large():
+    """The comparison, not the notebook's numbers: on fresh seeds (shifted by --seed-shift)
+    the noisy histogram's median largest error over 9 runs stays far below MWEM's on the
+    32-cell table, at epsilon = 1 and 0.25, and above it on the 4,096-cell one."""
+    for eps in (1.0, 0.25):
+        nh = np.median([syn.workload_error(TABLE, syn.noisy_histogram(TABLE, eps, rng=np.random.default_rng(100 + s)),
+                                           WORKLOAD) for s in range(9)])
+        mw = np.median([syn.workload_error(TABLE, syn.mwem(TABLE, WORKLOAD, eps, 15, passes=5,
+                                                           rng=np.random.default_rng(100 + s)), WORKLOAD)
+                        for s in range(9)])
+        assert mw > 3 * nh, (eps, nh, mw)
+    # and on 12 binary attributes MWEM wins: over 57 seed sets of 7 runs the ratio of the
+    # medians was at most 0.77 (mean 0.58), so "below the noisy histogram's" has room
+    big = syn.example_binary_table()
+    q = syn.marginal_queries(big.shape, 2)
+    nh = np.median([syn.workload_error(big, syn.noisy_histogram(big, 1.0, rng=np.random.default_rng(100 + s)), q)
+                    for s in range(7)])
+    mw = np.median([syn.workload_error(big, syn.mwem(big, q, 1.0, 20, passes=5, rng=np.random.default_rng(100 + s)),
+                                       q) for s in range(7)])
+    assert mw < nh, (nh, mw)
 
 
 def test_marginal_queries_are_every_marginal_cell():
