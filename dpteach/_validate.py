@@ -5,11 +5,21 @@ Every public function validates its inputs here, before doing any work, so that 
 student who passes ``epsilon=float('nan')`` or ``delta=1.5`` gets a message that names
 the parameter, shows the value and states the allowed range -- and never a release of
 the true answer computed with a meaningless privacy parameter.
+
+A lesson function declares its checks above its body with :func:`checked`, one
+constraint per parameter (:class:`Epsilon`, :class:`Delta`, :class:`Values`, ...), so
+the body a notebook shows is the mathematics; only checks that relate two parameters
+to each other stay in the body. The constraints are stored on the function as
+``__checks__``, where the bad-input tests read them.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import math
 import numbers
+import sys
 
 import numpy as np
 
@@ -35,6 +45,10 @@ __all__ = [
     "valid_range",
     "describe",
     "release_shape",
+    "checked",
+    "Constraint", "Real", "Reals", "Epsilon", "Delta", "Sensitivity", "Probability",
+    "PositiveInt", "NonnegativeInt", "PositiveInts", "Count", "Values", "Scores", "Bits",
+    "Flag", "Rng", "Size", "Using", "OrNone",
 ]
 
 
@@ -52,19 +66,23 @@ def valid_real(value, name: str, *, low=None, high=None, low_open=False,
     an epsilon of ``True`` is always a mistake). NaN is always refused; infinities are
     refused unless ``allow_inf``.
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
-        if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
-            value = value.item()
-        else:
-            raise TypeError(f"{name} must be a real number, got {describe(value)} "
-                            f"of type {type(value).__name__}")
-    try:
-        x = float(value)
-    except OverflowError:  # an int beyond the float range, e.g. 10**400
-        x = float("inf") if value > 0 else float("-inf")
-    if np.isnan(x):
+    if type(value) is float:         # the common case, without the slower checks of type
+        x = value
+    else:
+        if isinstance(value, (bool, np.bool_)) or \
+                not isinstance(value, (numbers.Real, np.integer, np.floating)):
+            if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+                value = value.item()
+            else:
+                raise TypeError(f"{name} must be a real number, got {describe(value)} "
+                                f"of type {type(value).__name__}")
+        try:
+            x = float(value)
+        except OverflowError:  # an int beyond the float range, e.g. 10**400
+            x = float("inf") if value > 0 else float("-inf")
+    if math.isnan(x):
         raise ValueError(f"{name} must be a number, got NaN")
-    if np.isinf(x) and not allow_inf:
+    if math.isinf(x) and not allow_inf:
         raise ValueError(f"{name} must be finite, got {x}")
     if ((low is not None and (x < low or (low_open and x == low)))
             or (high is not None and (x > high or (high_open and x == high)))):
@@ -346,3 +364,208 @@ def valid_range(lower, upper) -> tuple:
     if lo >= hi:
         raise ValueError(f"lower must be < upper, got lower={lo:g}, upper={hi:g}")
     return lo, hi
+
+
+# ------------------------------------------------------------------ declared checks
+class Constraint:
+    """What one parameter must be: ``constraint(value, name)`` returns the value converted
+    (a float, an array, a Generator) or raises naming the parameter. Each kind below runs
+    one ``valid_*`` function with the keyword options it was declared with; ``options``
+    keeps them for the tests to read."""
+
+    validator = None
+
+    def __init__(self, **options):
+        self.options = options
+        self._run = functools.partial(type(self).validator, **options)
+
+    def __call__(self, value, name):
+        return self._run(value, name)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"
+
+
+class Real(Constraint):
+    """A real number (:func:`valid_real`: ``low``, ``high``, ``low_open``, ``high_open``,
+    ``allow_inf``)."""
+    validator = staticmethod(valid_real)
+
+
+class Reals(Constraint):
+    """A real number or an array of them (:func:`valid_reals`, same options)."""
+    validator = staticmethod(valid_reals)
+
+
+class Epsilon(Constraint):
+    """epsilon > 0 and finite (:func:`valid_epsilon`: ``allow_zero``, ``allow_inf``)."""
+    validator = staticmethod(valid_epsilon)
+
+
+class Delta(Constraint):
+    """delta in [0, 1), or (0, 1) with ``required`` (:func:`valid_delta`)."""
+    validator = staticmethod(valid_delta)
+
+
+class Sensitivity(Constraint):
+    """sensitivity >= 0 and finite, > 0 with ``positive`` (:func:`valid_sensitivity`)."""
+    validator = staticmethod(valid_sensitivity)
+
+
+class Probability(Constraint):
+    """A probability in [0, 1] (:func:`valid_probability`: ``low_open``, ``high_open``)."""
+    validator = staticmethod(valid_probability)
+
+
+class PositiveInt(Constraint):
+    """A whole number >= 1 (:func:`valid_positive_int`: ``maximum``)."""
+    validator = staticmethod(valid_positive_int)
+
+
+class NonnegativeInt(Constraint):
+    """A whole number >= 0 (:func:`valid_nonnegative_int`: ``maximum``)."""
+    validator = staticmethod(valid_nonnegative_int)
+
+
+class PositiveInts(Constraint):
+    """A whole number >= 1 or an array of them (:func:`valid_positive_ints`)."""
+    validator = staticmethod(valid_positive_ints)
+
+
+class Count(Constraint):
+    """A number of draws, runs or steps (:func:`valid_count`: ``minimum``, ``maximum``,
+    ``per_item``)."""
+    validator = staticmethod(valid_count)
+
+
+class Values(Constraint):
+    """A real array or scalar, no NaN (:func:`valid_values`: ``allow_empty``,
+    ``allow_inf``)."""
+    validator = staticmethod(valid_values)
+
+
+class Scores(Constraint):
+    """A non-empty 1-D array of finite scores (:func:`valid_scores`)."""
+    validator = staticmethod(valid_scores)
+
+
+class Bits(Constraint):
+    """An array of 0/1 values (:func:`valid_bits`)."""
+    validator = staticmethod(valid_bits)
+
+
+class Flag(Constraint):
+    """True or False (:func:`valid_flag`)."""
+    validator = staticmethod(valid_flag)
+
+
+def _rng_named(rng, name):
+    return valid_rng(rng)
+
+
+class Rng(Constraint):
+    """None, a Generator or an int seed, as a Generator (:func:`valid_rng`)."""
+    validator = staticmethod(_rng_named)
+
+
+class Size(Constraint):
+    """numpy's ``size=``: None, an int or a tuple (:func:`valid_size`: ``per_draw``,
+    ``maximum``)."""
+    validator = staticmethod(valid_size)
+
+
+class Using(Constraint):
+    """A module's own validator ``function(value, name)``, for a kind met only there."""
+
+    def __init__(self, function):
+        self.options = {"function": function}
+        self._run = function
+
+    def __repr__(self):
+        return f"Using({getattr(self.options['function'], '__name__', '?')})"
+
+
+class OrNone(Constraint):
+    """None (passed on as it is) or what ``constraint`` accepts."""
+
+    def __init__(self, constraint):
+        self.options = {"constraint": constraint}
+        self._run = lambda value, name: None if value is None else constraint(value, name)
+
+    def __repr__(self):
+        return f"OrNone({self.options['constraint']!r})"
+
+
+_EMPTY = inspect.Parameter.empty
+_SKIP = object()                 # a default its constraint leaves as it is: not run per call
+
+
+def _plain_default(check, name, default):
+    """The default to check per call, or _SKIP when checking it changes nothing (a number
+    or None that its constraint returns unchanged, such as delta=0.0 or size=None)."""
+    if default is _EMPTY:
+        return _EMPTY
+    out = check(default, name)   # a default its own constraint refuses is a declaration bug
+    if (default is None or type(default) in (bool, int, float, str)) and type(out) is type(default) \
+            and out == default:
+        return _SKIP
+    return default
+
+
+def checked(**constraints):
+    """Declare the checks of a function's parameters: ``@checked(epsilon=Epsilon(), ...)``.
+
+    Before the body runs, each declared argument (given or defaulted) goes through its
+    constraint, in the order declared, and the body gets the converted values; a bad one
+    raises the constraint's own message, which names the parameter. A call that does not
+    fit the signature raises Python's own TypeError, as it would without the decorator.
+    The wrapper keeps the function's name, docstring, signature and source
+    (``functools.wraps``), and stores the constraints as ``__checks__``."""
+
+    def decorate(fn):
+        signature = inspect.signature(fn)
+        names = list(signature.parameters)
+        plan = []
+        for name, check in constraints.items():
+            param = signature.parameters.get(name)
+            if param is None or param.kind not in (param.POSITIONAL_OR_KEYWORD,
+                                                   param.KEYWORD_ONLY):
+                raise TypeError(f"checked: {fn.__qualname__} has no parameter {name!r} "
+                                "that can be passed by keyword")
+            if not isinstance(check, Constraint):
+                raise TypeError(f"checked: the check of {name!r} must be a Constraint, "
+                                f"got {check!r}")
+            index = names.index(name) if param.kind is param.POSITIONAL_OR_KEYWORD \
+                else sys.maxsize
+            plan.append((name, index, check._run, _plain_default(check, name, param.default)))
+        plan = tuple(plan)
+        positional = sys.maxsize if any(p.kind is p.VAR_POSITIONAL for p in
+                                        signature.parameters.values()) else \
+            sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                for p in signature.parameters.values())
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if len(args) > positional:   # Python's own message, with nothing added
+                return fn(*args, **kwargs)
+            given = list(args)
+            try:
+                for name, index, check, default in plan:
+                    if index < len(given):
+                        given[index] = check(given[index], name)
+                    elif name in kwargs:
+                        kwargs[name] = check(kwargs[name], name)
+                    elif default is not _SKIP and default is not _EMPTY:
+                        kwargs[name] = check(default, name)
+            except Exception:
+                try:
+                    signature.bind(*args, **kwargs)
+                except TypeError:        # the call itself is wrong: Python's own message
+                    return fn(*args, **kwargs)
+                raise
+            return fn(*given, **kwargs)
+
+        wrapper.__checks__ = dict(constraints)
+        return wrapper
+
+    return decorate
