@@ -10,9 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._gaussian import analytic_sigma, gaussian_delta_exact
-from ._validate import (valid_bits, valid_delta, valid_epsilon, valid_flag, valid_real, valid_rng,
-                        valid_scores, valid_sensitivity, valid_size, valid_values,
-                        release_shape)
+from ._validate import (Bits, Delta, Epsilon, Flag, Real, Rng, Scores, Sensitivity, Size,
+                        Using, Values, checked, release_shape, valid_values)
 from ._lazy import lazy_module
 
 special = lazy_module("scipy.special")   # imported by the first function that uses it
@@ -35,6 +34,7 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- Laplace
+@checked(sensitivity=Sensitivity(), epsilon=Epsilon())
 def laplace_scale(sensitivity, epsilon) -> float:
     """Scale of the Laplace mechanism, b = sensitivity / epsilon [DR14 3.3].
 
@@ -42,11 +42,10 @@ def laplace_scale(sensitivity, epsilon) -> float:
     Lap(b) has density exp(-|x|/b) / (2b) and standard deviation sqrt(2)*b.
     Taught in notebook 06.
     """
-    sensitivity = valid_sensitivity(sensitivity)
-    epsilon = valid_epsilon(epsilon)
     return sensitivity / epsilon
 
 
+@checked(value=Values(), sensitivity=Sensitivity(), epsilon=Epsilon(), size=Size(), rng=Rng())
 def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
     """Release value + Lap(sensitivity / epsilon), i.i.d. per coordinate [DR14 Def. 3.3].
 
@@ -57,16 +56,15 @@ def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
     shape of ``value``. A sensitivity of 0 adds no noise (the query is constant).
     The result is epsilon-DP (seed 000, eq. 3; seed 003, Theorem 8). Notebook 06.
     """
-    value = valid_values(value, "value")
     b = laplace_scale(sensitivity, epsilon)
-    size = valid_size(size)
-    rng = valid_rng(rng)
     shape = release_shape(size, value.shape)
     noise = rng.laplace(0.0, b, size=shape) if b > 0 else np.zeros(shape)
     out = value + noise
     return out.item() if out.ndim == 0 else out
 
 
+@checked(values=Values(allow_empty=True), lower=Real(), upper=Real(), epsilon=Epsilon(),
+         size=Size(), rng=Rng())
 def clamped_sum(values, lower, upper, epsilon, *, rng=None, size=None):
     """Noisy sum of values clamped to [lower, upper]: sum_i clip(x_i, lower, upper) + Lap(b),
     b = max(|lower|, |upper|) / epsilon [DR14 3.3].
@@ -79,18 +77,17 @@ def clamped_sum(values, lower, upper, epsilon, *, rng=None, size=None):
     the records' values (all entries are summed); ``size`` draws that many independent
     releases of the same data. The noise is :func:`laplace_mechanism`'s. Notebook 06.
     """
-    values = valid_values(values, "values", allow_empty=True)
-    lo = valid_real(lower, "lower")
-    hi = valid_real(upper, "upper")
-    if lo >= hi:
-        raise ValueError(f"lower must be < upper, got lower={lo:g}, upper={hi:g}")
-    total = float(np.clip(values, lo, hi).sum())
-    return laplace_mechanism(total, max(abs(lo), abs(hi)), epsilon, rng=rng, size=size)
+    if lower >= upper:
+        raise ValueError(f"lower must be < upper, got lower={lower:g}, upper={upper:g}")
+    total = float(np.clip(values, lower, upper).sum())
+    return laplace_mechanism(total, max(abs(lower), abs(upper)), epsilon, rng=rng, size=size)
 
 
 
 
 # -------------------------------------------------------------------------- Gaussian
+@checked(sigma=Real(low=0.0, low_open=True), l2_sensitivity=Sensitivity(positive=True),
+         epsilon=Epsilon())
 def gaussian_delta(sigma, l2_sensitivity, epsilon) -> float:
     """The exact delta of the Gaussian mechanism N(0, sigma^2) at a given epsilon.
 
@@ -98,12 +95,18 @@ def gaussian_delta(sigma, l2_sensitivity, epsilon) -> float:
     with D the L2 sensitivity (Balle & Wang 2018, Theorem 8). Computed in log space so
     that large epsilon does not overflow.
     """
-    sigma = valid_real(sigma, "sigma", low=0.0, low_open=True)
-    d = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
-    epsilon = valid_epsilon(epsilon)
-    return gaussian_delta_exact(sigma, d, epsilon)
+    return gaussian_delta_exact(sigma, l2_sensitivity, epsilon)
 
 
+def _valid_eps_grid(eps_grid, name):
+    grid = valid_values(eps_grid, name)
+    if grid.ndim != 1 or (grid <= 0).any():
+        raise ValueError(f"{name} must be a 1-D list of epsilons > 0")
+    return grid
+
+
+@checked(eps_grid=Using(_valid_eps_grid), l2_sensitivity=Sensitivity(positive=True),
+         delta=Delta(required=True))
 def sigma_curves(eps_grid, l2_sensitivity, delta):
     """Classic and analytic sigma over ``eps_grid`` and the delta each really gives.
 
@@ -112,10 +115,6 @@ def sigma_curves(eps_grid, l2_sensitivity, delta):
     past epsilon = 1 can be drawn and its true delta measured with
     :func:`gaussian_delta`. Returns (classic, analytic, true_delta_classic). Notebook 08.
     """
-    eps_grid = valid_values(eps_grid, "eps_grid")
-    if eps_grid.ndim != 1 or (eps_grid <= 0).any():
-        raise ValueError("eps_grid must be a 1-D list of epsilons > 0")
-    l2_sensitivity = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
     classic = gaussian_sigma(l2_sensitivity, 0.5, delta) * 0.5 / eps_grid
     analytic = l2_sensitivity * analytic_sigma(eps_grid, delta)   # gaussian_sigma(.., analytic=True)
     true_delta = np.array([gaussian_delta(s, l2_sensitivity, e)
@@ -123,6 +122,8 @@ def sigma_curves(eps_grid, l2_sensitivity, delta):
     return classic, analytic, true_delta
 
 
+@checked(l2_sensitivity=Sensitivity(), epsilon=Epsilon(), delta=Delta(required=True),
+         analytic=Flag())
 def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
     """Standard deviation of the Gaussian mechanism for (epsilon, delta)-DP.
 
@@ -137,19 +138,20 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
     sigma * (1 - 1e-9) already misses it. Valid for every epsilon > 0 and never larger
     than the classic sigma. Taught in notebook 08.
     """
-    d = valid_sensitivity(l2_sensitivity, "l2_sensitivity")
-    epsilon = valid_epsilon(epsilon)
-    delta = valid_delta(delta, required=True)
-    if not isinstance(analytic, (bool, np.bool_)):
-        raise TypeError(f"analytic must be True or False, got {analytic!r}")
-    if d == 0:
+    if l2_sensitivity == 0:
         return 0.0
-    if not analytic:
-        if epsilon >= 1:
-            raise ValueError(
-                f"epsilon must be < 1 for the classic Gaussian mechanism, got {epsilon}; "
-                "use gaussian_sigma(..., analytic=True) for epsilon >= 1")
-        return float(np.sqrt(2 * np.log(1.25 / delta)) * d / epsilon)
+    if analytic:
+        return float(l2_sensitivity * _analytic_sigma_per_unit(epsilon, delta))
+    if epsilon >= 1:
+        raise ValueError(
+            f"epsilon must be < 1 for the classic Gaussian mechanism, got {epsilon}; "
+            "use gaussian_sigma(..., analytic=True) for epsilon >= 1")
+    return float(np.sqrt(2 * np.log(1.25 / delta)) * l2_sensitivity / epsilon)
+
+
+def _analytic_sigma_per_unit(epsilon, delta) -> float:
+    """The analytic sigma for Delta_2 = 1: the root of delta(sigma) = delta, bracketed
+    by factors of 10 and then found by brentq (rtol 1e-14)."""
     from scipy import optimize
     # delta(sigma) decreases from 1 (sigma -> 0) to 0 (sigma -> inf); bracket the root.
     # delta depends on Delta_2 / sigma only, so solve for Delta_2 = 1 and scale by d
@@ -165,9 +167,11 @@ def gaussian_sigma(l2_sensitivity, epsilon, delta, *, analytic=False) -> float:
     except RuntimeError:
         raise ValueError(f"epsilon={epsilon:g} is too large for the analytic calibration to "
                          "converge; use a smaller epsilon") from None
-    return float(d * root)
+    return root
 
 
+@checked(value=Values(), l2_sensitivity=Sensitivity(), epsilon=Epsilon(),
+         delta=Delta(required=True), analytic=Flag(), size=Size(), rng=Rng())
 def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, analytic=False,
                        rng=None, size=None):
     """Release value + N(0, sigma^2) per coordinate, sigma from :func:`gaussian_sigma`.
@@ -175,16 +179,14 @@ def gaussian_mechanism(value, l2_sensitivity, epsilon, delta, *, analytic=False,
     (epsilon, delta)-DP for a query whose L2 sensitivity is ``l2_sensitivity``
     [DR14 Theorem A.1]; ``size`` as in :func:`laplace_mechanism`. Notebook 08.
     """
-    value = valid_values(value, "value")
     sigma = gaussian_sigma(l2_sensitivity, epsilon, delta, analytic=analytic)
-    size = valid_size(size)
-    rng = valid_rng(rng)
     shape = release_shape(size, value.shape)
     out = value + (rng.normal(0.0, sigma, size=shape) if sigma > 0 else np.zeros(shape))
     return out.item() if out.ndim == 0 else out
 
 
 # ------------------------------------------------------------------------ Exponential
+@checked(scores=Scores(), sensitivity=Sensitivity(positive=True), epsilon=Epsilon())
 def exponential_probabilities(scores, sensitivity, epsilon) -> np.ndarray:
     """P(r) = exp(eps u(r) / (2 Delta_u)) / sum_s exp(eps u(s) / (2 Delta_u)).
 
@@ -198,20 +200,26 @@ def exponential_probabilities(scores, sensitivity, epsilon) -> np.ndarray:
 
 
 def _exponential_exponents(scores, sensitivity, epsilon) -> np.ndarray:
-    """eps (u - max u) / (2 Delta): validated, and <= 0 with the best candidate at 0."""
-    u = valid_scores(scores)
-    d = valid_sensitivity(sensitivity, positive=True)
-    epsilon = valid_epsilon(epsilon)
+    """eps (u - max u) / (2 Delta) of checked scores: <= 0, the best candidate at 0."""
     # Shift by the best score first and divide before multiplying, so that neither
-    # eps * u nor eps / (2 Delta) can overflow. In place on a new array (u may be the
-    # caller's own array).
+    # eps * u nor eps / (2 Delta) can overflow. In place on a new array (scores may be
+    # the caller's own array).
     with np.errstate(over="ignore"):
-        z = u - u.max()
-        z /= d
+        z = scores - scores.max()
+        z /= sensitivity
         z *= epsilon / 2
     return z
 
 
+def _valid_candidates(candidates, name):
+    cand = np.asarray(candidates)
+    if cand.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {cand.shape}")
+    return cand
+
+
+@checked(candidates=Using(_valid_candidates), scores=Scores(),
+         sensitivity=Sensitivity(positive=True), epsilon=Epsilon(), size=Size(), rng=Rng())
 def exponential_mechanism(candidates, scores, sensitivity, epsilon, *, rng=None, size=None):
     """Draw candidate r with the probabilities of :func:`exponential_probabilities`.
 
@@ -223,23 +231,21 @@ def exponential_mechanism(candidates, scores, sensitivity, epsilon, *, rng=None,
     how much any score can change between neighbouring datasets [DR14 Theorem 3.10].
     Notebook 09.
     """
-    cand = np.asarray(candidates)
-    if cand.ndim != 1:
-        raise ValueError(f"candidates must be one-dimensional, got shape {cand.shape}")
     z = _exponential_exponents(scores, sensitivity, epsilon)
-    if z.shape[0] != cand.shape[0]:
-        raise ValueError(f"scores has {z.shape[0]} entries but candidates has {cand.shape[0]}")
-    size = valid_size(size)
-    rng = valid_rng(rng)
+    if z.shape[0] != candidates.shape[0]:
+        raise ValueError(f"scores has {z.shape[0]} entries but candidates has "
+                         f"{candidates.shape[0]}")
     cdf = np.cumsum(np.exp(z, out=z), out=z)
     total = cdf[-1]
     # never past the last candidate of positive weight, even if uniform * total rounds up
     last = np.searchsorted(cdf, total, side="left")
     draws = rng.random(1 if size is None else size) * total
     idx = np.minimum(np.searchsorted(cdf, draws, side="right"), last)
-    return cand[idx[0]] if size is None else cand[idx]
+    return candidates[idx[0]] if size is None else candidates[idx]
 
 
+@checked(scores=Scores(), sensitivity=Sensitivity(positive=True), epsilon=Epsilon(),
+         monotonic=Flag(), rng=Rng())
 def report_noisy_max(scores, sensitivity, epsilon, *, monotonic=False, rng=None):
     """Index of the largest noisy score, argmax_i (u_i + Lap(scale)) [DR14 3.3].
 
@@ -251,26 +257,22 @@ def report_noisy_max(scores, sensitivity, epsilon, *, monotonic=False, rng=None)
     needed. Only the index is released, never the noisy value (releasing the value
     too costs extra privacy: see the zoo in notebook 11). Notebook 09.
     """
-    u = valid_scores(scores)
-    d = valid_sensitivity(sensitivity, positive=True)
-    epsilon = valid_epsilon(epsilon)
-    valid_flag(monotonic, "monotonic")
-    rng = valid_rng(rng)
-    scale = (1.0 if monotonic else 2.0) * d / epsilon
-    return int(np.argmax(u + rng.laplace(0.0, scale, size=u.shape)))
+    scale = (1.0 if monotonic else 2.0) * sensitivity / epsilon
+    return int(np.argmax(scores + rng.laplace(0.0, scale, size=scores.shape)))
 
 
 # ---------------------------------------------------------------- Randomized response
+@checked(epsilon=Epsilon())
 def randomized_response_keep_probability(epsilon) -> float:
     """Probability of reporting the true bit, e^eps / (1 + e^eps) [DR14 3.2].
 
     Seed 004's coin-flip survey (heads: tell the truth; tails: flip again and answer
     yes on heads) keeps the truth with probability 3/4, which is epsilon = ln 3.
     """
-    epsilon = valid_epsilon(epsilon)
     return float(special.expit(epsilon))
 
 
+@checked(bits=Bits(), epsilon=Epsilon(), rng=Rng())
 def randomized_response(bits, epsilon, *, rng=None):
     """Report each bit truthfully with probability e^eps/(1+e^eps), else its flip.
 
@@ -278,14 +280,13 @@ def randomized_response(bits, epsilon, *, rng=None):
     (e^eps/(1+e^eps)) / (1/(1+e^eps)) = e^eps, so each respondent has epsilon-DP
     [DR14 3.2]. Seed 004's coin-flip version is the case epsilon = ln 3. Notebook 04.
     """
-    b = valid_bits(bits)
     keep = randomized_response_keep_probability(epsilon)
-    rng = valid_rng(rng)
-    flip = rng.random(b.shape) >= keep
-    out = np.where(flip, 1 - b, b).astype(np.int8)
+    flip = rng.random(bits.shape) >= keep
+    out = np.where(flip, 1 - bits, bits).astype(np.int8)
     return int(out) if out.ndim == 0 else out
 
 
+@checked(reports=Bits(), epsilon=Epsilon())
 def randomized_response_estimate(reports, epsilon) -> float:
     """Unbiased estimate of the true fraction of ones from randomized-response reports.
 
@@ -294,12 +295,18 @@ def randomized_response_estimate(reports, epsilon) -> float:
     small samples; it is not clipped, so that it stays unbiased. Its standard error is
     sqrt(q(1-q)/n) / (2p - 1) with q the chance of a reported one. Notebook 04.
     """
-    r = valid_bits(reports, "reports")
     p = randomized_response_keep_probability(epsilon)
-    return float((r.mean() - (1 - p)) / (2 * p - 1))
+    return float((reports.mean() - (1 - p)) / (2 * p - 1))
 
 
 # ------------------------------------------------------------ Densities and privacy loss
+def _valid_noise(noise, name):
+    if not isinstance(noise, str) or noise not in ("laplace", "gaussian"):
+        raise ValueError(f"{name} must be 'laplace' or 'gaussian', got {noise!r}")
+    return noise
+
+
+@checked(value=Real(), scale=Real(low=0.0, low_open=True), noise=Using(_valid_noise))
 def output_distribution(value, scale, *, noise="laplace"):
     """The frozen scipy.stats distribution of value + noise, for plotting densities.
 
@@ -307,20 +314,13 @@ def output_distribution(value, scale, *, noise="laplace"):
     (scale = sigma).
     """
     from scipy import stats
-    value = valid_real(value, "value")
-    scale = valid_real(scale, "scale", low=0.0, low_open=True)
-    noise = _valid_noise(noise)
     if noise == "laplace":
         return stats.laplace(loc=value, scale=scale)
     return stats.norm(loc=value, scale=scale)
 
 
-def _valid_noise(noise):
-    if not isinstance(noise, str) or noise not in ("laplace", "gaussian"):
-        raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
-    return noise
-
-
+@checked(r=Values(), value1=Real(), value2=Real(), scale=Real(low=0.0, low_open=True),
+         noise=Using(_valid_noise))
 def privacy_loss(r, value1, value2, scale, *, noise="laplace"):
     """Privacy loss ln p(r | D1) / p(r | D2) of an output r, for every r in an array.
 
@@ -333,11 +333,6 @@ def privacy_loss(r, value1, value2, scale, *, noise="laplace"):
     Gaussian: (v1 - v2)(2r - v1 - v2) / (2 sigma^2) -- rather than as a difference of
     log-densities, which far in the tails underflow to -inf and would give NaN.
     """
-    r = valid_values(r, "r")
-    value1 = valid_real(value1, "value1")
-    value2 = valid_real(value2, "value2")
-    scale = valid_real(scale, "scale", low=0.0, low_open=True)
-    noise = _valid_noise(noise)
     if noise == "laplace":
         gap = abs(value1 - value2)
         # the clip only removes rounding error: |r - v2| - |r - v1| lies in [-gap, gap]
