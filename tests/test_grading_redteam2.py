@@ -9,17 +9,32 @@ the kernel's kit, the no-sandbox stubs) and tries the attack on it directly.
    sandbox the whole site-packages: pycanon answered A1 Task 3 (l-diversity) and
    dp_accounting A9 Task 3 (subsampled RDP). The sandbox now shows only the kit's
    runtime and grading requirements, closed over what they require.
+2. **A forbidden function made by a call.** The kernel's kit removed forbidden
+   functions only where they were a ``def`` or a ``class``: one bound by an assignment
+   (``answer = checked(...)(_formula)``, the form a declared-checks decorator takes when
+   it is not written with ``@``) was dropped from the removal and kept its body. Such a
+   name is now rewritten to raise like a function; a decorated ``def`` loses its
+   decorators with its body, so no ``__wrapped__`` survives.
+3. **The body behind a decorator, without the sandbox.** ``--no-sandbox`` stubs
+   forbidden functions in the kernel by swapping their code; a function wrapped by a
+   decorator (``functools.wraps``) has a closure, so only the module bindings were
+   swapped and the wrapper kept anywhere else (a registry, a default argument,
+   ``__wrapped__``) still ran the body. The stubs now follow ``__wrapped__`` and make
+   every function in that chain raise.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
 import sys
 import tempfile
 
 import pytest
 
+from dpteach.coursework import _kernel_kit as kk
 from dpteach.coursework import _sandbox
 
 #: modules of the test environment a grading kernel must not find, and some it needs
@@ -57,3 +72,103 @@ def test_the_kernel_s_requirements_are_the_runtime_and_the_grading_extra():
              for r in _sandbox.kernel_requirements()}
     assert {"numpy", "scipy", "pandas", "nbclient", "ipykernel"} <= names
     assert not names & {"pytest", "dp-accounting", "pycanon", "diffprivlib", "opendp"}
+
+
+# ------------------------------------------------------------------ 2. made by a call
+FAKE_LESSON = """\
+import functools
+
+
+def _checked(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def _formula(x):
+    return 2 * x
+
+
+answer = _checked(_formula)
+
+
+@_checked
+def decorated_answer(x):
+    return 3 * x
+
+
+def kept(x):
+    return x + 1
+"""
+
+FAKE_PROBE = """\
+import json
+from dpteach import lesson
+out = {"kept": lesson.kept(1)}
+for name in ("answer", "decorated_answer", "_formula"):
+    fn = getattr(lesson, name)
+    out[name + "_wrapped"] = hasattr(fn, "__wrapped__")
+    try:
+        out[name] = fn(1)
+    except RuntimeError as err:
+        out[name] = "removed" if "not available while" in str(err) else str(err)
+print(json.dumps(out))
+"""
+
+
+def test_a_forbidden_function_bound_by_an_assignment_is_removed(tmp_path, monkeypatch):
+    kit = tmp_path / "src" / "dpteach"
+    kit.mkdir(parents=True)
+    (kit / "__init__.py").write_text("_EXPORTS = {}\n")
+    (kit / "lesson.py").write_text(FAKE_LESSON)
+    monkeypatch.setattr(kk, "KIT", kit)
+    plan = kk.plan([], ["dpteach.lesson:answer", "dpteach.lesson:decorated_answer"])
+    assert {("dpteach.lesson", "answer"), ("dpteach.lesson", "_formula")} <= plan.removed
+    assert "dpteach.lesson" not in plan.no_import
+    built = kk.build(tmp_path / "built", plan)
+    out = subprocess.run([sys.executable, "-S", "-c", FAKE_PROBE], capture_output=True,
+                         text=True, env={"PYTHONPATH": str(built), "PATH": os.environ["PATH"]},
+                         cwd=str(tmp_path), timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen == {"kept": 2, "answer": "removed", "answer_wrapped": False,
+                    "decorated_answer": "removed", "decorated_answer_wrapped": False,
+                    "_formula": "removed", "_formula_wrapped": False}, seen
+
+
+# ------------------------------------------------------------------ 3. behind a decorator
+STUB_PROBE = """\
+import functools, json, sys, types
+module = types.ModuleType("dpteach._redteam2_fake")
+sys.modules[module.__name__] = module
+def _checked(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+def formula(x):
+    return 2 * x
+formula.__module__ = module.__name__
+module.formula = _checked(formula)
+module.formula.__module__ = module.__name__
+REGISTRY = {"formula": module.formula}           # a declared-checks registry, say
+exec(sys.argv[1])
+out = {}
+for label, fn in (("module", module.formula), ("registry", REGISTRY["formula"]),
+                  ("wrapped", REGISTRY["formula"].__wrapped__)):
+    try:
+        out[label] = fn(1)
+    except RuntimeError as err:
+        out[label] = "removed" if "not available while" in str(err) else str(err)
+print(json.dumps(out))
+"""
+
+
+def test_without_the_sandbox_a_decorated_forbidden_function_keeps_no_body():
+    cell = _sandbox.stub_cell(["dpteach._redteam2_fake:formula"])
+    out = subprocess.run([sys.executable, "-c", STUB_PROBE, cell], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout) == {"module": "removed", "registry": "removed",
+                                      "wrapped": "removed"}

@@ -358,7 +358,10 @@ def plan(tasks, forbidden=(), needs=(), pickled=(), allowed=()) -> Plan:
     removed = set()
     for seed in seeds:         # closed over the seed's own module
         removed |= _callees(edges, [seed], within=lambda n, m=seed[0]: n[0] == m)
-    removed = {n for n in removed if kind.get(n) in ("def", "class")}
+    # a forbidden name bound by an assignment (``f = checked(...)(_f)``, an alias) is
+    # removed as a function is: it is rewritten to raise
+    removed = {n for n in removed if kind.get(n) in ("def", "class") or
+               (n in seeds and not n[0].startswith(COURSEWORK))}
     changed = True
     while changed:             # closed over the callers
         changed = False
@@ -383,7 +386,7 @@ def plan(tasks, forbidden=(), needs=(), pickled=(), allowed=()) -> Plan:
     no_import = {m for m in mods if m.startswith(COURSEWORK) and m not in importable}
     # a lesson module whose import-time data is computed with something removed
     no_import |= {src[0] for src, refs in edges.items()
-                  if kind.get(src) == "data" and refs & removed and
+                  if kind.get(src) == "data" and refs & removed and src not in removed and
                   not src[0].startswith(COURSEWORK)}
     factories = {c for mod in mods.values() if mod.name.startswith(COURSEWORK)
                  for node in mod.nodes.values() if node.kind == "data"
@@ -393,11 +396,18 @@ def plan(tasks, forbidden=(), needs=(), pickled=(), allowed=()) -> Plan:
                 frozenset(factories))
 
 
-def _raising_function(node, label):
+def _raising_function(node, label, name=None):
     msg = REMOVED.format(label=label)
-    new = ast.parse(f"def {node.name}(*args, **kwargs):\n    raise RuntimeError({msg!r})\n").body[0]
-    new.decorator_list = []
+    name = node.name if name is None else name
+    new = ast.parse(f"def {name}(*args, **kwargs):\n    raise RuntimeError({msg!r})\n").body[0]
+    new.decorator_list = []          # no decorator: nothing (no __wrapped__) keeps the body
     return new
+
+
+def _bound_names(st) -> list:
+    """The names an assignment statement binds (``a = b = f(...)``, ``x, y = ...``)."""
+    targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
 def _factory(node, label):
@@ -426,6 +436,12 @@ def rewrite(mod: Module, removed, factories=frozenset()) -> str:
     body = []
     for st in tree.body:
         name = getattr(st, "name", None)
+        if isinstance(st, (ast.Assign, ast.AnnAssign)) and any(
+                (mod.name, n) in removed for n in _bound_names(st)):
+            # every name it binds raises: what it computed came from something removed
+            body += [_raising_function(None, _label(mod.name, n), name=n)
+                     for n in dict.fromkeys(_bound_names(st))]
+            continue
         if (mod.name, name) in removed:
             if isinstance(st, ast.ClassDef):
                 body.append(_raising_class(st, _label(mod.name, name)))
