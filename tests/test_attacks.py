@@ -102,14 +102,17 @@ def test_perturb_records_bounded_and_uniform(rng):
 
 
 # -------------------------------------------------------------------- query auditing
-def test_query_auditing_module_and_its_old_name():
-    # dpteach.attacks.auditing moved to query_auditing (not to be confused with dpteach.audit);
-    # the old name is an alias of the same module for one release
-    from dpteach.attacks import auditing, query_auditing
-    assert auditing is query_auditing
-    assert A.MaxAuditor is query_auditing.MaxAuditor is auditing.MaxAuditor
+def test_query_auditing_module_and_no_alias_at_its_old_name():
+    # query auditing lives in dpteach.attacks.query_auditing (not to be confused with
+    # dpteach.audit); the alias dpteach.attacks.auditing of one release is gone
+    import importlib
+
+    from dpteach.attacks import query_auditing
+    assert A.MaxAuditor is query_auditing.MaxAuditor
     assert A.MaxAuditor.__module__ == "dpteach.attacks.query_auditing"
     assert query_auditing is not dp.audit
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("dpteach.attacks.auditing")
 
 
 def test_max_query_example():

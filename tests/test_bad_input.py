@@ -164,7 +164,7 @@ import pandas as pd  # noqa: E402
 import dpteach as dp  # noqa: E402
 from dpteach import (anonymity, audit, comparison, datasets, definition, discrete,  # noqa: E402
                      exponential, sensitivity)
-from dpteach.attacks import (auditing, averaging, differencing, floating_point,  # noqa: E402
+from dpteach.attacks import (averaging, differencing, floating_point, query_auditing,  # noqa: E402
                              reconstruction)
 from dpteach.panels import choosing as p_choosing  # noqa: E402
 from dpteach.panels import reconstruction as p_reconstruction  # noqa: E402,F401 - its builders are listed by module
@@ -219,7 +219,7 @@ def naive_server_count(scale=1.0, rng=0):
 
 
 def max_auditor_max(where=None):
-    return auditing.MaxAuditor(TABLE, "x").max(where)
+    return query_auditing.MaxAuditor(TABLE, "x").max(where)
 
 
 SPECS += [
@@ -390,7 +390,7 @@ SPECS += [
          dict(bound=BAD_SENSITIVITY, rng=BAD_RNG + [-1], size=BAD_SIZE)),
     Spec(differencing.difference_noise_pdf, dict(z=[0.0, 1.0], scale=1.0),
          dict(z=BAD_VALUES, scale=BAD_SCALE)),
-    Spec(auditing.MaxAuditor, dict(table=TABLE, column="x"),
+    Spec(query_auditing.MaxAuditor, dict(table=TABLE, column="x"),
          dict(column=["nope", None], simulatable=BAD_FLAG, table=[None, [1]])),
     Spec(reconstruction.random_subset_queries, dict(m=4, n=3),
          dict(m=BAD_COUNT, n=BAD_COUNT, rng=BAD_RNG + [-1])),

@@ -312,7 +312,7 @@ def test_check_true_does_not_pass_a_nan():
 
 
 def test_max_auditor_refuses_a_column_with_missing_values():
-    from dpteach.attacks.auditing import MaxAuditor
+    from dpteach.attacks.query_auditing import MaxAuditor
 
     with pytest.raises(ValueError, match="column 'x' must not contain NaN"):
         MaxAuditor(pd.DataFrame({"x": [1.0, np.nan]}), "x")
