@@ -42,7 +42,8 @@ extensions = [
     # MathJax 3 shipped inside a PyPI package and copied into _static/mathjax, so the
     # maths typesets without reaching any CDN (a closed network, a lecture hall, CI)
     "sphinx-mathjax-offline",
-    # docs/docstrings.py: the plain-text docstrings made safe for reST, word for word
+    # docs/docstrings.py: the plain-text docstrings made safe for reST, word for word, their
+    # formulas typeset (docs/plainmath.py translates the kit's notation into LaTeX)
     "docstrings",
 ]
 
