@@ -21,6 +21,13 @@ the kernel's kit, the no-sandbox stubs) and tries the attack on it directly.
    swapped and the wrapper kept anywhere else (a registry, a default argument,
    ``__wrapped__``) still ran the body. The stubs now follow ``__wrapped__`` and make
    every function in that chain raise.
+4. **A copy of a module left in the kit.** The kernel's kit was the kit folder copied
+   whole, each module rewritten by the plan: a file beside a module that is not one
+   (``sensitivity.py.orig`` from a merge, ``sensitivity.py~`` from an editor) went in
+   verbatim, and a module copied under another name (``sensitivity_copy.py``) kept its
+   own unremoved ``global_sensitivity``. The kit now holds only importable modules and
+   the package data the kit declares, and a function or class whose code is that of a
+   removed one is removed too.
 """
 
 from __future__ import annotations
@@ -172,3 +179,42 @@ def test_without_the_sandbox_a_decorated_forbidden_function_keeps_no_body():
     assert out.returncode == 0, out.stderr[-2000:]
     assert json.loads(out.stdout) == {"module": "removed", "registry": "removed",
                                       "wrapped": "removed"}
+
+
+# ------------------------------------------------------------------ 4. copies in the kit
+COPY_PROBE = """\
+import json
+from dpteach import sensitivity_copy
+try:
+    out = float(sensitivity_copy.global_sensitivity(sum, [0, 1, 2, 3], 2))
+except RuntimeError as err:
+    out = "removed" if "not available while" in str(err) else str(err)
+print(json.dumps(out))
+"""
+
+
+def test_a_copy_of_a_module_left_in_the_kit_gives_nothing_back(tmp_path, monkeypatch):
+    import shutil
+
+    from dpteach.coursework import assignments, grading
+
+    kit = tmp_path / "src" / "dpteach"
+    shutil.copytree(kk.KIT, kit, ignore=shutil.ignore_patterns("__pycache__"))
+    source = (kit / "sensitivity.py").read_text(encoding="utf-8")
+    for name in ("sensitivity.py.orig", "sensitivity.py~", ".sensitivity.py.swp",
+                 "sensitivity_copy.py"):
+        (kit / name).write_text(source, encoding="utf-8")
+    monkeypatch.setattr(kk, "KIT", kit)
+    tasks = assignments.tasks("A3")
+    (members, targets, needs), = grading._groups(tasks)
+    plan = kk.plan(tasks, targets, needs)
+    assert ("dpteach.sensitivity_copy", "global_sensitivity") in plan.removed
+    built = kk.build(tmp_path / "built", plan)
+    names = {p.name for p in (built / "dpteach").iterdir()}
+    assert not names & {"sensitivity.py.orig", "sensitivity.py~", ".sensitivity.py.swp"}
+    out = subprocess.run([sys.executable, "-c", COPY_PROBE], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(built), "PATH": os.environ["PATH"],
+                              "MPLBACKEND": "Agg", "HOME": str(tmp_path)},
+                         cwd=str(tmp_path), timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == "removed"

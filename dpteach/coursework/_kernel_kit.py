@@ -27,6 +27,7 @@ bytecode, for the sandbox to mount read-only in place of the real kit.
 from __future__ import annotations
 
 import ast
+import fnmatch
 import functools
 import hashlib
 import os
@@ -45,6 +46,10 @@ REMOVED = ("{label} is not available while this assignment is graded: the task i
            "compute it yourself")
 #: what importing a removed module raises
 NO_MODULE = "{module} is not available in a grading kernel"
+#: the files of the kit a kernel gets besides its importable modules: the package data
+#: pyproject.toml declares for the kit's own packages (an editor's backup, a merge's
+#: ``.orig`` or any other copy of a module's source left beside it stays out)
+KIT_DATA = ("py.typed", "*.npz")
 
 #: what the grading kernel itself needs of the coursework, whatever the task
 ESSENTIALS = (
@@ -226,6 +231,19 @@ def _graph_cached(stamp) -> dict:
                                  if "__pycache__" not in p.parts)}
 
 
+@functools.lru_cache(maxsize=4)
+def _fingerprints(stamp) -> dict:
+    """(module, name) -> the code of each top-level function and class, its name left
+    out (an ``ast.dump``, hashed)."""
+    out = {}
+    for mod in _graph_cached(stamp).values():
+        for st in mod.tree.body:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                text = ast.dump(st).replace(f"name={st.name!r}", "name=''", 1)
+                out[(mod.name, st.name)] = hashlib.sha256(text.encode()).hexdigest()
+    return out
+
+
 def _stamp() -> tuple:
     return tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size)
                  for p in sorted(KIT.rglob("*.py")) if "__pycache__" not in p.parts)
@@ -362,6 +380,11 @@ def plan(tasks, forbidden=(), needs=(), pickled=(), allowed=()) -> Plan:
     # removed as a function is: it is rewritten to raise
     removed = {n for n in removed if kind.get(n) in ("def", "class") or
                (n in seeds and not n[0].startswith(COURSEWORK))}
+    # a copy of a removed function or class elsewhere in the kit (the same code under
+    # the same or another name: a module copied beside the original) computes the same
+    prints = _fingerprints(_stamp())
+    gone = {prints[n] for n in removed if n in prints}
+    removed |= {n for n, f in prints.items() if f in gone and not n[0].startswith(COURSEWORK)}
     changed = True
     while changed:             # closed over the callers
         changed = False
@@ -483,7 +506,12 @@ def build(folder, the_plan: Plan) -> Path:
     for src in sorted(KIT.rglob("*")):
         if "__pycache__" in src.parts or src.is_dir():
             continue
-        dst = out / src.relative_to(KIT)
+        rel = src.relative_to(KIT)
+        if not (all(part.isidentifier() for part in rel.parent.parts) and (
+                (src.suffix == ".py" and src.stem.isidentifier()) or
+                any(fnmatch.fnmatchcase(src.name, pat) for pat in KIT_DATA))):
+            continue                       # not a module a kernel imports, nor its data
+        dst = out / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
         if src.suffix != ".py":
             shutil.copyfile(src, dst)
