@@ -1,17 +1,24 @@
-"""Composition theorems and a privacy accountant that refuses to overspend.
+"""Composition theorems, a privacy accountant that refuses to overspend, and the one
+interface of the composition accountants.
 
-Notebook 07 teaches this module; the Curator (notebooks 02 and 03) charges one.
+Notebook 07 teaches this module; the Curator (notebooks 02 and 03) charges one. The
+composition accountants of notebook 16 (:class:`dpteach.RDPAccountant`,
+:class:`dpteach.PLDAccountant` and :class:`ExactGaussianAccountant`) share the protocol
+:class:`CompositionAccountant`.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 from fractions import Fraction
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_positive_ints,
                         valid_real, valid_reals, valid_sensitivity, valid_values)
+from . import _gaussian
 
 __all__ = ["basic_composition", "advanced_composition", "PrivacyAccountant",
            "BudgetExceededError"]
@@ -357,3 +364,108 @@ def joint_privacy_loss(r1, r2, gap1, gap2, scale1, scale2):
     s2 = valid_sensitivity(scale2, "scale2", positive=True)
     out = (np.abs(a) - np.abs(a - g1)) / s1 + (np.abs(b) - np.abs(b - g2)) / s2
     return out.item() if np.ndim(out) == 0 else out
+
+
+# ----------------------------------------------------------------------------------
+# Notebook 16: one interface for the accountants that compose many releases.
+__all__ += ["CompositionAccountant", "ExactGaussianAccountant"]
+
+
+@runtime_checkable
+class CompositionAccountant(Protocol):
+    """What every composition accountant of the kit offers: compose releases, then ask
+    for epsilon at a delta or for delta at an epsilon.
+
+    :class:`dpteach.RDPAccountant`, :class:`dpteach.PLDAccountant` and
+    :class:`ExactGaussianAccountant` follow it (``isinstance(acc, CompositionAccountant)``
+    checks that the three methods are there). The promise behind the names: both answers
+    are upper bounds for the composed releases, never below the true curve (a float's
+    rounding aside), never NaN; where an accountant cannot bound, ``epsilon`` says
+    ``inf`` (``delta`` says 1) or the call is refused with an error naming the parameter.
+    The accountants differ only in how loose they are: the exact one is the curve itself,
+    the PLD one is above it by about one grid step per composition, the RDP one loses
+    most through its conversion. :class:`PrivacyAccountant` is something else: a ledger
+    that charges (epsilon, delta) spends against a budget by basic composition.
+    """
+
+    def compose_gaussian(self, sigma, *, q=1.0, steps=1):
+        """Add ``steps`` releases of a Gaussian with noise multiplier ``sigma`` (the noise
+        standard deviation over the L2 sensitivity), each on a Poisson subsample of rate
+        ``q``, add/remove neighbours. Returns the accountant itself, so calls chain."""
+
+    def epsilon(self, delta):
+        """An epsilon at which the composition is (epsilon, ``delta``)-DP: never below
+        the smallest such epsilon; ``inf`` where no finite one can be certified."""
+
+    def delta(self, epsilon):
+        """A delta at which the composition is (``epsilon``, delta)-DP: never below the
+        hockey-stick divergence of the composed releases at ``epsilon``."""
+
+
+class ExactGaussianAccountant:
+    """The exact privacy curve of composed Gaussian releases (no subsampling).
+
+    Releases with noise multipliers σ₁, ..., σ_T (σ = noise standard deviation / L2
+    sensitivity) on the same data have independent normal privacy losses N(μᵢ²/2, μᵢ²)
+    with μᵢ = 1/σᵢ; their sum is N(μ²/2, μ²) with μ² = Σ 1/σᵢ², the loss of one Gaussian
+    of noise multiplier 1/μ (μ-GDP composes this way, exactly: Dong, Roth & Su 2022,
+    Section 3). So the composed curve is Balle & Wang's (2018, Theorem 8)
+
+        δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2),
+
+    evaluated by :meth:`delta` and inverted by :meth:`epsilon` (the smallest float whose δ
+    meets the target, as :func:`dpteach.gaussian_epsilon`). This is the truth, not a
+    bound: the RDP and PLD accountants are measured against it. A Poisson-subsampled step
+    (0 < q < 1) has no closed form and is refused by name (use
+    :class:`dpteach.PLDAccountant`); q = 0 releases nothing about the record.
+    ``epsilon(0)`` is ``inf`` once anything is composed (a Gaussian's loss is unbounded);
+    ``delta`` never returns 0 for a positive true δ (the smallest positive float stands
+    in where the true δ is below the float range), and an ε beyond the float range is
+    ``inf``. Notebook 16.
+    """
+
+    def __init__(self):
+        self.mu_squared = 0.0
+        self.history: list[tuple[float, float, int]] = []
+
+    def compose_gaussian(self, sigma, *, q=1.0, steps=1):
+        sigma = valid_real(sigma, "sigma", low=0.0, low_open=True)
+        q = valid_real(q, "q", low=0.0, high=1.0)
+        steps = valid_positive_int(steps, "steps", maximum=10 ** 15)
+        if 0.0 < q < 1.0:
+            raise ValueError(f"q must be 0 or 1 for the exact Gaussian accountant (a Poisson-"
+                             f"subsampled Gaussian has no closed-form curve), got q={q!r}; "
+                             "use dp.PLDAccountant or dp.RDPAccountant")
+        if q == 1.0:
+            with np.errstate(over="ignore"):
+                self.mu_squared = float(self.mu_squared + steps * (1.0 / sigma) / sigma)
+        self.history.append((sigma, q, steps))
+        return self
+
+    @property
+    def mu(self) -> float:
+        """μ of the composition: it is exactly μ-GDP."""
+        return math.sqrt(self.mu_squared)
+
+    def epsilon(self, delta):
+        """The exact ε at ``delta`` (0 <= δ < 1), rounded up to a float; ``inf`` at δ = 0
+        or where ε passes 1e300."""
+        delta = valid_delta(delta)
+        if self.mu_squared == 0.0:
+            return 0.0
+        if delta == 0.0 or self.mu_squared > 1e300:
+            return math.inf
+        return float(_gaussian.epsilon_of_mu(self.mu, delta))
+
+    def delta(self, epsilon):
+        """The exact δ at ``epsilon`` (>= 0, inf allowed: δ = 0 there)."""
+        epsilon = valid_real(epsilon, "epsilon", low=0.0, allow_inf=True)
+        if self.mu_squared == 0.0 or epsilon == math.inf:
+            return 0.0
+        if not math.isfinite(self.mu_squared):
+            return 1.0
+        d = float(_gaussian.gaussian_delta_exact(1.0, self.mu, epsilon))
+        return max(d, 5e-324)    # the true δ of a Gaussian is positive at every finite ε
+
+    def __repr__(self):
+        return f"ExactGaussianAccountant({len(self.history)} compositions, mu={self.mu:.6g})"

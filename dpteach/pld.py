@@ -238,7 +238,8 @@ class PLDAccountant:
     by at most about steps·interval, and the true δ is below. ``epsilon(delta)`` is ``inf``
     where ``delta`` is below the mass the accountant had to put at +∞ (``floor_delta``,
     about 1e-13): this grid cannot certify such a δ. A σ or a composition whose loss needs
-    more than 3,000,000 grid points is refused with a ValueError. Notebook 16.
+    more than 3,000,000 grid points is refused with a ValueError. It follows
+    :class:`dpteach.accounting.CompositionAccountant`. Notebook 16.
     """
 
     def __init__(self, interval=1e-3):

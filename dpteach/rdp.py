@@ -123,6 +123,26 @@ def _conversion(orders, rdp, delta, method):
     return np.where(delta * delta + np.expm1(-r) > 0, 0.0, eps)
 
 
+def _delta_of_curve(orders, rdp, epsilon, method):
+    """The δ at ε of each order's conversion (the formulas of :func:`rdp_to_dp` solved
+    for δ), the smallest over the orders, at most 1: improved ln δ = (α - 1)(r - ε) +
+    (α - 1) ln(1 - 1/α) - ln α (Canonne, Kamath & Steinke 2020, Proposition 12), and
+    δ <= sqrt(1 - e^(-r)) at every ε (the Bretagnolle-Huber bound on δ(0) = TV);
+    classic ln δ = (α - 1)(r - ε) (Mironov 2017, Proposition 3). A positive bound below
+    the float range reads as the smallest positive float, never as 0."""
+    a, r = np.asarray(orders, float), np.asarray(rdp, float)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        log_d = (a - 1) * (r - epsilon)
+        if method == "improved":
+            log_d = log_d + (a - 1) * np.log1p(-1 / a) - np.log(a)
+            log_d = np.minimum(log_d, 0.5 * np.log(-np.expm1(-r)))
+        log_d = np.where(np.isnan(log_d) | np.isinf(r), np.inf, log_d)   # inf: no bound
+    best = float(np.min(log_d))
+    if best >= 0.0:
+        return 1.0
+    return max(math.exp(best), 5e-324) if best > -np.inf else 0.0
+
+
 def _method(method):
     if method not in ("improved", "classic"):
         raise ValueError(f"method must be 'improved' or 'classic', got {method!r}")
@@ -397,7 +417,9 @@ class RDPAccountant:
     :func:`subsampled_gaussian_rdp` at every order, fractional ones included. Neighbours
     are add/remove (one dataset holds one record more): the ε it reports is for that
     relation, and for Poisson sampling only (a shuffled fixed-size batch is another
-    mechanism). ``epsilon(delta)`` converts with :func:`rdp_to_dp`. Notebook 16.
+    mechanism). ``epsilon(delta)`` converts with :func:`rdp_to_dp` and ``delta(epsilon)``
+    with the same conversion solved for δ; it follows
+    :class:`dpteach.accounting.CompositionAccountant`. Notebook 16.
     """
 
     def __init__(self, orders=None):
@@ -417,6 +439,12 @@ class RDPAccountant:
     def epsilon(self, delta, *, method="improved"):
         """ε at δ: the best order of the composed curve (:func:`rdp_to_dp`)."""
         return rdp_to_dp(self.orders, self.rdp, delta, method=method)
+
+    def delta(self, epsilon, *, method="improved"):
+        """δ at ε (>= 0, inf allowed): the best order of the composed curve, each order's
+        conversion of :func:`rdp_to_dp` solved for δ; an upper bound, at most 1."""
+        epsilon = valid_real(epsilon, "epsilon", low=0.0, allow_inf=True)
+        return _delta_of_curve(self.orders, self.rdp, epsilon, _method(method))
 
     def epsilon_and_order(self, delta, *, method="improved"):
         return rdp_to_dp_order(self.orders, self.rdp, delta, method=method)
