@@ -28,6 +28,12 @@ the kernel's kit, the no-sandbox stubs) and tries the attack on it directly.
    own unremoved ``global_sensitivity``. The kit now holds only importable modules and
    the package data the kit declares, and a function or class whose code is that of a
    removed one is removed too.
+5. **Two hand-ins, one name.** The report made every name safe by removing what
+   cannot be seen (control and format characters): ``A0_bob.ipynb`` and
+   ``A0_bob<U+200B>.ipynb``, graded in one batch, came out under one name, their rows
+   mixed and their totals summed into one line (2 of 8 points, 6 tasks), and the check
+   that every notebook has its rows could not tell one was missing. Names now keep such
+   characters as escapes (``\\u200b``).
 """
 
 from __future__ import annotations
@@ -218,3 +224,18 @@ def test_a_copy_of_a_module_left_in_the_kit_gives_nothing_back(tmp_path, monkeyp
                          cwd=str(tmp_path), timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert json.loads(out.stdout.strip().splitlines()[-1]) == "removed"
+
+
+# ------------------------------------------------------------------ 5. one name for two
+@pytest.mark.parametrize("twin", ["A0_bob\u200b.ipynb", "A0_bob\x07.ipynb",
+                                  "A0_bob\u202e.ipynb", "A0_bob\n.ipynb", "A0_\x1b[0mbob.ipynb"])
+def test_names_differing_in_what_cannot_be_seen_keep_their_own_rows(twin):
+    from dpteach.coursework import grading
+    from dpteach.coursework._grade_report import report_name, safe_text
+
+    rows = [grading.Row(name, "Task 1", True, "ok", 1, 1, "A0")
+            for name in ("A0_bob.ipynb", twin)]
+    assert rows[0].notebook != rows[1].notebook
+    assert len(grading.totals(rows)) == 2
+    assert report_name(twin) == rows[1].notebook != report_name("A0_bob.ipynb")
+    assert safe_text(rows[1].notebook) == rows[1].notebook      # nothing left to hide

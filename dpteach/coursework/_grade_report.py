@@ -84,7 +84,22 @@ def _escape_surrogate(match) -> str:
     return f"\\u{code:04x}"
 
 
-def safe_text(value, limit=MESSAGE_LIMIT) -> str:
+def _escape_char(ch) -> str:
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe_name(value, limit=NAME_LIMIT) -> str:
+    """A notebook's name as :func:`safe_text` writes it, but with every character that
+    would be removed or become a space (control and format characters, zero-width
+    ones, line breaks, ESC) written as its escape (``\\u200b``), so that two names
+    differing only in what cannot be seen never read alike in the report (one would
+    take the other's rows and totals). Applying it, or :func:`safe_text`, again changes
+    nothing."""
+    return safe_text(value, limit, escape=True)
+
+
+def safe_text(value, limit=MESSAGE_LIMIT, *, escape=False) -> str:
     """``value`` as text that can be written anywhere and shows only itself: bytes are
     decoded as UTF-8 with undecodable bytes as ``\\xNN``; lone surrogates are escaped
     (``\\udcff``, a byte a file name held that is not UTF-8, as ``\\xff``, so the name
@@ -107,14 +122,16 @@ def safe_text(value, limit=MESSAGE_LIMIT) -> str:
     limit = max(int(limit), 40)
     head = whole[:4 * limit + 64]           # the work below is bounded by the limit
     text = _SURROGATE.sub(_escape_surrogate, head)
-    text = _ESCAPES.sub("", text)
+    if not escape:
+        text = _ESCAPES.sub("", text)
     kept = []
     for ch in text:
         if ch in _SPACES:
-            kept.append(" ")
+            kept.append(_escape_char(ch) if escape else " ")
         elif ch < " " or "\x7f" <= ch <= "\x9f" or (
                 ch > "\x9f" and unicodedata.category(ch) in ("Cc", "Cf", "Cs")):
-            continue
+            if escape:
+                kept.append(_escape_char(ch))
         else:
             kept.append(ch)
     text = "".join(kept)
@@ -135,7 +152,7 @@ def cell(value, limit=MESSAGE_LIMIT) -> str:
 
 def report_name(name) -> str:
     """A notebook's name as it appears in the report's ``notebook`` column."""
-    return cell(name, NAME_LIMIT)
+    return cell(safe_name(name), NAME_LIMIT)
 
 
 def _row_cells(row) -> list:

@@ -68,7 +68,7 @@ from ._grade_report import (FIELDS, MAX_DEPTH, MAX_RESULT_BYTES, NOTEBOOK_ROW,  
                             TOTAL_FIELDS, nesting_depth, read_result, summary, totals,
                             totals_path, write_report, write_totals)
 from ._grade_report import (ASSIGNMENT_LIMIT, MESSAGE_LIMIT, NAME_LIMIT, TASK_LIMIT,
-                            ReportWriter, safe_text, show)
+                            ReportWriter, safe_name, safe_text, show)
 from .student_copies import assignment_of
 
 __all__ = ["Row", "FIELDS", "TOTAL_FIELDS", "grade", "grade_notebook", "summary", "totals",
@@ -93,8 +93,9 @@ class Row:
     assignment: str = ""
 
     def __post_init__(self):
-        for field, limit in (("notebook", NAME_LIMIT), ("task", TASK_LIMIT),
-                             ("message", MESSAGE_LIMIT), ("assignment", ASSIGNMENT_LIMIT)):
+        object.__setattr__(self, "notebook", safe_name(self.notebook, NAME_LIMIT))
+        for field, limit in (("task", TASK_LIMIT), ("message", MESSAGE_LIMIT),
+                             ("assignment", ASSIGNMENT_LIMIT)):
             object.__setattr__(self, field, safe_text(getattr(self, field), limit))
 
 
@@ -515,7 +516,7 @@ def main(argv=None) -> int:
                      jobs=args.jobs, sandbox=not args.no_sandbox, root=root,
                      totals=args.totals, limits=chosen)
         graded = {r.notebook for r in rows}
-        lost = [n for n in _names(paths, root) if safe_text(n, NAME_LIMIT) not in graded]
+        lost = [n for n in _names(paths, root) if safe_name(n, NAME_LIMIT) not in graded]
         if lost:
             raise RuntimeError(f"no rows for {len(lost)} notebooks")
         if shard is not None:
