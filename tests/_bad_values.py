@@ -12,15 +12,63 @@ NAN, INF = float("nan"), float("inf")
 NOT_A_NUMBER = [True, False, np.bool_(True), "1", None, [1.0], 1j]
 BAD_REAL = [NAN, INF, -INF, np.float64(NAN), np.array(NAN)] + NOT_A_NUMBER
 BAD_EPSILON = BAD_REAL + [0, 0.0, -0.0, -1, -1e-300]
-BAD_SENSITIVITY_POSITIVE = BAD_REAL + [-1, -1e-9, 0, 0.0]
-BAD_COUNT = [0, -1, 2.5, NAN, INF, True, "3", None, [3], 1j]
+BAD_DELTA = BAD_REAL + [-1e-12, 1, 1.0, 1.5]                 # optional delta: [0, 1)
+BAD_DELTA_REQUIRED = BAD_DELTA + [0, 0.0]                    # required delta: (0, 1)
+BAD_SENSITIVITY = BAD_REAL + [-1, -1e-9]                     # >= 0, finite
+BAD_SENSITIVITY_POSITIVE = BAD_SENSITIVITY + [0, 0.0]        # > 0, finite
+BAD_SCALE = BAD_SENSITIVITY_POSITIVE
+BAD_COUNT = [0, -1, 2.5, NAN, INF, True, "3", None, [3], 1j]  # positive integers
+#: an array of data that may be empty; BAD_VALUES_NONEMPTY where it may not
 BAD_VALUES = [NAN, INF, -INF, [1.0, NAN], [1.0, INF], "1.0", ["1", "2"], True, [True, False],
               None, [1.0, None], [1 + 1j]]
+BAD_VALUES_NONEMPTY = BAD_VALUES + [[]]
 BAD_SCORES = [[1.0, NAN], [1.0, INF], [1.0, -INF], [], [[1.0, 2.0]], 3.0, "abc", ["1", "2"],
               [True, False], None, [1.0, None]]
+BAD_BITS = [[0, 2], [0, 1, -1], [0.5], [NAN], [0, INF], "0101", ["0", "1"], [], None, [0, None]]
+BAD_BOOL_FLAG = ["yes", 1, 0, None, 1.0]
 BAD_RNG = [np.random.RandomState(0), "seed", 1.5, True, object()]
 BAD_SIZE = [-1, 2.5, True, "5", NAN, INF, (2, -1), (2.5,), [3, "4"], 1j]
 BAD_SEED = [-1, 1.5, "x", True, None]
+
+
+def bad_values_for(constraint) -> list:
+    """The bad values of one declared constraint (dpteach/_validate.py's kinds), from the
+    lists above and the constraint's own options (``allow_zero`` keeps 0 out of an
+    epsilon's bad values, ``maximum`` adds the first number past it, ...)."""
+    from dpteach import _validate as v
+
+    kind = next(k for k in type(constraint).__mro__ if k.__module__ == v.__name__)
+    o = constraint.options
+    if kind is v.OrNone:
+        return [x for x in bad_values_for(o["constraint"]) if x is not None]
+    if kind is v.Using:              # a module's own validator: what no kind accepts
+        return [None, object()]
+    if kind in (v.Real, v.Reals, v.Probability):
+        low, high = (0.0, 1.0) if kind is v.Probability else (o.get("low"), o.get("high"))
+        out = [NAN, np.float64(NAN), np.array(NAN)] + NOT_A_NUMBER[:5] + [1j]
+        out += [] if o.get("allow_inf") else [INF, -INF]
+        out += [] if low is None else [low - 1.0] + ([low] if o.get("low_open") else [])
+        out += [] if high is None else [high + 1.0] + ([high] if o.get("high_open") else [])
+        return out
+    if kind is v.Epsilon:
+        out = [x for x in BAD_EPSILON if not (o.get("allow_zero") and x == 0)]
+        return [x for x in out if not (o.get("allow_inf") and x == INF)]
+    if kind is v.Delta:
+        return BAD_DELTA_REQUIRED if o.get("required") else BAD_DELTA
+    if kind is v.Sensitivity:
+        return BAD_SENSITIVITY_POSITIVE if o.get("positive") else BAD_SENSITIVITY
+    if kind in (v.PositiveInt, v.NonnegativeInt, v.Count, v.PositiveInts):
+        low = {v.NonnegativeInt: 0, v.Count: o.get("minimum", 1)}.get(kind, 1)
+        out = [low - 1, 2.5, NAN, INF, True, "3", None, 1j]
+        out += [] if kind is v.PositiveInts else [[3]]
+        return out + ([o["maximum"] + 1] if o.get("maximum") is not None else [])
+    if kind is v.Values:
+        out = BAD_VALUES if o.get("allow_empty") else BAD_VALUES_NONEMPTY
+        return [x for x in out if not (o.get("allow_inf") and repr(x) in ("inf", "-inf",
+                                                                      "[1.0, inf]"))]
+    table = {v.Scores: BAD_SCORES, v.Bits: BAD_BITS, v.Flag: BAD_BOOL_FLAG, v.Rng: BAD_RNG,
+             v.Size: BAD_SIZE}
+    return table[kind]
 
 
 def swept(bads, good):

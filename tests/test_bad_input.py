@@ -20,27 +20,11 @@ import pytest
 
 from dpteach import accounting, bounds, mechanisms
 from _bad_values import swept  # bad rows for a parameter that accepts arrays
-
-NAN, INF = float("nan"), float("inf")
-
-# ------------------------------------------------------------ the usual bad values by kind
-NOT_A_NUMBER = [True, False, np.bool_(True), "1", None, [1.0], 1j]
-BAD_REAL = [NAN, INF, -INF, np.float64(NAN), np.array(NAN)] + NOT_A_NUMBER
-BAD_EPSILON = BAD_REAL + [0, 0.0, -0.0, -1, -1e-300]
-BAD_DELTA = BAD_REAL + [-1e-12, 1, 1.0, 1.5]                 # optional delta: [0, 1)
-BAD_DELTA_REQUIRED = BAD_DELTA + [0, 0.0]                    # required delta: (0, 1)
-BAD_SENSITIVITY = BAD_REAL + [-1, -1e-9]                     # >= 0, finite
-BAD_SENSITIVITY_POSITIVE = BAD_SENSITIVITY + [0, 0.0]        # > 0, finite
-BAD_SCALE = BAD_SENSITIVITY_POSITIVE
-BAD_COUNT = [0, -1, 2.5, NAN, INF, True, "3", None, [3], 1j]  # positive integers
-BAD_VALUES = [NAN, INF, -INF, [1.0, NAN], [1.0, INF], "1.0", ["1", "2"], True, [True, False],
-              None, [1.0, None], [], [1 + 1j]]
-BAD_SCORES = [[1.0, NAN], [1.0, INF], [1.0, -INF], [], [[1.0, 2.0]], 3.0, "abc", ["1", "2"],
-              [True, False], None, [1.0, None]]
-BAD_BITS = [[0, 2], [0, 1, -1], [0.5], [NAN], [0, INF], "0101", ["0", "1"], [], None, [0, None]]
-BAD_BOOL_FLAG = ["yes", 1, 0, None, 1.0]
-BAD_RNG = [np.random.RandomState(0), "seed", 1.5, True, object()]
-BAD_SIZE = [-1, 2.5, True, "5", NAN, INF, (2, -1), (2.5,), [3, "4"], 1j]
+# the usual bad values by kind, one table for every bad-input test
+from _bad_values import (BAD_BITS, BAD_BOOL_FLAG, BAD_COUNT, BAD_DELTA, BAD_DELTA_REQUIRED,
+                         BAD_EPSILON, BAD_REAL, BAD_RNG, BAD_SCALE, BAD_SCORES, BAD_SENSITIVITY,
+                         BAD_SENSITIVITY_POSITIVE, BAD_SIZE, INF, NAN, NOT_A_NUMBER)
+from _bad_values import BAD_VALUES_NONEMPTY as BAD_VALUES
 
 
 @dataclass
