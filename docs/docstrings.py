@@ -10,7 +10,8 @@ differently, so before autodoc renders a docstring this rewrites, without changi
   plain-text notation becomes ``.. math::``, and a formula inside a sentence
   (``e^eps / (1 + e^eps)``, ``ε√(2k ln(1/δ'))``) becomes ``:math:``, both translated
   into LaTeX by ``docs/plainmath.py``; every other indented block (a table, cases in words,
-  code) stays a literal block, shown exactly as written;
+  code) stays a literal block, shown exactly as written, and so does a paragraph laid out
+  as a table of aligned columns (``bias     = ...``);
 - a list that starts right under a paragraph line gets the blank line reST needs;
 - a ``Parameters`` / ``Returns`` / ``Examples`` heading underlined with dashes becomes a
   rubric, and the ``name : meaning`` lines of a parameter list become a bullet list;
@@ -27,6 +28,8 @@ import plainmath  # docs/plainmath.py
 _LITERAL = re.compile(r"(``.+?``|:math:`[^`]*`)")
 _HEADING_UNDERLINE = re.compile(r"^-{3,}\s*$")
 _LIST_ITEM = re.compile(r"^([-*+]|\d+[.)])\s")
+#: the first line of a table whose columns are aligned with spaces: ``name     = ...``
+_ALIGNED = re.compile(r"^\S+ {2,}(=|->) ")
 _FIELD_SECTIONS = {"Parameters", "Other Parameters", "Attributes", "Keyword Arguments"}
 
 
@@ -86,6 +89,15 @@ def literal_blocks_and_lists(lines: list[str], parameters=()) -> list[str]:
             in_list = False
             out.append(line)
             i += 1
+            continue
+        # a paragraph laid out as a table of aligned columns ("bias     = ...")
+        if not prev.strip() and _indent(line) == 0 and _ALIGNED.match(line) and \
+                i + 1 < len(lines) and lines[i + 1].strip():
+            out += ["::", ""]
+            while i < len(lines) and lines[i].strip():
+                out.append("    " + lines[i])
+                i += 1
+            out.append("")
             continue
         # a list starting right under a paragraph, or a paragraph right under a list
         if _indent(line) == 0 and _LIST_ITEM.match(line):

@@ -183,6 +183,10 @@ def _significant(toks, i, step):
     return toks[j] if 0 <= j < len(toks) else None
 
 
+#: a Greek name followed by one of these is the English word: "the delta method"
+_NAMED_AFTER = {"delta": ("method",)}
+
+
 def _breaks(toks: list[_Tok], text: str) -> list[bool]:
     """For each token, whether it cannot belong to a formula in this line."""
     brk = []
@@ -205,15 +209,17 @@ def _breaks(toks: list[_Tok], text: str) -> list[bool]:
                 b = after is None or not (_is_operand(after) or after.text in ("_", "^")
                                           or after.kind in ("sub", "sup"))
             else:
-                b = _word_latex(tok.text) is None
+                b = _word_latex(tok.text) is None or after is not None and \
+                    after.text in _NAMED_AFTER.get(tok.text, ())
         elif tok.kind == "comma":
             b = depth == 0
         elif tok.kind == "prime":  # a prime only right after a factor, never "x's"
             nxt = toks[i + 1] if i + 1 < len(toks) else None
             b = prev is None or not _ends_operand(prev) or (nxt is not None and nxt.kind == "word")
         elif tok.kind == "op" and tok.text in ("*", "~") and prev is not None and \
-                prev.kind == "word" and (_is_function(prev) or tok.text == "~"):
-            b = True  # Var* and sum~ name statistics of the text
+                prev.kind == "word" and (_is_function(prev) or tok.text == "~" and (
+                    i + 1 == len(toks) or not _is_operand(toks[i + 1]))):
+            b = True  # Var* and sum~ name statistics of the text (z~μ is a relation)
         elif tok.kind == "op" and tok.text in ("-", "*", "**") and i + 1 < len(toks):
             nxt = toks[i + 1]
             # 30-39 is a range; k*step and 10**log_epsilons multiply by a name of code
@@ -284,7 +290,8 @@ def _juxtaposition_cuts(toks: list[_Tok]) -> set[int]:
             before = _significant(toks, i, -1)
             first = _significant(toks, i, 1)
             if before is not None and _ends_operand(before) and (
-                    _has_top_comma(toks, i) or first is not None and first.text in _RELATIONS):
+                    _has_top_comma(toks, i) or first is not None and first.text in _RELATIONS
+                    or not _has_top_sum(toks, i)):
                 bad.add(i - 1)
     return bad
 
@@ -307,6 +314,25 @@ def _is_parameter(word: str) -> bool:
     """A parameter name that is also an English word ("value"): it joins a formula through
     an operator or a bracket, never by standing next to a factor."""
     return len(word) > 1 and word in _PARAMETERS.get() and word not in GREEK_NAMES
+
+
+def _has_top_sum(toks, i):
+    """Whether the group opened at ``toks[i]`` is a sum or difference, or raised to a
+    power: only those need brackets to be multiplied (``k (2 - e^eps)``); after a space,
+    any other group is a remark (``σ (σ/Δ)``, ``Lap(scale) (scale = b)``)."""
+    depth = 0
+    for j in range(i, len(toks)):
+        tok = toks[j]
+        if tok.kind == "open":
+            depth += 1
+        elif tok.kind == "close":
+            depth -= 1
+            if depth == 0:  # a raised group is a factor too: 2 (Δ/ε)^2
+                return j + 1 < len(toks) and (toks[j + 1].text in ("^", "**")
+                                              or toks[j + 1].kind == "sup")
+        elif tok.kind == "op" and tok.text in ("+", "-", "−", "±", "+-", "-+") and depth == 1:
+            return True
+    return False
 
 
 def _has_top_comma(toks, i):

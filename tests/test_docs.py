@@ -303,7 +303,7 @@ TYPESET_FORMULAS = [
      r"\varepsilon' = \varepsilon \sqrt{2k \ln(1/\delta')} + k \varepsilon(e^{\varepsilon} - 1)"),
     ("dpteach.mechanisms", "dpteach.randomized_response",
      r"e^{\varepsilon}/(1 + e^{\varepsilon})"),
-    ("dpteach.rdp", "dpteach.rdp.subsampled_gaussian_rdp",
+    ("dpteach.rdp", "dpteach.subsampled_gaussian_rdp",
      r"A_{\alpha} = \sum_{i = 0}^{\alpha}C(\alpha, i)(1 - q)^{\alpha - i}q^{i}"
      r"\exp((i^{2} - i)/(2\sigma^{2}))."),
 ]
@@ -314,8 +314,6 @@ TYPESET_FORMULAS = [
                          ids=[name.split(".")[-1] for _, name, _ in TYPESET_FORMULAS])
 def test_the_api_pages_typeset_the_formulas(site, page, name, latex):
     text = (site / "reference" / f"{page}.html").read_text(encoding="utf-8")
-    if f'id="{name}"' not in text:
-        name = "dpteach." + name.split(".")[-1]  # documented as dp.NAME
     maths = [tex for _, tex in html_maths(entry_html(text, name))]
     assert latex in maths, f"{name}: {latex!r} is not among its typeset formulas {maths}"
 
@@ -387,6 +385,13 @@ SENTENCES = [
     # mechanisms.gaussian_mechanism: a normal distribution
     ("Release value + N(0, sigma^2) per coordinate", ("value",),
      [r"\mathrm{value} + \mathcal{N}(0, \sigma^{2})"]),
+    # a bracket after a space multiplies only a sum or a power; otherwise it is a remark
+    ("an analytic Gaussian with noise multiplier σ (σ/Δ), at total ε", (),
+     [r"\sigma", r"(\sigma/\Delta)", r"\varepsilon"]),
+    ("the central Laplace histogram: 2 (Δ/ε)^2 / n^2.", (), [r"2(\Delta/\varepsilon)^{2}/n^{2}"]),
+    # clipping.clipped_mean_error: "delta method" is the statistician's name, not δ
+    ("The noise line is the delta method for (S + e_s)/(n + e_c) ~ S/n + e_s/n.", (),
+     [r"(S + e_{s})/(n + e_{c}) \sim S/n + e_{s}/n"]),
     # prose that looks like maths stays prose
     ("* Task 3a/3b (1 point each); ages < 30, 3*, >= 40 (30-39); k-RR's Var* is below", (), []),
     ("keep the tail mass in log space, on log-log axes; the max over the subset sum d(S)", (), []),
@@ -446,6 +451,22 @@ def test_a_docstring_keeps_its_words_and_gets_maths_and_literal_blocks():
     words = re.sub(r":math:`[^`]*`", "", " ".join(out))
     for word in ("ratio", "at most", "reports the first query above a noisy threshold"):
         assert word in words
+
+
+def test_a_table_of_aligned_columns_stays_as_written():
+    doc = inspect.cleandoc("""
+        The bias and the noise:
+
+        bias     = mean(clip(x, lower, upper)) - mean(x)
+        noise_sd = sqrt(Var(sum noise) + m^2 Var(count noise)) / n
+                 = sqrt(8 D^2 + 8 m^2) / (epsilon n)
+
+        with m the clamped mean.
+        """)
+    out = docstrings.clean(doc.splitlines())
+    assert out[2:5] == ["::", "", "    bias     = mean(clip(x, lower, upper)) - mean(x)"]
+    assert "             = sqrt(8 D^2 + 8 m^2) / (epsilon n)" in out
+    assert out[-1] == "with m the clamped mean."
 
 
 def test_every_docstring_formula_renders_in_katex():
