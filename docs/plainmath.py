@@ -288,9 +288,8 @@ def _juxtaposition_cuts(toks: list[_Tok]) -> set[int]:
                 bad.add(i - 1)
         elif tok.kind == "open" and tok.text == "(" and prev is not None and prev.kind == "ws":
             before = _significant(toks, i, -1)
-            first = _significant(toks, i, 1)
             if before is not None and _ends_operand(before) and (
-                    _has_top_comma(toks, i) or first is not None and first.text in _RELATIONS
+                    _has_top_comma(toks, i) or _has_top_relation(toks, i)
                     or not _has_top_sum(toks, i)):
                 bad.add(i - 1)
     return bad
@@ -331,6 +330,22 @@ def _has_top_sum(toks, i):
                 return j + 1 < len(toks) and (toks[j + 1].text in ("^", "**")
                                               or toks[j + 1].kind == "sup")
         elif tok.kind == "op" and tok.text in ("+", "-", "−", "±", "+-", "-+") and depth == 1:
+            return True
+    return False
+
+
+def _has_top_relation(toks, i):
+    """Whether the group opened at ``toks[i]`` states a relation: ``ε -> 0 (2p - 1 ~ ε/2)``
+    is a remark beside the formula, not a factor of it."""
+    depth = 0
+    for tok in toks[i:]:
+        if tok.kind == "open":
+            depth += 1
+        elif tok.kind == "close":
+            depth -= 1
+            if depth == 0:
+                return False
+        elif tok.kind == "op" and tok.text in _RELATIONS and depth == 1:
             return True
     return False
 
@@ -519,7 +534,11 @@ def _argument(toks, i):
     if tok.kind == "num":
         return _number(tok.text), i + 1
     if tok.kind == "greek":
-        return GREEK_LETTERS[tok.text], i + 1
+        latex, j = GREEK_LETTERS[tok.text], i + 1
+        if j < len(toks) and toks[j].kind == "sub":  # e^ε₀: the subscript is the exponent's
+            latex += "_{" + "".join(_SUB[c] for c in toks[j].text) + "}"
+            j += 1
+        return latex, j
     if tok.kind == "word" and not _is_function(tok):
         latex = _word_latex(tok.text)
         if latex is not None:

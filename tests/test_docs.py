@@ -389,6 +389,11 @@ SENTENCES = [
     ("an analytic Gaussian with noise multiplier σ (σ/Δ), at total ε", (),
      [r"\sigma", r"(\sigma/\Delta)", r"\varepsilon"]),
     ("the central Laplace histogram: 2 (Δ/ε)^2 / n^2.", (), [r"2(\Delta/\varepsilon)^{2}/n^{2}"]),
+    # rdp.composition_epsilons: a subscript inside an exponent; mechanisms: a remark
+    ("- \"advanced\": ε₀√(2k ln(1/δ')) + kε₀(e^ε₀ − 1) (DR14 Theorem 3.20);", (),
+     [r"\varepsilon_{0}\sqrt{2k \ln(1/\delta')} + k \varepsilon_{0}(e^{\varepsilon_{0}} - 1)"]),
+    ("the estimate's error grows as ε -> 0 (2p - 1 ~ ε/2).", (),
+     [r"\varepsilon \to 0", r"(2p - 1 \sim \varepsilon/2)"]),
     # clipping.clipped_mean_error: "delta method" is the statistician's name, not δ
     ("The noise line is the delta method for (S + e_s)/(n + e_c) ~ S/n + e_s/n.", (),
      [r"(S + e_{s})/(n + e_{c}) \sim S/n + e_{s}/n"]),
