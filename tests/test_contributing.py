@@ -353,7 +353,7 @@ def test_the_checks_see_what_does_not_exist():
         "no code has the name clipped_meen"]
     assert name_problems("`Panel(controls, figure, update, title=...)`, "
                          "`compose_gaussian(sigma, *, q=1.0)`, `Panel(controls, fig, update)`") == [
-        "Panel takes ['controls', 'figure', 'update', 'title', 'name', 'full_draw_on_move'], "
+        "Panel takes ['controls', 'figure', 'update', 'title', 'full_draw_on_move'], "
         "not all of ['controls', 'fig', 'update']"]
     assert name_problems("`laplace_mechanism(value, sensitivity, epsilon, *, rng=None)`, "
                          "`laplace_mechanism(value, epsilon, *, seed=None)`") == [

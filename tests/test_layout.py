@@ -17,8 +17,6 @@ from dpteach import panels
 
 PACKAGE = pathlib.Path(dp.__file__).resolve().parent
 MAX_LINES = 600
-#: panel modules still being written; their builders join the explicit imports later
-PENDING_PANEL_MODULES = set()
 
 
 def _public_files():
@@ -192,10 +190,12 @@ def test_the_private_name_check_sees_one(tmp_path):
 
 
 def test_panel_contract_holds_no_rendering_machinery():
-    source = (PACKAGE / "panels" / "_base.py").read_text(encoding="utf-8")
-    for word in ("copy_from_bbox", "restore_region", "zlib", "struct.pack", "IHDR"):
+    source = (PACKAGE / "panels" / "_panel.py").read_text(encoding="utf-8")
+    for word in ("copy_from_bbox", "restore_region", "zlib", "struct.pack", "IHDR", "stale",
+                 "get_xlim", "draw_artist"):
         assert word not in source, f"{word} belongs in panels/_render.py"
-    assert "class Panel" in source and "def register" in source
+    assert "class Panel" in source
+    assert "def register" in (PACKAGE / "panels" / "_registry.py").read_text(encoding="utf-8")
     render = (PACKAGE / "panels" / "_render.py").read_text(encoding="utf-8")
     assert "copy_from_bbox" in render and "IHDR" in render
 
@@ -226,27 +226,79 @@ def test_every_panel_is_listed_once():
     assert len(builders) == len(set(builders))
 
 
-def test_every_panel_builder_is_declared_in_panels_init():
-    """dpteach/panels/__init__.py says which module defines each builder (so that a panel
-    loads only its own module); every module's registrations must agree with it."""
-    import importlib
-    import pkgutil
+def _registered_in_source(path):
+    """The top-level functions of a panel module under a bare ``@register`` (ast)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)
+            and any(isinstance(d, ast.Name) and d.id == "register" for d in node.decorator_list)}
 
-    declared = {name: module for module, names in panels._MODULES.items() for name in names}
-    registered = {}
+
+def test_every_panel_builder_is_found_where_it_is_defined():
+    """dpteach/panels reads its modules' source to learn which module defines each
+    builder (so that a panel loads only its own module); what it reads must be what the
+    modules register once imported, and what ast finds in them, with no builder left
+    out and none registered any other way (a name written once: ``@register`` bare)."""
+    found = dict(panels.REGISTRY.found)
+    by_ast = {}
     for info in pkgutil.iter_modules(panels.__path__):
         if info.name.startswith("_"):
             continue
         importlib.import_module(f"dpteach.panels.{info.name}")
-    for name in list(panels.REGISTRY):
-        builder = panels.REGISTRY[name]
-        registered[name] = builder.__module__.rsplit(".", 1)[1]
-    from dpteach.panels._base import _LazyBuilder
-    stand_ins = [n for n in panels.REGISTRY if isinstance(dict.get(panels.REGISTRY, n), _LazyBuilder)]
-    assert not stand_ins, f"declared in panels/__init__.py but registered by no module: {stand_ins}"
-    wrong = {n: m for n, m in registered.items()
-             if declared.get(n) != m and m not in PENDING_PANEL_MODULES}
-    assert not wrong, "add to _MODULES in dpteach/panels/__init__.py: " + repr(wrong)
+        for name in _registered_in_source(PACKAGE / "panels" / f"{info.name}.py"):
+            by_ast[name] = f"dpteach.panels.{info.name}"
+    registered = {name: builder.__module__ for name, builder in panels.REGISTRY.items()}
+    assert found == by_ast == registered
+    assert len(found) >= 40 and set(panels.__all__) >= set(found)
+    for name, module in found.items():
+        source = inspect.getsource(importlib.import_module(module))
+        assert f'register("{name}")' not in source and f'name="{name}"' not in source, name
+
+
+def test_the_source_reader_sees_only_bare_top_level_registrations(tmp_path):
+    """The wrong twins of the convention: a builder under a register call with a name,
+    one nested in another function and an example in a docstring (indented) are not
+    found; a private module is not read. (A docstring line ``@register`` at the left
+    margin would be: the test above holds what is found to what the modules register.)"""
+    (tmp_path / "topic.py").write_text(
+        '"""How to add one:\n\n    @register\n    def in_prose(): ..."""\n'
+        "@register\ndef first(): ...\n\n\n"
+        "@register\n@functools.cache\ndef second(): ...\n\n\n"
+        "@register('third')\ndef third(): ...\n\n\n"
+        "def outer():\n    @register\n    def nested(): ...\n", encoding="utf-8")
+    (tmp_path / "_machinery.py").write_text("@register\ndef hidden(): ...\n", encoding="utf-8")
+    from dpteach.panels._registry import _LazyBuilder, _Registry
+    registry = _Registry()
+    registry.find("fake_panels", [str(tmp_path)])
+    assert registry.found == {"first": "fake_panels.topic", "second": "fake_panels.topic"}
+    assert all(isinstance(dict.get(registry, n), _LazyBuilder) for n in registry.found)
+    assert registry.modules() == {"topic"}
+    assert _registered_in_source(tmp_path / "topic.py") == {"first", "second"}
+
+
+def test_register_names_the_panel_after_its_function_and_refuses_a_name():
+    from dpteach.panels import Panel, register
+    from dpteach.panels._controls import int_slider
+    from dpteach.plots import new_figure
+
+    def made_up_panel(k=3):
+        """A panel for this test only."""
+        fig, ax = new_figure()
+        (line,) = ax.plot([0, 1], [0, 0])
+        return Panel({"k": int_slider("k", k, 1, 5)}, fig,
+                     lambda k: line.set_ydata([0, k]))
+    try:
+        builder = register(made_up_panel)
+        assert panels.REGISTRY["made_up_panel"] is builder
+        panel = builder()
+        assert panel.name == "made_up_panel"
+        with pytest.raises(ValueError, match="k must be"):
+            builder(k=9)
+        panel.close()
+    finally:
+        dict.pop(panels.REGISTRY, "made_up_panel", None)
+    with pytest.raises(TypeError, match="bare"):
+        register("made_up_panel")
+    assert "made_up_panel" not in panels.REGISTRY
 
 
 def test_moved_names_have_one_home():

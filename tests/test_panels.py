@@ -16,6 +16,7 @@ from PIL import Image as PILImage
 
 import dpteach as dp
 from dpteach import panels
+from dpteach.panels._lecture import LECTURE_CLASS
 
 NAMES = sorted(panels.REGISTRY)
 ARTIFACTS = pathlib.Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -134,6 +135,7 @@ def test_panel_contract_and_every_control_changes_the_picture(name):
     assert isinstance(panel.figure, Figure)
     assert isinstance(panel.widget, widgets.Widget)
     assert panel.controls and all(isinstance(c, widgets.ValueWidget) for c in panel.controls.values())
+    assert panel.name == name and name in repr(panel)        # named by the registry
     data, _ = panel._repr_mimebundle_()
     assert "image/png" in data and "application/vnd.jupyter.widget-view+json" in data
     assert log_axis_problems(panel.figure) == [], name
@@ -150,7 +152,7 @@ def test_panel_contract_and_every_control_changes_the_picture(name):
             # blitting (cached backgrounds, axes redrawn alone) must give the very
             # picture a full draw gives: no stale tick labels, no lost artists
             twin._update(**panel.values())          # same updates, same random draws
-            full = twin._render(full=True)
+            full = twin._renderer.render(full=True)
             if full != panel.png():                   # equal bytes: equal pixels, no decoding
                 np.testing.assert_array_equal(pixels(panel.png()), pixels(full),
                                               err_msg=f"{name}: {cname}={value!r}")
@@ -180,12 +182,12 @@ def test_returning_to_earlier_axis_limits_reuses_the_background():
     first, second = [value for _, value in control._options_full][:2]
     control.value = second
     control.value = first
-    cached = dict(panel._backgrounds)
+    cached = dict(panel._renderer._backgrounds)
     before = panel.png()
     control.value = second
     control.value = first
     assert panel.png() == before
-    assert panel._backgrounds.keys() == cached.keys()
+    assert panel._renderer._backgrounds.keys() == cached.keys()
 
 
 def test_audit_panel_y_range_holds_every_mechanisms_lower_bound():
@@ -257,13 +259,13 @@ def test_a_panel_built_in_lecture_mode_is_sized_like_a_live_one():
         for ax in fresh.figure.axes:
             box = ax.title.get_window_extent() if ax.get_title() else None
             assert box is None or (box.x0 >= 0 and box.x1 <= width), ax.get_title()
-        assert panels._base.LECTURE_CLASS in fresh.widget._dom_classes
+        assert LECTURE_CLASS in fresh.widget._dom_classes
         assert fresh.status.style.font_size and fresh.status.style.font_size.endswith("px")
-        assert any(panels._base.LECTURE_CLASS in getattr(w, "value", "")
+        assert any(LECTURE_CLASS in getattr(w, "value", "")
                    for w in fresh.widget.children)
     finally:
         dp.lecture_mode(False)
-    assert panels._base.LECTURE_CLASS not in fresh.widget._dom_classes
+    assert LECTURE_CLASS not in fresh.widget._dom_classes
     assert fresh.status.style.font_size is None
     assert _text_sizes(fresh) == _text_sizes(panels.laplace_privacy_loss())
 
@@ -275,7 +277,7 @@ def test_lecture_mode_refuses_non_boolean():
 
 def _readout_text(control, value):
     """What the browser's readout shows (d3-format) for the formats log sliders use."""
-    from dpteach.panels._base import readout
+    from dpteach.panels._controls import readout
     fmt = control.readout_format
     if fmt == ".0f":
         return f"{value:.0f}"
@@ -291,7 +293,7 @@ def test_log_slider_moves_land_on_readable_values(name):
     at most two significant figures (whole for counts; three where two would put the
     handle back where it was, as notebook 14's 100 -> 105) whose readout is short: no
     0.501, 99.76 or 0.00000100 after arrow-key moves."""
-    from dpteach.panels._base import snap
+    from dpteach.panels._controls import snap
     panel = panels.REGISTRY[name]()
     for control in panel.controls.values():          # the values only: no redraws
         control.unobserve(panel._on_change, names="value")

@@ -12,7 +12,7 @@ import math
 import pytest
 
 from dpteach import panels
-from dpteach.panels import _base
+from dpteach.panels import _controls
 
 
 def _press(slider, direction):
@@ -28,7 +28,7 @@ def _log_sliders():
     for name, build in sorted(panels.REGISTRY.items()):
         panel = build()
         for key, control in panel.controls.items():
-            if isinstance(control, _base._SnappedLogSlider):
+            if isinstance(control, _controls._SnappedLogSlider):
                 found.append((f"{name}.{key}", control))
     return found
 
@@ -40,8 +40,8 @@ def log_sliders():
 
 def _bare_copy(control):
     """The same slider, without the panel's redraw behind it."""
-    return _base._SnappedLogSlider(value=control.value, base=control.base, min=control.min,
-                                   max=control.max, step=control.step, whole=control._whole)
+    return _controls._SnappedLogSlider(value=control.value, base=control.base, min=control.min,
+                                       max=control.max, step=control.step, whole=control._whole)
 
 
 def test_every_log_slider_moves_under_every_arrow_press(log_sliders):
@@ -72,25 +72,25 @@ def test_notebook_14s_clipping_bound_leaves_100_and_reads_as_typed():
     assert all(b > a for a, b in zip(seen, seen[1:])), seen
     assert seen[1] == 105 and seen[-1] > 200
     # every value still reads as a student would type it: at most three figures here
-    assert all(_base.snap(v, figures=3) == v for v in seen), seen
+    assert all(_controls.snap(v, figures=3) == v for v in seen), seen
 
 
 def test_the_wrong_twin_two_figures_always_is_stuck_at_100():
     """The old rule (two significant figures, whatever the move) never leaves 100."""
     value = 100.0
     for _ in range(20):
-        value = _base.snap(10 ** (math.log10(value) + 0.02))
+        value = _controls.snap(10 ** (math.log10(value) + 0.02))
     assert value == 100.0
 
 
 def test_a_count_slider_moves_by_one_at_least():
-    slider = _base._SnappedLogSlider(value=1.0, base=10, min=0, max=5, step=0.05, whole=True)
+    slider = _controls._SnappedLogSlider(value=1.0, base=10, min=0, max=5, step=0.05, whole=True)
     assert _press(slider, +1) == 2
     assert _press(slider, +1) == 3
     assert _press(slider, -1) == 2
 
 
 def test_a_value_set_from_python_is_kept_as_it_is():
-    slider = _base._SnappedLogSlider(value=1.0, base=10, min=-1, max=1, step=0.05)
+    slider = _controls._SnappedLogSlider(value=1.0, base=10, min=-1, max=1, step=0.05)
     slider.value = math.log(3)
     assert slider.value == math.log(3)

@@ -1,9 +1,10 @@
 """Speed machinery for panels: blitting, a background cache and a PNG encoder.
 
 Nothing here is about privacy. :class:`Renderer` turns a panel's figure into PNG bytes
-fast enough for a slider (a few milliseconds): after one full draw it redraws only the
-artists an update changed over a cached picture of everything else, and encodes the
-result with a minimal PNG writer. ``dpteach.panels._base.Panel`` owns one Renderer.
+fast enough for a slider (a few milliseconds): it learns, from the panel's first
+picture, which artists the update changes; after that it redraws only those over a
+cached picture of everything else, and encodes the result with a minimal PNG writer.
+``dpteach.panels._panel.Panel`` owns one Renderer and hands it its update to run.
 """
 
 from __future__ import annotations
@@ -34,6 +35,43 @@ class Renderer:
 
     def limits(self):
         return [(ax.get_xlim(), ax.get_ylim()) for ax in self.figure.axes]
+
+    def first_picture(self, update) -> bytes:
+        """Run ``update`` (a callable that changes the figure's artists in place), learn
+        which artists it changes, and draw the figure once.
+
+        The update runs twice and the figure is drawn once (a full draw costs a few
+        tenths of a second the first time: fonts, layout). The first run sets every
+        artist up; their stale marks are then cleared as a draw would clear them
+        (visible artists only: what a draw skips stays stale). The second run marks
+        exactly the artists the update changes; they are taken as the dynamic ones,
+        so the first slider move already blits. An unchanged ``set_text`` does not
+        mark a text stale, so every text in the axes is blanked before the second run:
+        the texts the update writes come back stale (dynamic), the others get their
+        words back and stay in the cached background.
+        """
+        update()
+        _settle(self.figure)
+        blank = "\u2063"
+        texts = [(t, t.get_text()) for ax in self.figure.axes for t in ax.texts]
+        for t, _ in texts:
+            t.set_text(blank)
+        update()
+        for t, words in texts:
+            if t.get_text() == blank:
+                t.set_text(words)
+                t.stale = False
+        return self.render(learn=True)
+
+    def picture_after(self, update, *, full_on_move: bool = False) -> bytes:
+        """Run ``update`` and draw what it changed. Axes whose limits the update moved
+        are redrawn alone, or the whole figure is when ``full_on_move`` (a panel whose
+        axes follow the data: the cached backgrounds of several moving axes can
+        disagree with a full draw)."""
+        limits = self.limits()
+        update()
+        moved = [ax for ax, old, new in zip(self.figure.axes, limits, self.limits()) if old != new]
+        return self.render(moved=moved, old_limits=limits, full=full_on_move and bool(moved))
 
     def render(self, *, moved=(), old_limits=(), full: bool = False, learn: bool = False) -> bytes:
         """Draw the figure and encode it as PNG.
@@ -166,6 +204,18 @@ class Renderer:
 
 
 _BACKGROUNDS_KEPT = 8      # backgrounds cached per panel, one per set of axis limits
+
+
+def _settle(figure):
+    """Clear the stale marks a draw would clear, where the renderer looks for changes:
+    the figure's texts, each axes, its axis objects and its direct children (visible
+    ones only: a draw skips the others, an empty text included, so they stay stale).
+    A change below them (a tick label, a legend's text) still marks them stale."""
+    for artist in [*figure.texts, *figure.axes,
+                   *(child for ax in figure.axes for child in ax.get_children())]:
+        if artist.get_visible() and not (hasattr(artist, "get_text") and artist.get_text() == ""):
+            artist.stale = False
+    figure.stale = False
 
 
 def _png(canvas) -> bytes:

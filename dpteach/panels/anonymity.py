@@ -15,7 +15,9 @@ from .. import anonymity as an
 from .. import datasets
 from ..datasets import salary_groupings, skewed_table
 from ..plots import PALETTE, label_axes, new_figure, note, set_band
-from ._base import Panel, checkbox, dropdown, float_slider, int_slider, register
+from ._controls import checkbox, dropdown, float_slider, int_slider
+from ._panel import Panel
+from ._registry import register
 
 _QI = ["Zip Code", "Age", "Nationality"]
 _CLASS_COLOURS = [PALETTE[c] for c in ("sky", "orange", "green", "yellow", "purple", "blue",
@@ -96,7 +98,7 @@ def _privacy_bars(bars_ax):
     return hbars, [bars_ax.text(0, y, "", va="center", fontsize=10) for y in (2, 1, 0)]
 
 
-@register("anonymity_generalizer")
+@register
 def anonymity_generalizer(zip_digits=3, age_width=10, suppress_nationality=True):
     """Generalise seed 004's 12-row hospital table live and watch k, l and t.
 
@@ -191,11 +193,10 @@ def anonymity_generalizer(zip_digits=3, age_width=10, suppress_nationality=True)
         return (f"{sizes.size} classes · k = {k} · distinct ℓ = {l_distinct} · entropy ℓ = "
                 f"{l_entropy:.2f} · t = {t:.3f} (equal ground distance)")
 
-    return Panel(controls, fig, update, title="Generalise the hospital table: k, ℓ and t",
-                 name="anonymity_generalizer")
+    return Panel(controls, fig, update, title="Generalise the hospital table: k, ℓ and t")
 
 
-@register("anonymity_skewness")
+@register
 def anonymity_skewness(class_share=0.5, class_size=50):
     """The skewness attack (Li, Li & Venkatasubramanian 2007): 1% of a 10,000-row table
     tests positive. One equivalence class holds both results, so it is 2-diverse for
@@ -238,12 +239,11 @@ def anonymity_skewness(class_share=0.5, class_size=50):
         return (f"{x_pos} of {class_size} positive in the class ({share:.0%}) against 1% overall: "
                 f"distinct ℓ = {row['l_distinct']}, EMD to the table = {row['emd']:.3f}")
 
-    return Panel(controls, fig, update, title="Skewness: ℓ-diverse but still revealing",
-                 name="anonymity_skewness")
+    return Panel(controls, fig, update, title="Skewness: ℓ-diverse but still revealing")
 
 
 
-@register("anonymity_emd_salary")
+@register
 def anonymity_emd_salary(grouping="seed's 3-diverse table", class_index=0):
     """The ordered Earth Mover's Distance of the salary example: a class's cumulative
     salary distribution against the whole table's. The shaded gap, divided by m - 1 = 8,
@@ -298,5 +298,4 @@ def anonymity_emd_salary(grouping="seed's 3-diverse table", class_index=0):
         return (f"class {{{members}}}: ordered EMD = {ordered:.4g}, equal-distance EMD = "
                 f"{equal:.4g}; the table's t (ordered) = {t:.4g}")
 
-    return Panel(controls, fig, update, title="t-closeness with the Earth Mover's Distance",
-                 name="anonymity_emd_salary")
+    return Panel(controls, fig, update, title="t-closeness with the Earth Mover's Distance")

@@ -13,7 +13,9 @@ from ..attacks.averaging import averaging_error
 from ..attacks.differencing import difference_noise_pdf
 from ..plots import (PALETTE, band, density_line, hline, label_axes, log_axes, new_figure,
                     note, set_band, vline)
-from ._base import Panel, checkbox, int_slider, log_slider, register
+from ._controls import checkbox, int_slider, log_slider
+from ._panel import Panel
+from ._registry import register
 
 __all__ = ["attacks_differencing", "attacks_averaging", "attacks_curator_budget"]
 
@@ -28,7 +30,7 @@ def _stream(base, seed, size):
                                         size=size)
 
 
-@register("attacks_differencing")
+@register
 def attacks_differencing(epsilon=0.5, exact=False, seed=0):
     """Seed 004's sickle-cell differencing: count(trait) - count(trait, not named X).
     Exact answers give X's bit outright; a curator's answers at ε each give the bit plus
@@ -84,7 +86,7 @@ def attacks_differencing(epsilon=0.5, exact=False, seed=0):
                 f"{np.exp(epsilon):.3g}× (only the first query sees X); the budget is "
                 f"charged 2ε all the same.")
 
-    return Panel(controls, fig, update, name="attacks_differencing",
+    return Panel(controls, fig, update,
                  title="Differencing through a curator (seed 004)")
 
 
@@ -93,7 +95,7 @@ _AVERAGING_HALF_RANGE = 30.0    # fixed y-range: truth ± 30 (the default b = 5 
 _CURATOR_HALF_RANGE = 60.0      # fixed y-range: truth ± 60 (b = 1/ε up to about 20 fits)
 
 
-@register("attacks_averaging")
+@register
 def attacks_averaging(k=50, scale=5.0, seed=0):
     """The averaging attack on a naive server that adds fresh Lap(b) noise to every
     answer of the same count (true answer 3). The attacker's running mean after k
@@ -140,11 +142,11 @@ def attacks_averaging(k=50, scale=5.0, seed=0):
         return (f"After {k} answers the estimate is {est:.3g} (truth 3); its standard "
                 f"deviation is √2·{b:.3g}/√{k} = {err:.3g}. To halve it, ask 4× as often.")
 
-    return Panel(controls, fig, update, name="attacks_averaging",
+    return Panel(controls, fig, update,
                  title="The averaging attack on a naive server")
 
 
-@register("attacks_curator_budget")
+@register
 def attacks_curator_budget(epsilon=0.05, k=60, budget=1.0, seed=0):
     """The same averaging attacker against a curator with a total budget (ε = 1 by
     default). Each answer costs the ε per query and the accountant refuses once the next
@@ -213,5 +215,5 @@ def attacks_curator_budget(epsilon=0.05, k=60, budget=1.0, seed=0):
                 f"√2·b/√{n_ok} = {err:.3g} — no better than one answer at ε = {budget:g} "
                 f"(√2 = {np.sqrt(2):.3g}).")
 
-    return Panel(controls, fig, update, name="attacks_curator_budget",
+    return Panel(controls, fig, update,
                  title="The averaging attack meets the budget")

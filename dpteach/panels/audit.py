@@ -7,7 +7,9 @@ import numpy as np
 from .. import audit as _audit, audit_zoo as _zoo
 from ..attacks.floating_point import rule_out_fractions
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band
-from ._base import Panel, dropdown, float_slider, log_slider, register, snap
+from ._controls import dropdown, float_slider, log_slider, snap
+from ._panel import Panel
+from ._registry import register
 
 #: zoo entries offered by the panel (a mix of correct and broken ones)
 PANEL_MECHANISMS = ("laplace", "laplace_scale_is_epsilon", "noisy_max_releases_value",
@@ -32,7 +34,7 @@ def precompute_audit_counts():
 _ALPHA_MAX = 0.5
 
 
-@register("audit_convergence")
+@register
 def audit_convergence(mechanism="laplace_scale_is_epsilon", n=10_000, claimed_epsilon=1.0,
                       alpha=0.05):
     """Lower bound on epsilon (and its two-sided band) against the number of runs n."""
@@ -97,8 +99,7 @@ def audit_convergence(mechanism="laplace_scale_is_epsilon", n=10_000, claimed_ep
                 f"{entry.claimed_epsilon:.3g}; true privacy loss on these neighbours: {truth}.) "
                 f"Event E: {row['event']}, more likely on {row['numerator']}.")
 
-    return Panel(controls, fig, update, title="Auditing ε: a lower bound from counts",
-                 name="audit_convergence")
+    return Panel(controls, fig, update, title="Auditing ε: a lower bound from counts")
 
 
 _FP_EPSILONS = np.geomspace(0.01, 10, 10)
@@ -110,7 +111,7 @@ def precompute_fp_fractions():
     return rule_out_fractions(_FP_VALUES, _FP_EPSILONS, n_outputs=150, rng=np.random.default_rng(12))
 
 
-@register("fp_attack_fraction")
+@register
 def fp_attack_fraction(epsilon=0.1, true_value=0.0, sampler="naive"):
     """How often one floating-point Laplace release rules out the neighbouring input."""
     controls = {
@@ -147,5 +148,4 @@ def fp_attack_fraction(epsilon=0.1, true_value=0.0, sampler="naive"):
                 "impossible from the neighbouring count: they reveal the input exactly. The "
                 f"true count was ruled out for {truth[i, j]:.0%} of them.")
 
-    return Panel(controls, fig, update, title="Floating-point Laplace leaks the input",
-                 name="fp_attack_fraction")
+    return Panel(controls, fig, update, title="Floating-point Laplace leaks the input")

@@ -12,7 +12,9 @@ from matplotlib.patches import Rectangle
 
 from .. import beyond_global as bg
 from ..plots import PALETTE, label_axes, log_axes, new_figure, note, vline
-from ._base import Panel, float_slider, int_slider, log_slider, register
+from ._controls import float_slider, int_slider, log_slider
+from ._panel import Panel
+from ._registry import register
 
 LOWER, UPPER = 0.0, 100.0   # ages, say: every value is clamped to [0, 100]
 
@@ -34,7 +36,7 @@ def _nowrap(text):
     return f'<span style="white-space:nowrap">{text}</span>'
 
 
-@register("median_local_sensitivity")
+@register
 def median_local_sensitivity(n=21, spread=10.0, k=2, beta=0.2, seed=0):
     """The median's local sensitivity at distance k, A(k), for a slider-chosen dataset.
 
@@ -94,15 +96,14 @@ def median_local_sensitivity(n=21, spread=10.0, k=2, beta=0.2, seed=0):
                 f"With β = {beta:.2f} the smooth sensitivity "
                 f"{_nowrap(f'max<sub>k</sub> e<sup>−kβ</sup>A(k) = {smooth:.2f}')} (global: 100).")
 
-    return Panel(controls, fig, update, title="The median's local sensitivity at distance k",
-                 name="median_local_sensitivity")
+    return Panel(controls, fig, update, title="The median's local sensitivity at distance k")
 
 
 #: the distances the PTR panel draws; both of its axes in d cover all of them
 D_MAX = 60.0
 
 
-@register("ptr_answer_rate")
+@register
 def ptr_answer_rate(spread=5.0, bound=2.0, epsilon=1.0, delta=1e-6, seed=0):
     """Propose-test-release: how often it answers, against how stable the data are.
 
@@ -154,8 +155,7 @@ def ptr_answer_rate(spread=5.0, bound=2.0, epsilon=1.0, delta=1e-6, seed=0):
                 f"from a dataset whose local sensitivity exceeds b; PTR answers with probability "
                 f"{p:.3g} ({_nowrap(f'threshold {threshold:.1f}')}). Otherwise it says ⊥ (no answer).")
 
-    return Panel(controls, fig, update, title="Propose-test-release for the median",
-                 name="ptr_answer_rate")
+    return Panel(controls, fig, update, title="Propose-test-release for the median")
 
 
 #: the odd n of the smooth-against-global panel, log-spaced from 11 to 1,001 (dense enough that
@@ -163,7 +163,7 @@ def ptr_answer_rate(spread=5.0, bound=2.0, epsilon=1.0, delta=1e-6, seed=0):
 N_GRID = np.unique(np.round(np.logspace(1, 3, 41) / 2).astype(int) * 2 + 1)
 
 
-@register("smooth_vs_global_error")
+@register
 def smooth_vs_global_error(epsilon=1.0, delta=1e-6, spread=10.0, seed=0):
     """Expected absolute error of the median: smooth-sensitivity noise against Laplace noise
     scaled to the global sensitivity, for n from 11 to 1,001 (log axes).
@@ -204,5 +204,4 @@ def smooth_vs_global_error(epsilon=1.0, delta=1e-6, spread=10.0, seed=0):
                 f"noise {where}; at n = {N_GRID[-1]} its mean error is {err[-1]:.2f} years against "
                 f"{100 / epsilon:.0f}.")
 
-    return Panel(controls, fig, update, title="Smooth against global sensitivity",
-                 name="smooth_vs_global_error")
+    return Panel(controls, fig, update, title="Smooth against global sensitivity")

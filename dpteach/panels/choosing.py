@@ -17,7 +17,9 @@ from .._densities import laplace_cdf, normal_cdf
 from .._gaussian import unit_sigma
 from ..comparison import count_release_error_curves, count_release_errors
 from ..plots import PALETTE, density_line, label_axes, log_axes, new_figure, note, vline
-from ._base import Panel, int_slider, log_slider, register, readout
+from ._controls import int_slider, log_slider, readout
+from ._panel import Panel
+from ._registry import register
 
 __all__ = ["error_curves", "choosing_count_error"]
 
@@ -36,7 +38,7 @@ def error_curves(eps_grid, *, delta, count):
     return count_release_error_curves(eps_grid, delta=delta, count=count, n_max=N_MAX)
 
 
-@register("choosing_count_error")
+@register
 def choosing_count_error(epsilon=0.5, delta=1e-5, count=50):
     """Expected error of Laplace, Gaussian and exponential releases of one count."""
     controls = {"epsilon": log_slider("ε", epsilon, -1.7, 1),
@@ -95,5 +97,4 @@ def choosing_count_error(epsilon=0.5, delta=1e-5, count=50):
         return (f"ε = {epsilon:.3g}, δ = {readout(delta, tiny=True)}: expected |error| "
                 + ", ".join(f"{n} {now[n]:.3g}" for n in _NAMES) + f"; smallest: {best}")
 
-    return Panel(controls, fig, update, title="Choosing a mechanism: one count, three ways",
-                 name="choosing_count_error")
+    return Panel(controls, fig, update, title="Choosing a mechanism: one count, three ways")

@@ -6,7 +6,9 @@ import numpy as np
 
 from .. import clipping, mechanisms
 from ..plots import PALETTE, density_line, label_axes, log_axes, new_figure, note, vline
-from ._base import Panel, int_slider, log_slider, register
+from ._controls import int_slider, log_slider
+from ._panel import Panel
+from ._registry import register
 
 _GRID = np.geomspace(5.0, 2000.0, 81)       # candidate upper bounds U (thousand euros)
 _RUNS = 600                                  # simulated releases per bound and seed
@@ -26,7 +28,7 @@ def error_curves(values, grid, epsilon, unit_noise):
     return bias, noise_sd, np.sqrt(mean_square), releases
 
 
-@register("clipping_tradeoff")
+@register
 def clipping_tradeoff(upper=100.0, epsilon=0.5, seed=0):
     """Choose the clipping bound U of a private mean: |bias|, noise and RMSE against U.
 
@@ -104,5 +106,4 @@ def clipping_tradeoff(upper=100.0, epsilon=0.5, seed=0):
                 f"{sd[i]:.2f}, the RMSE {rmse[i]:.2f}. Smallest RMSE at U = {_GRID[i_best]:.4g} "
                 f"({rmse[i_best]:.2f}). This seed's release: {one:.2f} k€.")
 
-    return Panel(controls, fig, update, title="Clipping a mean: too low is biased, too high is noisy",
-                 name="clipping_tradeoff")
+    return Panel(controls, fig, update, title="Clipping a mean: too low is biased, too high is noisy")

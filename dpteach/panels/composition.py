@@ -8,12 +8,14 @@ import numpy as np
 from .. import accounting
 from ..accounting import joint_privacy_loss
 from ..plots import PALETTE, bars, density_line, label_axes, log_axes, new_figure, vline
-from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register, readout
+from ._controls import checkbox, float_slider, int_slider, log_slider, readout
+from ._panel import Panel
+from ._registry import register
 
 __all__ = ["composition_two_queries", "composition_advanced", "composition_budget_split"]
 
 
-@register("composition_two_queries")
+@register
 def composition_two_queries(epsilon=1.0, delta1=1.0, delta2=2.0, naive=False):
     """Seed 000's two queries: each released with Lap((Δf1 + Δf2)/ε) keeps the PAIR ε-DP.
     The map shows the joint privacy loss over the two released values, in units of ε,
@@ -57,14 +59,13 @@ def composition_two_queries(epsilon=1.0, delta1=1.0, delta2=2.0, naive=False):
             f"the pair is only {worst / epsilon:.3g}ε-DP"
         return f"{how}: worst joint loss {worst:.3g} against ε = {epsilon:.3g} — {verdict}"
 
-    return Panel(controls, fig, update, title="Two queries, one budget (seed 000)",
-                 name="composition_two_queries")
+    return Panel(controls, fig, update, title="Two queries, one budget (seed 000)")
 
 
 _K = np.unique(np.round(np.logspace(0, 5, 300)).astype(int))
 
 
-@register("composition_advanced")
+@register
 def composition_advanced(k=100, epsilon=0.1, delta_slack=1e-5):
     """Total ε after k (ε, 0)-DP mechanisms: basic composition kε against advanced
     composition ε√(2k ln(1/δ')) + kε(e^ε − 1) (Dwork, Rothblum & Vadhan 2010, DR14
@@ -106,14 +107,13 @@ def composition_advanced(k=100, epsilon=0.1, delta_slack=1e-5):
         return (f"k = {k:,}: basic ε = {k * epsilon:.4g}; advanced ε = {ea:.4g} with δ′ = "
                 f"{readout(delta_slack, tiny=True)} — {best} is smaller; {where}")
 
-    return Panel(controls, fig, update, title="Advanced against basic composition",
-                 name="composition_advanced")
+    return Panel(controls, fig, update, title="Advanced against basic composition")
 
 
 _MAXQ = 10
 
 
-@register("composition_budget_split")
+@register
 def composition_budget_split(epsilon=1.0, k=4, weight=1.0):
     """Splitting a total ε across k counting queries with sequential composition: the
     shares sum to ε (split exactly, so a PrivacyAccountant accepts them all) and each
@@ -150,5 +150,4 @@ def composition_budget_split(epsilon=1.0, k=4, weight=1.0):
                                                f"{1 / shares[-1]:.3g}); " if k > 1 else "")
                 + f"accountant: {len(acc.history)} spends accepted, spent {spent:.6g}")
 
-    return Panel(controls, fig, update, title="Splitting a privacy budget",
-                 name="composition_budget_split")
+    return Panel(controls, fig, update, title="Splitting a privacy budget")

@@ -12,13 +12,15 @@ from .. import mechanisms
 from ..definition import (blip_distributions, max_probability_ratio, posterior_bounds,
                           rr_standard_error, smallest_delta)
 from ..plots import PALETTE, bars, density_line, hline, label_axes, log_axes, new_figure, set_band, vline
-from ._base import Panel, float_slider, log_slider, register
+from ._controls import float_slider, log_slider
+from ._panel import Panel
+from ._registry import register
 
 __all__ = ["dp_randomized_response", "dp_delta_blip", "dp_prior_posterior"]
 
 
 # ------------------------------------------------------------------------ panels
-@register("dp_randomized_response")
+@register
 def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
     """Randomized response: epsilon against the chance of telling the truth, and the
     error of the unbiased estimate of the true fraction against the number of people.
@@ -69,11 +71,10 @@ def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
                 f"the estimate's standard error is {se_n:.3g} (Warner's: respondents drawn "
                 f"from a population whose fraction is π)")
 
-    return Panel(controls, fig, update, title="Randomized response: privacy against accuracy",
-                 name="dp_randomized_response")
+    return Panel(controls, fig, update, title="Randomized response: privacy against accuracy")
 
 
-@register("dp_delta_blip")
+@register
 def dp_delta_blip(epsilon=1.0, delta=0.05):
     """Seed 003's "blip": a mechanism that with probability δ publishes Alice's record.
     Its two output distributions agree within e^ε except for an event that only happens
@@ -124,10 +125,10 @@ def dp_delta_blip(epsilon=1.0, delta=0.05):
                 f"The ratio form Pr[M(y)∈S]/Pr[M(x)∈S] ≤ e<sup>ε</sup> + δ fails for any δ when the blip is "
                 f"possible: the ratio is {ratio_txt}.")
 
-    return Panel(controls, fig, update, title="δ: the probability of a blip", name="dp_delta_blip")
+    return Panel(controls, fig, update, title="δ: the probability of a blip")
 
 
-@register("dp_prior_posterior")
+@register
 def dp_prior_posterior(prior=0.3, epsilon=1.0):
     """What an ε-DP release can teach an attacker about one person: the posterior belief
     lies within a factor e^(±ε) of the prior odds, whatever the attacker knew."""
@@ -159,4 +160,4 @@ def dp_prior_posterior(prior=0.3, epsilon=1.0):
                 f"{a:.3f} and {b:.3f}, whatever the output (odds change by at most "
                 f"e<sup>ε</sup> = {np.exp(epsilon):.3g}×)")
 
-    return Panel(controls, fig, update, title="Prior against posterior", name="dp_prior_posterior")
+    return Panel(controls, fig, update, title="Prior against posterior")

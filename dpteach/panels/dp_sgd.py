@@ -10,7 +10,9 @@ from .. import sgd as _sgd
 from ..plots import PALETTE, density_line, label_axes, log_axes, new_figure
 from .._validate import valid_real
 from ..tradeoff import outside_region, tradeoff_curve
-from ._base import Panel, dropdown, int_slider, register
+from ._controls import dropdown, int_slider
+from ._panel import Panel
+from ._registry import register
 
 #: noise multipliers the panel trains with (0 = the non-private run: no clipping, no noise)
 SIGMAS = (0.0, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
@@ -128,7 +130,7 @@ def _accuracy_axes(ax1, grid, ex):
     return traj, now1, nonpriv
 
 
-@register("dp_sgd_attack")
+@register
 def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
     """DP-SGD on the notebook's overfitting logistic regression (1500 features), in the
     membership game of notebook 18 (each of 600 examples joins the training set by its own
@@ -214,5 +216,4 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
                 f"{best:.2f}; {int(out.sum())} of its {alpha.size} thresholds lie in the region "
                 f"forbidden by {which} beyond sampling doubt.")
 
-    return Panel(controls, fig, update, title="DP-SGD: accuracy, ε and a membership attack",
-                 name="dp_sgd_attack")
+    return Panel(controls, fig, update, title="DP-SGD: accuracy, ε and a membership attack")

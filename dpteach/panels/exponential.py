@@ -20,7 +20,9 @@ from ..exponential import (EYE_COLOUR, NATIONALITY, apple_outputs, log_ratio,
                            posted_price_revenue, price_grid, tied_scores, utility_tail)
 from ..plots import (PALETTE, bars, density_line, hline, label_axes, log_axes, new_figure,
                     note, vline)
-from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
+from ._controls import dropdown, float_slider, int_slider, log_slider
+from ._panel import Panel
+from ._registry import register
 
 __all__ = ["exponential_selection", "exponential_half_ratio", "exponential_utility",
            "exponential_apples"]
@@ -30,7 +32,7 @@ _EXAMPLES = {"nationality": NATIONALITY, "eye colour": EYE_COLOUR}
 
 
 # -------------------------------------------------------------------------------- panels
-@register("exponential_selection")
+@register
 def exponential_selection(epsilon=1.0, example="nationality"):
     """Selection probabilities of each candidate, and how they move with epsilon."""
     controls = {"epsilon": log_slider("ε", epsilon, -2, 1),
@@ -80,11 +82,10 @@ def exponential_selection(epsilon=1.0, example="nationality"):
         txt.set_text(f"ε = {epsilon:.3g}\nPr[{top}] = {p.max():.3f}\nuniform = {1 / p.size:.3f}")
         return f"ε = {epsilon:.3g}: " + ", ".join(f"{n} {q:.3f}" for n, q in zip(names, p))
 
-    return Panel(controls, fig, update, title="Exponential mechanism: who gets selected",
-                 name="exponential_selection")
+    return Panel(controls, fig, update, title="Exponential mechanism: who gets selected")
 
 
-@register("exponential_half_ratio")
+@register
 def exponential_half_ratio(epsilon=1.0, n_candidates=4, gap=2.0):
     """Worst-case privacy loss with and without the 1/2, as the other scores move away."""
     controls = {"epsilon": log_slider("ε", epsilon, -1, 0.7),
@@ -122,8 +123,7 @@ def exponential_half_ratio(epsilon=1.0, n_candidates=4, gap=2.0):
         return (f"ln Pr[M(D)=r]/Pr[M(D')=r] for r against its worst neighbour D': {h:.4f} "
                 f"with the ½, {f:.4f} without (ε = {epsilon:.3g}, 2ε = {2 * epsilon:.3g})")
 
-    return Panel(controls, fig, update, title="Why the ½: the worst-case probability ratio",
-                 name="exponential_half_ratio")
+    return Panel(controls, fig, update, title="Why the ½: the worst-case probability ratio")
 
 
 def _target_loss(gap, n, epsilon, half):
@@ -153,7 +153,7 @@ def _profile_scores(profile, n, epsilon, t):
     return np.bincount(rng.choice(n, size=400, p=weights / weights.sum()), minlength=n).astype(float)
 
 
-@register("exponential_utility")
+@register
 def exponential_utility(epsilon=1.0, t=2.0, n_candidates=100, profile="worst"):
     """Empirical tail of the utility loss against the theorem's e^-t."""
     controls = {"epsilon": log_slider("ε", epsilon, -1, 1),
@@ -193,11 +193,10 @@ def exponential_utility(epsilon=1.0, t=2.0, n_candidates=100, profile="worst"):
         return (f"t = {t:.2f}: empirical Pr[u(r*) ≤ {thresholds[-1]:.3g}] = {pt:.4f}, "
                 f"bound e<sup>−t</sup> = {np.exp(-t):.4f}")
 
-    return Panel(controls, fig, update, title="The exponential mechanism's utility theorem",
-                 name="exponential_utility")
+    return Panel(controls, fig, update, title="The exponential mechanism's utility theorem")
 
 
-@register("exponential_apples")
+@register
 def exponential_apples(epsilon=1.0, copies=1):
     """Which price does each private seller post? Revenue cliff against scored prices.
 
@@ -241,4 +240,4 @@ def exponential_apples(epsilon=1.0, copies=1):
                 f"${out['expected_perturbed']:.2f}")
 
     return Panel(controls, fig, update, title="Apples for sale: perturbing the price against "
-                 "scoring the prices", name="exponential_apples")
+                 "scoring the prices")

@@ -8,7 +8,9 @@ from matplotlib.patches import Rectangle
 
 from .. import bounds, mechanisms
 from ..plots import PALETTE, label_axes, new_figure, vline
-from ._base import Panel, dropdown, int_slider, register
+from ._controls import dropdown, int_slider
+from ._panel import Panel
+from ._registry import register
 
 __all__ = ["FIRST_TASTE_EPSILONS", "first_taste_count"]
 
@@ -20,7 +22,7 @@ TRUE_COUNT = 42
 _RELEASES = 25
 
 
-@register("first_taste_count")
+@register
 def first_taste_count(epsilon=float(np.log(3)), seed=0):
     """One count (42 people) released 25 times with Laplace noise Lap(1/ε): how close do
     the releases stay to the truth at each ε? The shaded band holds 95% of releases."""
@@ -59,5 +61,4 @@ def first_taste_count(epsilon=float(np.log(3)), seed=0):
                 f"±{t95:.3g} of {TRUE_COUNT}; this run's releases range "
                 f"{r.min():.1f} to {r.max():.1f}")
 
-    return Panel(controls, fig, update, title="A first taste: one count, six ε",
-                 name="first_taste_count")
+    return Panel(controls, fig, update, title="A first taste: one count, six ε")

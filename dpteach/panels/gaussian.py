@@ -18,7 +18,9 @@ from ..comparison import queries_noise
 from ..mechanisms import sigma_curves
 from ..plots import (PALETTE, band, density_line, hline, label_axes, log_axes, new_figure,
                     note, set_band, vline)
-from ._base import Panel, checkbox, float_slider, int_slider, log_slider, register, readout
+from ._controls import checkbox, float_slider, int_slider, log_slider, readout
+from ._panel import Panel
+from ._registry import register
 
 __all__ = ["gaussian_sigma_vs_epsilon",
            "gaussian_vs_laplace_queries", "gaussian_privacy_loss"]
@@ -27,7 +29,7 @@ EPS_GRID = np.geomspace(0.05, 20, 40)
 
 
 # -------------------------------------------------------------------------------- panels
-@register("gaussian_sigma_vs_epsilon")
+@register
 def gaussian_sigma_vs_epsilon(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
     """sigma against epsilon for the classic and analytic Gaussian mechanism."""
     controls = {"epsilon": log_slider("ε (marker)", epsilon, -1.3, 1.3),
@@ -89,11 +91,10 @@ def gaussian_sigma_vs_epsilon(epsilon=0.5, delta=1e-5, l2_sensitivity=1.0):
                   else "the classic formula keeps δ on this range")
         return f"ε = {epsilon:.3g}: {line.replace(chr(10), '; ')}; {breaks}"
 
-    return Panel(controls, fig, update, title="Gaussian mechanism: classic and analytic σ",
-                 name="gaussian_sigma_vs_epsilon")
+    return Panel(controls, fig, update, title="Gaussian mechanism: classic and analytic σ")
 
 
-@register("gaussian_vs_laplace_queries")
+@register
 def gaussian_vs_laplace_queries(k=50, epsilon=0.5, delta=1e-5, analytic=True):
     """Noise per query against the number k of counting queries released together."""
     controls = {"k": int_slider("k queries", k, 1, 400),
@@ -142,11 +143,10 @@ def gaussian_vs_laplace_queries(k=50, epsilon=0.5, delta=1e-5, analytic=True):
         txt.set_text(text)
         return text.replace("\n", "; ")
 
-    return Panel(controls, fig, update, title="Laplace against Gaussian on k counting queries",
-                 name="gaussian_vs_laplace_queries")
+    return Panel(controls, fig, update, title="Laplace against Gaussian on k counting queries")
 
 
-@register("gaussian_privacy_loss")
+@register
 def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
     """Densities of f(D)+N(0, σ²) and f(D')+N(0, σ²) and the privacy loss of each output.
 
@@ -196,6 +196,5 @@ def gaussian_privacy_loss(epsilon=0.5, delta=1e-3, l2_sensitivity=1.0):
         return (f"σ = {sigma:.4g} (analytic); Pr[loss > ε] under D = {tail:.3e}; the "
                 f"mechanism's exact δ = {exact:.3e} (target {readout(delta, tiny=True)})")
 
-    return Panel(controls, fig, update, title="The Gaussian privacy loss is unbounded",
-                 name="gaussian_privacy_loss")
+    return Panel(controls, fig, update, title="The Gaussian privacy loss is unbounded")
 

@@ -8,12 +8,14 @@ import numpy as np
 from .. import bounds, mechanisms
 from .._densities import laplace_pdf as _laplace_pdf   # scipy.stats.laplace.pdf's floats
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
-from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
+from ._controls import dropdown, float_slider, int_slider, log_slider
+from ._panel import Panel
+from ._registry import register
 
 _X = np.linspace(-12, 12, 481)
 
 
-@register("laplace_density")
+@register
 def laplace_density(epsilon=1.0, sensitivity=1.0):
     """Lap(b) with b = Δf/ε against fixed references: small b is pointy, large b flat."""
     controls = {"epsilon": log_slider("privacy ε", epsilon, -1, 1),
@@ -37,11 +39,10 @@ def laplace_density(epsilon=1.0, sensitivity=1.0):
         txt.set_text(f"b = {b:.3g}\nsd = √2·b = {sd:.3g}")
         return f"scale b = Δf/ε = {b:.4g}; standard deviation √2·b = {sd:.4g}"
 
-    return Panel(controls, fig, update, title="The Laplace density: pointier or flatter",
-                 name="laplace_density")
+    return Panel(controls, fig, update, title="The Laplace density: pointier or flatter")
 
 
-@register("laplace_privacy_loss")
+@register
 def laplace_privacy_loss(epsilon=1.0, sensitivity=1.0, gap=1.0):
     """The two neighbouring output densities and their log-ratio against the ±ε band.
 
@@ -85,11 +86,10 @@ def laplace_privacy_loss(epsilon=1.0, sensitivity=1.0, gap=1.0):
                    f"exceeds ε by a factor {worst / epsilon:.2f}: the sensitivity was understated")
         return (f"b = Δf/ε = {b:.3g}; worst-case loss |f(D1)−f(D2)|/b = {worst:.3g} — {verdict}")
 
-    return Panel(controls, fig, update, title="Privacy loss of the Laplace mechanism",
-                 name="laplace_privacy_loss")
+    return Panel(controls, fig, update, title="Privacy loss of the Laplace mechanism")
 
 
-@register("laplace_tail_vs_samples")
+@register
 def laplace_tail_vs_samples(epsilon=1.0, sensitivity=1.0, n=2000, seed=0):
     """Pr[|noise| >= t] = exp(-t/b): the tail formula against the fraction of n samples."""
     controls = {"epsilon": log_slider("privacy ε", epsilon, -1, 1),
@@ -128,8 +128,7 @@ def laplace_tail_vs_samples(epsilon=1.0, sensitivity=1.0, n=2000, seed=0):
         return (f"b = {b:.3g}. Theory: Pr[|noise| ≥ t·b] = e<sup>−t</sup>, so 95% of releases are within "
                 f"b·ln 20 = {t95:.3g}; in these {n} samples {100 * within:.1f}% are.")
 
-    return Panel(controls, fig, update, title="Accuracy: the Laplace tail bound against samples",
-                 name="laplace_tail_vs_samples")
+    return Panel(controls, fig, update, title="Accuracy: the Laplace tail bound against samples")
 
 
 _SMALL = np.array([3, 7, 1, 0, 5, 2, 4, 6])
@@ -137,7 +136,7 @@ _LARGE = np.array([3120, 7480, 1015, 240, 5230, 2210, 4105, 6020])
 _BINS = ["A", "B", "C", "D", "E", "F", "G", "H"]
 
 
-@register("laplace_histogram")
+@register
 def laplace_histogram(epsilon=1.0, counts="small", seed=0):
     """A histogram released with Lap(1/ε) per bin (Δ = 1 under add/remove, seed 001)."""
     controls = {"epsilon": log_slider("privacy ε", epsilon, -2, np.log10(30)),
@@ -172,6 +171,5 @@ def laplace_histogram(epsilon=1.0, counts="small", seed=0):
         return (f"ε = {epsilon:.3g}: noise scale 1/ε = {1 / epsilon:.3g}; mean absolute error "
                 f"{mae:.3g}, i.e. {100 * rel:.3g}% of the average count.")
 
-    return Panel(controls, fig, update, title="A noisy histogram: when does ε matter?",
-                 name="laplace_histogram")
+    return Panel(controls, fig, update, title="A noisy histogram: when does ε matter?")
 

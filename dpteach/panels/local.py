@@ -8,7 +8,9 @@ import numpy as np
 from .. import local, local_protocols
 from ..bounds import laplace_std
 from ..plots import PALETTE, label_axes, log_axes, new_figure, note
-from ._base import Panel, dropdown, int_slider, log_slider, register
+from ._controls import dropdown, int_slider, log_slider
+from ._panel import Panel
+from ._registry import register
 
 _K_MAX = 32
 _RUNS = 100                                   # simulated surveys per n
@@ -42,7 +44,7 @@ def measured_errors(counts, epsilon, mechanism, rng, laplace):
     return rmse_local, rmse_central, est_local[0], est_central[0]
 
 
-@register("local_vs_central")
+@register
 def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
     """Frequency estimation in the local model against the central one.
 
@@ -130,8 +132,7 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
 
     # a move of k changes the x range: that move is drawn in full (a blitted redraw over a
     # cached background would not equal a full draw there); the other moves blit
-    return Panel(controls, fig, update, title="Local against central: the error of a frequency",
-                 name="local_vs_central", full_draw_on_move=True)
+    return Panel(controls, fig, update, title="Local against central: the error of a frequency", full_draw_on_move=True)
 
 
 _K_GRID = np.unique(np.round(np.logspace(np.log10(2), 6, 60)).astype(np.int64))   # 2 .. 10^6
@@ -140,7 +141,7 @@ _PROTOCOLS = [("k-RR", "krr", "orange"), ("SUE", "sue", "sky"), ("OUE", "oue", "
               ("OLH", "olh", "vermillion")]
 
 
-@register("local_protocols_variance")
+@register
 def local_protocols_variance(epsilon=1.0, k=64):
     """Which frequency oracle is most accurate: k-RR, SUE, OUE and OLH (Wang et al. 2017).
 
@@ -212,5 +213,4 @@ def local_protocols_variance(epsilon=1.0, k=64):
                 f"report: k-RR {bits['krr']}, SUE/OUE {bits['oue']:,}, OLH {bits['olh']} "
                 f"(g = {local.olh_hash_size(epsilon)} buckets plus a 64-bit hash seed).")
 
-    return Panel(controls, fig, update, title="Local protocols: whose variance is smallest, as k grows",
-                 name="local_protocols_variance")
+    return Panel(controls, fig, update, title="Local protocols: whose variance is smallest, as k grows")

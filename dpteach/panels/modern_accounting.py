@@ -7,7 +7,9 @@ import numpy as np
 
 from .. import rdp
 from ..plots import PALETTE, density_line, label_axes, log_axes, new_figure, note, vline
-from ._base import Panel, log_slider, register
+from ._controls import log_slider
+from ._panel import Panel
+from ._registry import register
 
 __all__ = ["accounting_five_ways", "accounting_subsampling"]
 
@@ -24,7 +26,7 @@ _YLIM = (1e-2, 1e4)
 _RATIO_LIM = (0.9, 200.0)        # the right axis: ε / exact
 
 
-@register("accounting_five_ways")
+@register
 def accounting_five_ways(sigma=20.0, delta=1e-6, k=100):
     """ε after k releases of a Gaussian with noise multiplier σ (σ/Δ), at total δ, by five
     accountants (:func:`dpteach.rdp.composition_epsilons`): basic and advanced composition
@@ -82,15 +84,14 @@ def accounting_five_ways(sigma=20.0, delta=1e-6, k=100):
                 f"{now['rdp']:.4g}, zCDP {now['zcdp']:.4g}, basic {now['basic']:.4g}, "
                 f"advanced {now['advanced']:.4g}")
 
-    return Panel(controls, fig, update, title="Five accountants for the same k Gaussian releases",
-                 name="accounting_five_ways")
+    return Panel(controls, fig, update, title="Five accountants for the same k Gaussian releases")
 
 
 _ORDERS = np.arange(2, 257)
 _STEPS = np.unique(np.round(np.logspace(0, 4, 100)))          # 1 ... 10,000 steps
 
 
-@register("accounting_subsampling")
+@register
 def accounting_subsampling(q=0.01, sigma=1.0, steps=1000, delta=1e-5):
     """Privacy amplification by Poisson subsampling (Mironov, Talwar & Zhang 2019).
 
@@ -147,5 +148,4 @@ def accounting_subsampling(q=0.01, sigma=1.0, steps=1000, delta=1e-5):
         return (f"q = {q:.3g}, σ = {sigma:.3g}, T = {T}, δ = {delta:.2g}: ε = {es[-1]:.4g} with "
                 f"Poisson subsampling, {ef[-1]:.4g} without (RDP at orders 2-256)")
 
-    return Panel(controls, fig, update, title="Privacy amplification by subsampling",
-                 name="accounting_subsampling")
+    return Panel(controls, fig, update, title="Privacy amplification by subsampling")

@@ -19,7 +19,9 @@ from ..properties import group_curves, parallel_costs
 from ..accounting import basic_composition
 from ..plots import (PALETTE, band, density_line, hline, label_axes, log_axes, new_figure,
                     note, set_band)
-from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
+from ._controls import dropdown, float_slider, int_slider, log_slider
+from ._panel import Panel
+from ._registry import register
 
 __all__ = ["postprocessing", "group_privacy_loss", "parallel_histogram"]
 
@@ -38,7 +40,7 @@ def _stems(law, width):
     return segs, x + width, p
 
 
-@register("postprocessing")
+@register
 def postprocessing(epsilon=1.0, f="round", parameter=1.0):
     """Output laws of f(x + Lap(1/eps)) on neighbouring counts 0 and 1, and the largest
     log-ratio over output sets of every f, in units of eps."""
@@ -98,15 +100,14 @@ def postprocessing(epsilon=1.0, f="round", parameter=1.0):
         return (f"f = {_LABELS[f]}: largest log-ratio over output sets {mine:.4g} "
                 f"≤ ε = {epsilon:.4g}; all four f: " + ", ".join(f"{r:.3g}" for r in ratios))
 
-    return Panel(controls, fig, update, title="Post-processing never adds privacy loss",
-                 name="postprocessing")
+    return Panel(controls, fig, update, title="Post-processing never adds privacy loss")
 
 
 # ------------------------------------------------------------------ group privacy
 K_MAX = 10
 
 
-@register("group_privacy_loss")
+@register
 def group_privacy_loss(epsilon=0.5, delta=1e-6, k=3):
     """Datasets k people apart: the Laplace loss against ±k eps, and the Gaussian
     mechanism's true delta at k eps against k e^((k-1) eps) delta."""
@@ -159,15 +160,14 @@ def group_privacy_loss(epsilon=0.5, delta=1e-6, k=3):
                 f"chain sum {chain[k - 1]:.3g}; the Gaussian mechanism's true δ at kε = "
                 f"{true[k - 1]:.3g}")
 
-    return Panel(controls, fig, update, title="Group privacy: k people cost kε",
-                 name="group_privacy_loss")
+    return Panel(controls, fig, update, title="Group privacy: k people cost kε")
 
 
 # ------------------------------------------------------------------ parallel composition
 B_MAX = 20
 
 
-@register("parallel_histogram")
+@register
 def parallel_histogram(epsilon=0.5, n_bins=8, seed=0):
     """A histogram over disjoint bins and the cost of disjoint against overlapping counts."""
     controls = {"epsilon": log_slider("ε per count", epsilon, -1, 0.3),
@@ -220,5 +220,4 @@ def parallel_histogram(epsilon=0.5, n_bins=8, seed=0):
                 f"(worst loss {dis:.4g}); cumulative counts cost the sum = {seq:.4g} "
                 f"(worst loss {cum:.4g})")
 
-    return Panel(controls, fig, update, title="Parallel composition: disjoint data, one ε",
-                 name="parallel_histogram")
+    return Panel(controls, fig, update, title="Parallel composition: disjoint data, one ε")

@@ -11,7 +11,9 @@ import numpy as np
 
 from ..attacks import reconstruction as rec
 from ..plots import PALETTE, density_line, figure_png, hline, label_axes, log_axes, new_figure, note
-from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
+from ._controls import dropdown, float_slider, int_slider, log_slider
+from ._panel import Panel
+from ._registry import register
 
 __all__ = ["reconstruction_exhaustive", "reconstruction_random_queries",
            "reconstruction_dp_defence", "phase_transition_figure"]
@@ -25,7 +27,7 @@ def _exhaustive_sweep(n, grid, rng):
     return rec.exhaustive_sweep(n, grid, rng=rng)
 
 
-@register("reconstruction_exhaustive")
+@register
 def reconstruction_exhaustive(noise_bound=1.0, seed=0):
     """Dinur & Nissim's exhaustive attack on n = 10 people, all 2^10 subset sums answered
     with noise at most E. Every database consistent with all answers is within 4E of
@@ -81,7 +83,7 @@ def reconstruction_exhaustive(noise_bound=1.0, seed=0):
                 f"{worst_decoy[i]} of {n} positions, within 4E = {4 * grid[i]:g}. No attacker "
                 f"can promise fewer than ⌊2E⌋ = {floor2e} wrong bits for every secret.")
 
-    return Panel(controls, fig, update, name="reconstruction_exhaustive",
+    return Panel(controls, fig, update,
                  title="The exhaustive attack and its 4E guarantee")
 
 
@@ -103,7 +105,7 @@ def _random_query_sweep(n, rng):
     return sw.d, out, guesses
 
 
-@register("reconstruction_random_queries")
+@register
 def reconstruction_random_queries(ratio=0.4, queries_per_person=4, method="lp", seed=0):
     """LP and least-squares reconstruction of n = 64 secret bits from m random subset
     sums with Gaussian noise σ = ratio·√n. Left: the fraction of bits recovered against
@@ -159,7 +161,7 @@ def reconstruction_random_queries(ratio=0.4, queries_per_person=4, method="lp", 
                 f"{name} recovers {frac[method][j]:.1%} of the {n} bits "
                 f"({int((g != d).sum())} wrong).")
 
-    return Panel(controls, fig, update, name="reconstruction_random_queries",
+    return Panel(controls, fig, update,
                  title="LP and least-squares reconstruction")
 
 
@@ -170,7 +172,7 @@ def _dp_sweep(n, m, trials, prevalence, rng):
     return rec.dp_defence_sweep(n, m, trials, prevalence, _LOG_EPS, rng=rng)
 
 
-@register("reconstruction_dp_defence")
+@register
 def reconstruction_dp_defence(epsilon=1.0, seed=0):
     """The defence: the curator answers the m = 4n = 256 random subset queries about
     n = 64 people with Laplace noise under a total budget ε, i.e. Lap(m/ε) per answer
@@ -218,7 +220,7 @@ def reconstruction_dp_defence(epsilon=1.0, seed=0):
                 f"attack recovers {frac[i]:.1%} of the bits on average, against "
                 f"{1 - prev:.0%} for guessing 0 for everyone.")
 
-    return Panel(controls, fig, update, name="reconstruction_dp_defence",
+    return Panel(controls, fig, update,
                  title="The differentially private defence")
 
 

@@ -9,7 +9,9 @@ from scipy import special
 from .. import sensitivity as sens
 from .._validate import valid_positive_int, valid_real
 from ..plots import PALETTE, bars, label_axes, log_axes, new_figure
-from ._base import Panel, float_slider, int_slider, register
+from ._controls import float_slider, int_slider
+from ._panel import Panel
+from ._registry import register
 
 __all__ = ["two_cluster_dataset", "sensitivity_local_global"]
 
@@ -45,7 +47,7 @@ def _median_rows(X):
     return np.median(X, axis=1)
 
 
-@register("sensitivity_local_global")
+@register
 def sensitivity_local_global(n=11, spread=8.0, split=0.0):
     """Local sensitivity (how far one substituted record can move the answer on THIS
     dataset) against global sensitivity (the worst case over all datasets), for the mean
@@ -92,5 +94,4 @@ def sensitivity_local_global(n=11, spread=8.0, split=0.0):
         return (f"n = {n}: mean {m:.2f} (local sensitivity {loc_mean:.3g}, global 100/n = "
                 f"{glob_mean:.3g}); median {md:g} (local {loc_med:g}, global {glob_med:g})")
 
-    return Panel(controls, fig, update, title="Local against global sensitivity",
-                 name="sensitivity_local_global")
+    return Panel(controls, fig, update, title="Local against global sensitivity")

@@ -7,7 +7,9 @@ from matplotlib.patches import Rectangle
 
 from .. import mechanisms, sparse_vector
 from ..plots import PALETTE, hline, label_axes, log_axes, new_figure, note
-from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
+from ._controls import dropdown, float_slider, int_slider, log_slider
+from ._panel import Panel
+from ._registry import register
 
 _K_MAX = 60
 _RUNS = 4000          # runs per seed for the distribution of the reported query
@@ -20,7 +22,7 @@ def reported_counts(answers, threshold, epsilon, rho, nu):
     return np.where(above.any(axis=1), above.argmax(axis=1), answers.size)
 
 
-@register("sparse_vector_queries")
+@register
 def sparse_vector_queries(threshold=70.0, epsilon=0.5, k=40, seed=0):
     """AboveThreshold on k counting queries: which one is reported, and how often each is.
 
@@ -114,8 +116,7 @@ def sparse_vector_queries(threshold=70.0, epsilon=0.5, k=40, seed=0):
                 f"{np.quantile(errors, 0.95):.1f} in 95% of them; Dwork & Roth's bound "
                 f"8(ln k + ln(2/β))/ε at β = 0.05 is {bound:.1f}.")
 
-    return Panel(controls, fig, update, title="The sparse vector technique: report the first query above",
-                 name="sparse_vector_queries", full_draw_on_move=True)
+    return Panel(controls, fig, update, title="The sparse vector technique: report the first query above", full_draw_on_move=True)
 
 
 _SPARSE_K = 60                 # the stream: sv.example_answers(60)
@@ -147,7 +148,7 @@ def _error_axes(ax2, cs):
     return bound_line, meas_line, noise_line, cap_line, here
 
 
-@register("sparse_answers")
+@register
 def sparse_answers(epsilon=1.0, c=2, threshold=60.0, algorithm="sparse", seed=0):
     """Sparse and NumericSparse (Dwork & Roth 2014, Algorithms 2 and 3) on 60 queries.
 
@@ -236,5 +237,4 @@ def sparse_answers(epsilon=1.0, c=2, threshold=60.0, algorithm="sparse", seed=0)
                 f"have error α ≤ {q95[c - 1]:.0f} people (c = 1: {q95[0]:.0f}); the bound is "
                 f"{bound[c - 1]:.0f}.")
 
-    return Panel(controls, fig, update, title="Sparse: c answers above the threshold, one budget",
-                 name="sparse_answers")
+    return Panel(controls, fig, update, title="Sparse: c answers above the threshold, one budget")

@@ -10,12 +10,14 @@ from matplotlib.ticker import MaxNLocator
 
 from .. import synthetic
 from ..plots import PALETTE, label_axes, log_axes, new_figure, note
-from ._base import Panel, dropdown, float_slider, int_slider, register
+from ._controls import dropdown, float_slider, int_slider
+from ._panel import Panel
+from ._registry import register
 
 _T_MAX = 30
 
 
-@register("mwem_synthetic")
+@register
 def mwem_synthetic(epsilon=1.0, rounds=15, passes=5, seed=0, release="last"):
     """MWEM on the 8 x 4 example table with its 180-query workload.
 
@@ -93,5 +95,4 @@ def mwem_synthetic(epsilon=1.0, rounds=15, passes=5, seed=0, release="last"):
                 f"against {base_hist:.0f} for the noisy histogram, {base_ind:.0f} for independent "
                 f"marginals and {base_uniform:.0f} for the uniform table.")
 
-    return Panel(controls, fig, update, title="MWEM: a synthetic table from a workload",
-                 name="mwem_synthetic")
+    return Panel(controls, fig, update, title="MWEM: a synthetic table from a workload")

@@ -18,7 +18,9 @@ from matplotlib.collections import LineCollection
 from .. import mechanisms, tradeoff
 from ..plots import (PALETTE, band, density_line, hline, label_axes, log_axes, new_figure,
                     note, set_band, vline)
-from ._base import Panel, dropdown, float_slider, int_slider, log_slider, register
+from ._controls import dropdown, float_slider, int_slider, log_slider
+from ._panel import Panel
+from ._registry import register
 
 __all__ = ["loss_distribution", "tradeoff_curves", "tradeoff_attack"]
 
@@ -37,7 +39,7 @@ def _pld(mechanism, epsilon, delta):
 R_MAX = 2.0
 
 
-@register("loss_distribution")
+@register
 def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
     """The privacy loss distribution and delta(eps') against Pr[L > eps'], eps' = ratio * eps."""
     controls = {"mechanism": dropdown("mechanism", _MECHS, mechanism),
@@ -128,12 +130,11 @@ def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
                 f"Pr[L > ε′] = {t0:.4g}; E[L] = {pld.mean:.4g} nats; it is "
                 f"(ε′, {delta:.0e})-DP from ε′ = {e_delta:.4g}")
 
-    return Panel(controls, fig, update, title="The privacy loss is a random variable",
-                 name="loss_distribution", full_draw_on_move=True)
+    return Panel(controls, fig, update, title="The privacy loss is a random variable", full_draw_on_move=True)
 
 
 # ------------------------------------------------------------------ trade-off curves
-@register("tradeoff_curves")
+@register
 def tradeoff_curves(epsilon=1.0, delta=1e-5, mu=1.0):
     """The (eps, delta) region beta >= f(alpha) against the exact curves of the Laplace
     mechanism (at eps) and of a mu-Gaussian DP mechanism, with the Gaussian's own
@@ -180,8 +181,7 @@ def tradeoff_curves(epsilon=1.0, delta=1e-5, mu=1.0):
                 f"β = {beta5:.4f}; the kink is at α = β = {k:.4f}. A {mu:.3g}-GDP mechanism is "
                 f"(ε, {d_mu:.3g})-DP at this ε.")
 
-    return Panel(controls, fig, update, title="ε and δ as limits on an attacker's two errors",
-                 name="tradeoff_curves")
+    return Panel(controls, fig, update, title="ε and δ as limits on an attacker's two errors")
 
 
 # ------------------------------------------------------------------ the attack
@@ -192,7 +192,7 @@ COUNT = 40
 N_MAX = 20000
 
 
-@register("tradeoff_attack")
+@register
 def tradeoff_attack(epsilon=1.0, delta=1e-5, release="laplace", n_trials=4000, seed=0):
     """Measured (alpha, beta) of a threshold attack on a released count against the
     (eps, delta)-DP region beta >= f(alpha)."""
@@ -258,5 +258,4 @@ def tradeoff_attack(epsilon=1.0, delta=1e-5, release="laplace", n_trials=4000, s
                 f"region beyond their Clopper-Pearson boxes (level 1e-6); the best attacker advantage 1 − α − β = {adv:.3f}, and (ε, δ)-DP allows "
                 f"at most (e^ε − 1 + 2δ)/(e^ε + 1) = {bound:.3f}")
 
-    return Panel(controls, fig, update, title="ε as a test: what an attacker can and cannot do",
-                 name="tradeoff_attack")
+    return Panel(controls, fig, update, title="ε as a test: what an attacker can and cannot do")
