@@ -34,6 +34,14 @@ the kernel's kit, the no-sandbox stubs) and tries the attack on it directly.
    mixed and their totals summed into one line (2 of 8 points, 6 tasks), and the check
    that every notebook has its rows could not tell one was missing. Names now keep such
    characters as escapes (``\\u200b``).
+6. **A hand-in that is not a file.** The grader read every hand-in whole, following
+   links: a FIFO among the hand-ins (a tar or zip of a student's work can hold one)
+   hung the whole batch before its first notebook, with no report written; a symbolic
+   link to another student's notebook (``A0_mallory.ipynb -> ../alice/...``) graded
+   that notebook under the link's name, full marks included; and a 300 MB notebook took
+   the grader to 1 GB of memory (three times its size, for every hand-in of the batch at
+   once). A hand-in is now read only as a regular file, never through a link, and at
+   most 64 MiB; anything else gets its ``(notebook)`` row saying why.
 """
 
 from __future__ import annotations
@@ -239,3 +247,47 @@ def test_names_differing_in_what_cannot_be_seen_keep_their_own_rows(twin):
     assert len(grading.totals(rows)) == 2
     assert report_name(twin) == rows[1].notebook != report_name("A0_bob.ipynb")
     assert safe_text(rows[1].notebook) == rows[1].notebook      # nothing left to hide
+
+
+# ------------------------------------------------------------------ 6. not a file
+def _refused_row(path):
+    from dpteach.coursework import grading
+
+    rows = grading.grade_notebook(str(path), assignment="A0", sandbox=False, name=path.name)
+    assert len(rows) == 1 and rows[0].task == "(notebook)" and not rows[0].passed, rows
+    return rows[0].message
+
+
+def test_a_fifo_among_the_hand_ins_is_refused_without_waiting(tmp_path):
+    fifo = tmp_path / "A0_fifo.ipynb"
+    os.mkfifo(fifo)
+    done = []
+    import threading
+
+    worker = threading.Thread(target=lambda: done.append(_refused_row(fifo)), daemon=True)
+    worker.start()
+    worker.join(20)
+    assert done and "not a regular file" in done[0], done
+
+
+def test_a_link_to_another_hand_in_grades_nothing(tmp_path):
+    from test_grading import solution
+    import nbformat
+
+    alice = tmp_path / "alice" / "A0_alice.ipynb"
+    alice.parent.mkdir()
+    nbformat.write(solution(), alice)
+    mallory = tmp_path / "A0_mallory.ipynb"
+    mallory.symlink_to(alice)
+    assert "symbolic link" in _refused_row(mallory)
+
+
+def test_a_hand_in_past_the_size_cap_is_refused_unread(tmp_path, monkeypatch):
+    from dpteach.coursework import grading
+
+    monkeypatch.setattr(grading, "MAX_NOTEBOOK_BYTES", 1024)
+    big = tmp_path / "A0_big.ipynb"
+    big.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                               "cells": [{"cell_type": "markdown", "metadata": {},
+                                          "source": "x" * 4096}]}))
+    assert "larger than" in _refused_row(big)

@@ -49,6 +49,7 @@ import json
 import os
 import secrets
 import shutil
+import stat
 import sys
 import tempfile
 import threading
@@ -104,8 +105,48 @@ class SubmissionError(Exception):
 
 
 # ------------------------------------------------------------------ reading
+#: the largest hand-in read (bytes): the course's largest notebook, outputs and all, is
+#: 0.26 MB; a file past this is refused unread (the grader holds every hand-in of a batch
+#: in memory, and a notebook's parse takes about three times its size)
+MAX_NOTEBOOK_BYTES = 64 * 1024 ** 2
+
+
+class _Unreadable:
+    """A hand-in refused before it is read (the message says why)."""
+
+    def __init__(self, why):
+        self.why = why
+
+
+def _read_handin(path):
+    """The bytes of the hand-in at ``path``, or :class:`_Unreadable`: only a regular
+    file is read, never through a symbolic link (it would grade the file it points to,
+    another student's perhaps, under this name), never a FIFO or a device (reading one
+    could wait forever or never end), and at most :data:`MAX_NOTEBOOK_BYTES`.
+    FileNotFoundError / OSError as ``open`` raises them."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        if os.path.islink(path):
+            return _Unreadable("the file is a symbolic link: hand in the notebook itself")
+        raise err
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return _Unreadable("not a regular file (a FIFO, a device or a folder)")
+        raw = f.read(MAX_NOTEBOOK_BYTES + 1)
+    if len(raw) > MAX_NOTEBOOK_BYTES:
+        size = _sandbox.size_text(MAX_NOTEBOOK_BYTES)
+        return _Unreadable(f"the file is larger than {size}: clear its outputs (Edit > "
+                           "Clear Outputs of All Cells), save and hand it in again")
+    return raw
+
+
 def _parse(raw: bytes, name: str):
     """The notebook in ``raw`` (bytes of a file), or SubmissionError."""
+    if isinstance(raw, _Unreadable):
+        raise SubmissionError(raw.why)
     if not raw.strip():
         raise SubmissionError("the file is empty")
     try:
@@ -251,7 +292,7 @@ def _read_submission(path, raw, assignment, name):
     """(notebook, error message or None, assignment key, tasks)."""
     nb, error, tasks = None, None, None
     try:
-        raw = Path(path).read_bytes() if raw is None else raw
+        raw = _read_handin(path) if raw is None else raw
         nb = _parse(raw, name)
     except FileNotFoundError:
         error = "no such file"
@@ -376,7 +417,7 @@ def grade(paths, *, assignment=None, timeout=120.0, task_timeout=TASK_TIMEOUT, r
     raws = {}
     for p in paths:
         try:
-            raws[p] = Path(p).read_bytes()
+            raws[p] = _read_handin(p)
         except OSError:
             raws[p] = None
     _import_tasks(raws, paths, names, assignment)
