@@ -25,7 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import (valid_count, valid_epsilon, valid_flag, valid_noise_scale, valid_positive_int,
+from ._validate import (Epsilon, Real, Rng, Sensitivity, Using, checked, valid_count,
+                        valid_epsilon, valid_flag, valid_noise_scale, valid_positive_int,
                         valid_real, valid_rng, valid_sensitivity, valid_values)
 from ._densities import laplace_cdf, laplace_pdf, laplace_sf
 from .mechanisms import laplace_mechanism
@@ -59,10 +60,10 @@ __all__ = [
 MAX_EXACT_QUERIES = 1000
 
 
-def _valid_answers(query_answers, *, maximum=None):
-    a = valid_values(query_answers, "query_answers")
+def _valid_answers(query_answers, name="query_answers", *, maximum=None):
+    a = valid_values(query_answers, name)
     if a.ndim != 1:
-        raise ValueError(f"query_answers must be one-dimensional, got shape {a.shape}")
+        raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
     if maximum is not None and a.size > maximum:
         raise ValueError(f"query_answers must hold at most {maximum} queries for an exact "
                          f"distribution (quadrature, work ~ k^2), got k = {a.size}: simulate a "
@@ -90,21 +91,31 @@ def _valid_budget(epsilon, sensitivity):
     """epsilon and sensitivity, and both noise scales 2 Delta/eps, 4 Delta/eps in range."""
     epsilon = valid_epsilon(epsilon)
     d = valid_sensitivity(sensitivity, positive=True)
-    with np.errstate(over="ignore"):
-        valid_noise_scale(2.0 * d / epsilon, "sensitivity / epsilon", "2 sensitivity / epsilon")
-        valid_noise_scale(4.0 * d / epsilon, "sensitivity / epsilon", "4 sensitivity / epsilon")
+    _valid_scales(epsilon, d)
     return epsilon, d
 
 
+def _valid_scales(epsilon, sensitivity):
+    """Both noise scales 2 Delta/eps and 4 Delta/eps of a checked budget in range."""
+    with np.errstate(over="ignore"):
+        valid_noise_scale(2.0 * sensitivity / epsilon, "sensitivity / epsilon",
+                          "2 sensitivity / epsilon")
+        valid_noise_scale(4.0 * sensitivity / epsilon, "sensitivity / epsilon",
+                          "4 sensitivity / epsilon")
+
+
+@checked(epsilon=Epsilon(), sensitivity=Sensitivity(positive=True))
 def above_threshold_scales(epsilon, sensitivity=1.0):
     """(b_threshold, b_query) = (2 Delta / epsilon, 4 Delta / epsilon) [DR14 Algorithm 1],
     in the queries' units. Half the budget goes to the threshold, half to the one query
     that is reported (whose noise must cover a shift of 2 Delta). Both scales must lie in
     [1e-300, 1e305] (an extreme epsilon or sensitivity is refused, naming them). Notebook 15."""
-    epsilon, d = _valid_budget(epsilon, sensitivity)
-    return 2.0 * d / epsilon, 4.0 * d / epsilon
+    _valid_scales(epsilon, sensitivity)
+    return 2.0 * sensitivity / epsilon, 4.0 * sensitivity / epsilon
 
 
+@checked(query_answers=Using(_valid_answers), threshold=Real(), epsilon=Epsilon(),
+         sensitivity=Sensitivity(positive=True), rng=Rng())
 def above_threshold(query_answers, threshold, epsilon, *, sensitivity=1.0, rng=None):
     """AboveThreshold [DR14 Algorithm 1]: index of the first query reported above, or None.
 
@@ -116,17 +127,18 @@ def above_threshold(query_answers, threshold, epsilon, *, sensitivity=1.0, rng=N
     the queries may be chosen adaptively; here they are given up front). Only the index
     is released, never a noisy value. Notebook 15.
     """
-    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
-    rng = valid_rng(rng)
+    _valid_scales(epsilon, sensitivity)
     # Laplace noise of scale 2Δ/ε on the threshold and 4Δ/ε on each query
-    noisy_threshold = laplace_mechanism(t, 2.0 * d, epsilon, rng=rng)
-    for i, answer in enumerate(a):
-        if laplace_mechanism(answer, 4.0 * d, epsilon, rng=rng) >= noisy_threshold:
+    noisy_threshold = laplace_mechanism(threshold, 2.0 * sensitivity, epsilon, rng=rng)
+    for i, answer in enumerate(query_answers):
+        if laplace_mechanism(answer, 4.0 * sensitivity, epsilon, rng=rng) >= noisy_threshold:
             return i
     return None
 
 
 
+@checked(query_answers=Using(_valid_answers), threshold=Real(), epsilon=Epsilon(),
+         sensitivity=Sensitivity(positive=True), rng=Rng())
 def sparse(query_answers, threshold, epsilon, c, *, sensitivity=1.0, rng=None):
     """Sparse [DR14 Algorithm 2, delta = 0]: the indices of at most c queries reported above.
 
@@ -136,21 +148,22 @@ def sparse(query_answers, threshold, epsilon, c, *, sensitivity=1.0, rng=None):
     epsilon / c, so the whole is epsilon-DP [DR14 Sec. 3.6]. With c = 1 it is
     :func:`above_threshold` (same noise, same distribution). Notebook 15.
     """
-    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
-    c = valid_positive_int(c, "c", maximum=max(1, a.size))
-    sigma = sparse_scales(epsilon, c, sensitivity=d)[0]
-    rng = valid_rng(rng)
+    _valid_scales(epsilon, sensitivity)
+    c = valid_positive_int(c, "c", maximum=max(1, query_answers.size))   # c <= k
+    sigma = sparse_scales(epsilon, c, sensitivity=sensitivity)[0]
     found = []
-    noisy_threshold = t + rng.laplace(0.0, sigma)
-    for i, answer in enumerate(a):
+    noisy_threshold = threshold + rng.laplace(0.0, sigma)
+    for i, answer in enumerate(query_answers):
         if answer + rng.laplace(0.0, 2.0 * sigma) >= noisy_threshold:
             found.append(i)
             if len(found) == c:
                 break
-            noisy_threshold = t + rng.laplace(0.0, sigma)
+            noisy_threshold = threshold + rng.laplace(0.0, sigma)
     return found
 
 
+@checked(query_answers=Using(_valid_answers), threshold=Real(), epsilon=Epsilon(),
+         sensitivity=Sensitivity(positive=True), rng=Rng())
 def numeric_sparse(query_answers, threshold, epsilon, c, *, sensitivity=1.0, rng=None):
     """NumericSparse [DR14 Algorithm 3, delta = 0]: [(index, noisy answer)] for at most c
     queries reported above.
@@ -160,12 +173,12 @@ def numeric_sparse(query_answers, threshold, epsilon, c, *, sensitivity=1.0, rng
     a_i + Lap(2 c Delta / epsilon_2). The c values cost c * epsilon_2 / (2c) = epsilon / 9,
     so the whole is epsilon_1 + epsilon / 9 = epsilon-DP [DR14 Sec. 3.6]. Notebook 15.
     """
-    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
-    c = valid_positive_int(c, "c", maximum=max(1, a.size))
-    b_value = sparse_scales(epsilon, c, sensitivity=d, numeric=True)[2]
-    rng = valid_rng(rng)
-    chosen = sparse(a, t, 8.0 * epsilon / 9.0, c, sensitivity=d, rng=rng)
-    return [(i, float(a[i] + rng.laplace(0.0, b_value))) for i in chosen]
+    _valid_scales(epsilon, sensitivity)
+    c = valid_positive_int(c, "c", maximum=max(1, query_answers.size))   # c <= k
+    b_value = sparse_scales(epsilon, c, sensitivity=sensitivity, numeric=True)[2]
+    chosen = sparse(query_answers, threshold, 8.0 * epsilon / 9.0, c, sensitivity=sensitivity,
+                    rng=rng)
+    return [(i, float(query_answers[i] + rng.laplace(0.0, b_value))) for i in chosen]
 
 
 def sparse_scales(epsilon, c, *, sensitivity=1.0, numeric=False):
@@ -289,6 +302,8 @@ def sparse_accuracy_bound(k, epsilon, beta, c, *, sensitivity=1.0):
                          f"{epsilon!r}, c={c!r}, sensitivity={sensitivity!r}") from None
 
 
+@checked(query_answers=Using(_valid_answers), epsilon=Epsilon(),
+         sensitivity=Sensitivity(positive=True), rng=Rng())
 def noisy_top_c(query_answers, epsilon, c, *, sensitivity=1.0, rng=None):
     """The indices of c queries, in the order chosen, by the exponential mechanism run c
     times without replacement ("peeling"), at epsilon / c each.
@@ -306,12 +321,11 @@ def noisy_top_c(query_answers, epsilon, c, *, sensitivity=1.0, rng=None):
     Li 2017: in the non-interactive setting the exponential mechanism replaces SVT, with
     better accuracy). Notebook 15.
     """
-    a = _valid_answers(query_answers)
-    epsilon, d = _valid_budget(epsilon, sensitivity)
-    c = valid_positive_int(c, "c", maximum=max(1, a.size))
-    scale = _valid_c_scale(2.0 * c * d / epsilon, "2 c sensitivity / epsilon")
-    rng = valid_rng(rng)
-    noisy = a + rng.gumbel(0.0, scale, size=a.size)     # the exponential mechanism's weights, as noise
+    _valid_scales(epsilon, sensitivity)
+    c = valid_positive_int(c, "c", maximum=max(1, query_answers.size))   # c <= k
+    scale = _valid_c_scale(2.0 * c * sensitivity / epsilon, "2 c sensitivity / epsilon")
+    # the exponential mechanism's weights, as noise
+    noisy = query_answers + rng.gumbel(0.0, scale, size=query_answers.size)
     return np.argsort(-noisy, kind="stable")[:c].tolist()
 
 
