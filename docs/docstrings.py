@@ -260,4 +260,6 @@ def _process(app, what, name, obj, options, lines):
 
 def setup(app):
     app.connect("autodoc-process-docstring", _process)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    # env_version: raised when what this extension writes changes, so that a build made
+    # before (docs/_build from an earlier `make docs`) reads every page again
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}
