@@ -426,3 +426,28 @@ def test_the_accounting_names_have_one_home():
         assert not hasattr(accounting, name)
     with pytest.raises(AttributeError):
         accounting.no_such_accountant
+
+
+# -- delta(epsilon): the same conversion solved for delta -------------------------------------
+@pytest.mark.parametrize("q,sigma,k", [(1.0, 2.0, 10), (0.01, 1.0, 1000), (0.1, 0.8, 100),
+                                       (1.0, 50.0, 1)])
+def test_accountant_delta_equals_dp_accounting_and_bounds_the_exact_gaussian(q, sigma, k):
+    """On integer orders (where both compute the curve exactly) the δ at ε equals
+    dp-accounting's ``get_delta`` (the same conversions, Canonne, Kamath & Steinke 2020 and
+    Bretagnolle-Huber); at q = 1 it is never below the exact Gaussian δ, and a twin that
+    forgets the composition (one step's curve) is."""
+    orders = np.arange(2, 65)
+    event = dpa.GaussianDpEvent(sigma) if q == 1 else \
+        dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma))
+    theirs = dpa_rdp.RdpAccountant(orders=list(orders))
+    theirs.compose(event, k)
+    ours = dp.RDPAccountant(orders=orders).compose_gaussian(sigma, q=q, steps=k)
+    for eps in (0.0, 0.5, 2.0, 8.0):
+        ref = theirs.get_delta(eps)
+        assert ours.delta(eps) == pytest.approx(ref, rel=1e-9) or (ref == 0 and ours.delta(eps) <= 5e-324)
+        if q == 1:
+            mu = math.sqrt(k) / sigma
+            assert ours.delta(eps) >= exact_delta(eps, mu) * (1 - 1e-9)
+            if k > 1:
+                one = rdp._delta_of_curve(ours.orders, ours.rdp / k, eps, "improved")
+                assert one < exact_delta(eps, mu)
