@@ -56,8 +56,9 @@ import math
 
 import numpy as np
 
-from ._validate import (describe, valid_delta, valid_flag, valid_nonnegative_int,
-                        valid_positive_int, valid_range, valid_real, valid_rng, valid_values)
+from ._validate import (Delta, Flag, OrNone, PositiveInt, Real, Rng, Values, checked, describe,
+                        valid_delta, valid_flag, valid_nonnegative_int, valid_positive_int,
+                        valid_range, valid_real, valid_rng, valid_values)
 
 __all__ = [
     "local_sensitivity_median",
@@ -275,6 +276,10 @@ def _ptr(d, value, epsilon, threshold, bound, rng, size):
     return float(value + rng.laplace(0.0, release))
 
 
+@checked(lower=Real(), upper=Real(), values=Values(), epsilon=Real(low=1e-100),
+         delta=Delta(required=True), exact_delta=Flag(),
+         proposed_bound=Real(low=0.0, low_open=True, high=1e300), rng=Rng(),
+         size=OrNone(PositiveInt(maximum=10**8)))
 def ptr_median(values, lower, upper, epsilon, delta, *, proposed_bound, exact_delta=False,
                rng=None, size=None):
     """Propose-test-release for the median: a noisy median, or None (bottom).
@@ -292,15 +297,10 @@ def ptr_median(values, lower, upper, epsilon, delta, *, proposed_bound, exact_de
     NaN for None. It gives exactly what ``size`` calls in a row with the same generator
     give, and leaves the generator where they would.
     """
-    lo, hi, x = _clamped(values, lower, upper, odd=True)
+    lo, hi, x = _clamped(values, lower, upper, odd=True)      # lower < upper, odd n
     threshold = ptr_threshold(epsilon, delta, exact_delta=exact_delta)
-    epsilon = float(epsilon)
-    bound = valid_real(proposed_bound, "proposed_bound", low=0.0, low_open=True, high=1e300)
-    rng = valid_rng(rng)
-    if size is not None:
-        size = valid_positive_int(size, "size", maximum=10**8)
-    d = distance_to_instability(x, lo, hi, bound)
-    return _ptr(d, x[x.size // 2], epsilon, threshold, bound, rng, size)
+    d = distance_to_instability(x, lo, hi, proposed_bound)
+    return _ptr(d, x[x.size // 2], epsilon, threshold, proposed_bound, rng, size)
 
 
 def _ptr_runs(d, threshold, median, test_scale, release_scale, rng, size):

@@ -47,8 +47,12 @@ def bad_values_for(constraint) -> list:
         low, high = (0.0, 1.0) if kind is v.Probability else (o.get("low"), o.get("high"))
         out = [NAN, np.float64(NAN), np.array(NAN)] + NOT_A_NUMBER[:5] + [1j]
         out += [] if o.get("allow_inf") else [INF, -INF]
-        out += [] if low is None else [low - 1.0] + ([low] if o.get("low_open") else [])
-        out += [] if high is None else [high + 1.0] + ([high] if o.get("high_open") else [])
+        if low is not None:            # the next float below the lowest allowed, and further
+            out += [low - max(1.0, abs(low)), float(np.nextafter(low, -INF))] + \
+                ([low] if o.get("low_open") else [])
+        if high is not None:
+            out += [high + max(1.0, abs(high)), float(np.nextafter(high, INF))] + \
+                ([high] if o.get("high_open") else [])
         return out
     if kind is v.Epsilon:
         out = [x for x in BAD_EPSILON if not (o.get("allow_zero") and x == 0)]
