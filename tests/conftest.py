@@ -119,6 +119,7 @@ HEAVY_FIRST = (
     "test_assignments_a9.py",
     "test_assignments_a1_a3.py",
     "test_rdp.py",
+    "test_accountants_upper_bound.py",  # every accountant against known truths
     "test_seeded_panels.py",
 )
 
