@@ -233,13 +233,14 @@ def _graph_cached(stamp) -> dict:
 
 @functools.lru_cache(maxsize=4)
 def _fingerprints(stamp) -> dict:
-    """(module, name) -> the code of each top-level function and class, its name left
-    out (an ``ast.dump``, hashed)."""
+    """(module, name) -> the source of each top-level function and class, its name left
+    out (hashed): a copy of a module's text has the same."""
     out = {}
     for mod in _graph_cached(stamp).values():
+        lines = mod.path.read_text(encoding="utf-8").splitlines()
         for st in mod.tree.body:
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                text = ast.dump(st).replace(f"name={st.name!r}", "name=''", 1)
+                text = "\n".join(lines[st.lineno - 1:st.end_lineno]).replace(st.name, "", 1)
                 out[(mod.name, st.name)] = hashlib.sha256(text.encode()).hexdigest()
     return out
 

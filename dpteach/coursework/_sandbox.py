@@ -158,16 +158,21 @@ def parse(req):
     return norm(m.group(1)), extras
 
 installed = {}
-for dist in md.distributions():
-    name = dist.metadata["Name"]
-    if name and norm(name) not in installed:
-        installed[norm(name)] = dist
+
+def find(name):
+    if name not in installed:
+        try:
+            installed[name] = md.distribution(name)
+        except md.PackageNotFoundError:
+            installed[name] = None
+    return installed[name]
+
 seen, todo, complete = {}, [(r, ()) for r in json.loads(sys.argv[1])], True
 while todo:
     req, wanted = todo.pop()
     name, extras = parse(req)
     extras = tuple(extras) + tuple(wanted)
-    dist = installed.get(name)
+    dist = find(name) if name else None
     if dist is None:
         continue
     done = seen.setdefault(name, set())
@@ -192,11 +197,11 @@ for name in seen:
     if files is None:
         complete = False
         continue
-    for f in files:
-        full = os.path.realpath(str(dist.locate_file(f)))
-        for folder in folders:
-            if full.startswith(folder + os.sep):
-                view[folder].add(full[len(folder) + 1:].split(os.sep)[0])
+    base = os.path.realpath(str(dist.locate_file("")))
+    if base not in view:
+        complete = False
+        continue
+    view[base] |= {f.parts[0] for f in files if f.parts and f.parts[0] != ".."}
 print(json.dumps({"prefix": sys.prefix, "base": sys.base_prefix,
                   "version": "%d.%d" % sys.version_info[:2], "purelib": paths["purelib"],
                   "base_purelib": sysconfig.get_paths(vars={"base": sys.base_prefix,
