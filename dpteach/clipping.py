@@ -22,8 +22,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._validate import (valid_count, valid_epsilon, valid_noise_scale, valid_probability,
-                        valid_reals, valid_rng, valid_range, valid_size, valid_values)
+from ._validate import (Probability, Real, Using, Values, checked, valid_count, valid_epsilon,
+                        valid_noise_scale, valid_probability, valid_reals, valid_rng,
+                        valid_range, valid_size, valid_values)
 from .mechanisms import clamped_sum, exponential_mechanism, exponential_probabilities, laplace_mechanism
 
 __all__ = [
@@ -271,6 +272,17 @@ def _quantile_scores(values, q, lower, upper):
     return edges, lengths, scores
 
 
+def _valid_quantile_epsilon(epsilon, name="epsilon"):
+    """epsilon > 0 with 2/epsilon finite (the scores carry (2/epsilon) ln(length))."""
+    epsilon = valid_epsilon(epsilon, name)
+    if not np.isfinite(2.0 / epsilon) or epsilon < 1e-300:
+        raise ValueError(f"{name} must be >= 1e-300 for the quantile mechanism (its scores "
+                         f"carry (2/epsilon) ln(length)), got {epsilon!r}")
+    return epsilon
+
+
+@checked(values=Values(allow_empty=True), q=Probability(), lower=Real(), upper=Real(),
+         epsilon=Using(_valid_quantile_epsilon))
 def quantile_interval_probabilities(values, q, lower, upper, epsilon):
     """Exact probabilities with which :func:`private_quantile` picks each interval.
 
@@ -288,11 +300,8 @@ def quantile_interval_probabilities(values, q, lower, upper, epsilon):
     which is the same formula; empty intervals get probability 0.
     Returns (edges, probabilities): n + 2 edges and n + 1 probabilities. Notebook 14.
     """
-    values = valid_values(values, "values", allow_empty=True)
-    q = valid_probability(q, "q")
-    lo, hi = clip_range(lower, upper)
-    epsilon = _valid_quantile_epsilon(epsilon)
-    edges, lengths, scores = _quantile_scores(values, q, lo, hi)
+    clip_range(lower, upper)                       # lower < upper
+    edges, lengths, scores = _quantile_scores(values, q, lower, upper)
     probs = np.zeros(lengths.size)
     pos = lengths > 0
     probs[pos] = exponential_probabilities(scores[pos] + (2.0 / epsilon) * np.log(lengths[pos]),
@@ -325,15 +334,6 @@ def private_quantile(values, q, lower, upper, epsilon, *, rng=None, size=None):
     out = edges[idx] + rng.random(idx.shape) * lengths[idx]
     out = np.minimum(out, hi)
     return out.item() if out.ndim == 0 else out
-
-
-def _valid_quantile_epsilon(epsilon):
-    """epsilon > 0 with 2/epsilon finite (the scores carry (2/epsilon) ln(length))."""
-    epsilon = valid_epsilon(epsilon)
-    if not np.isfinite(2.0 / epsilon) or epsilon < 1e-300:
-        raise ValueError(f"epsilon must be >= 1e-300 for the quantile mechanism (its scores "
-                         f"carry (2/epsilon) ln(length)), got {epsilon!r}")
-    return epsilon
 
 
 # ------------------------------------------------------------------ example data
