@@ -32,9 +32,9 @@ import math
 
 import numpy as np
 
-from ._validate import (valid_bits, valid_count, valid_epsilon, valid_flag, valid_nonnegative_int,
-                        valid_noise_scale, valid_positive_int, valid_positive_ints, valid_real, valid_rng,
-                        valid_size, valid_values)
+from ._validate import (Epsilon, Flag, Rng, Using, checked, valid_bits, valid_count, valid_epsilon,
+                        valid_flag, valid_nonnegative_int, valid_noise_scale, valid_positive_int,
+                        valid_positive_ints, valid_real, valid_rng, valid_size, valid_values)
 from .mechanisms import laplace_mechanism, randomized_response
 
 __all__ = [
@@ -73,10 +73,11 @@ _MAX_K = 10**6
 _MAX_N = 10**15          # people: every count below it is an exact float
 
 
-def _valid_k(k, *, minimum=2):
-    k = valid_positive_int(k, "k", maximum=_MAX_K)
+def _valid_k(k, name="k", *, minimum=2):
+    k = valid_positive_int(k, name, maximum=_MAX_K)
     if k < minimum:
-        raise ValueError(f"k must be an integer >= {minimum} (the number of categories), got {k}")
+        raise ValueError(f"{name} must be an integer >= {minimum} (the number of categories), "
+                         f"got {k}")
     return k
 
 
@@ -85,11 +86,11 @@ def _valid_k(k, *, minimum=2):
 _MIN_EPSILON = 1e-100
 
 
-def _valid_local_epsilon(epsilon):
+def _valid_local_epsilon(epsilon, name="epsilon"):
     """epsilon in [1e-100, inf): smaller ones make p - q, the estimates' divisor, vanish."""
-    epsilon = valid_epsilon(epsilon)
+    epsilon = valid_epsilon(epsilon, name)
     if epsilon < _MIN_EPSILON:
-        raise ValueError(f"epsilon must be >= {_MIN_EPSILON:g} in the local model (the estimates "
+        raise ValueError(f"{name} must be >= {_MIN_EPSILON:g} in the local model (the estimates "
                          f"divide by p - q, about epsilon / k), got {epsilon!r}")
     return epsilon
 
@@ -152,6 +153,7 @@ def k_randomized_response_probabilities(k, epsilon) -> np.ndarray:
     return P
 
 
+@checked(k=Using(_valid_k), epsilon=Using(_valid_local_epsilon), rng=Rng())
 def k_randomized_response(values, k, epsilon, *, rng=None):
     """Each person reports their category with probability e^eps/(e^eps + k - 1),
     otherwise one of the other k - 1 categories uniformly at random.
@@ -161,11 +163,8 @@ def k_randomized_response(values, k, epsilon, *, rng=None):
     than under another (p / q = e^eps). For k = 2 this calls the binary
     :func:`dpteach.randomized_response` of notebook 04. Notebook 17.
     """
-    k = _valid_k(k)
-    v = _valid_categories(values, k)
-    epsilon = _valid_local_epsilon(epsilon)
-    _valid_people(v.size, 2)
-    rng = valid_rng(rng)
+    v = _valid_categories(values, k)     # integers in 0..k-1
+    _valid_people(v.size, 2)             # at most MAX_DRAWS draws
     if k == 2:
         out = np.asarray(randomized_response(v, epsilon, rng=rng)).astype(np.int64)
     else:
@@ -211,6 +210,7 @@ def unary_encoding_probabilities(epsilon, *, optimized=True) -> tuple[float, flo
     return p, 1.0 - p
 
 
+@checked(k=Using(_valid_k), epsilon=Using(_valid_local_epsilon), optimized=Flag(), rng=Rng())
 def unary_encoding(values, k, epsilon, *, optimized=True, rng=None) -> np.ndarray:
     """Each person sends a randomised one-hot vector of k bits.
 
@@ -221,12 +221,8 @@ def unary_encoding(values, k, epsilon, *, optimized=True, rng=None) -> np.ndarra
     one-hot vector (the basic one-time RAPPOR, Erlingsson, Pihur & Korolova 2014).
     Notebook 17.
     """
-    k = _valid_k(k)
-    v = _valid_categories(values, k)
-    epsilon = _valid_local_epsilon(epsilon)
-    optimized = valid_flag(optimized, "optimized")
+    v = _valid_categories(values, k)     # integers in 0..k-1
     _valid_people(v.size, k, what=f" of k = {k} bits each (values and k)")
-    rng = valid_rng(rng)
     onehot = (v[..., None] == np.arange(k)).astype(np.int8)
     if not optimized:
         return np.asarray(randomized_response(onehot, epsilon / 2, rng=rng), dtype=np.int8)
@@ -340,6 +336,7 @@ def olh_reports(values, k, epsilon, *, rng=None):
     return seeds, np.where(keep, hashed, other)
 
 
+@checked(k=Using(_valid_k), epsilon=Epsilon(), rng=Rng())   # epsilon <= 30: olh_hash_size
 def olh_estimate(values, k, epsilon, *, rng=None):
     """Unbiased OLH estimates of the counts of 0..k-1 [WBLJ17].
 
@@ -350,7 +347,6 @@ def olh_estimate(values, k, epsilon, *, rng=None):
     g = e^epsilon + 1 (:func:`olh_variance`), independent of k. The collector hashes all
     n * k (person, value) pairs, at most :data:`MAX_OLH_PAIRS` per call.
     """
-    k = _valid_k(k)
     n = _valid_categories(values, k).size
     if n * k > MAX_OLH_PAIRS:
         raise ValueError(f"values and k ask the collector to hash n * k = {n * k:.3g} (person, value) "
