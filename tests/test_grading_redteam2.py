@@ -42,6 +42,10 @@ the kernel's kit, the no-sandbox stubs) and tries the attack on it directly.
    the grader to 1 GB of memory (three times its size, for every hand-in of the batch at
    once). A hand-in is now read only as a regular file, never through a link, and at
    most 64 MiB; anything else gets its ``(notebook)`` row saying why.
+7. **A notebook nested too deeply to parse.** 200,000 nested lists in its metadata made
+   the JSON parser raise RecursionError, which reached the generic "could not grade"
+   row without the assignment or its points (0 / 0). It is now a notebook that is not
+   valid JSON, with the assignment's points (0 / 4 for A0).
 """
 
 from __future__ import annotations
@@ -291,3 +295,16 @@ def test_a_hand_in_past_the_size_cap_is_refused_unread(tmp_path, monkeypatch):
                                "cells": [{"cell_type": "markdown", "metadata": {},
                                           "source": "x" * 4096}]}))
     assert "larger than" in _refused_row(big)
+
+
+# ------------------------------------------------------------------ 7. nested too deeply
+def test_a_notebook_nested_too_deeply_is_refused_with_its_points(tmp_path):
+    from dpteach.coursework import grading
+
+    depth = 200_000
+    deep = tmp_path / "A0_deep.ipynb"
+    deep.write_text('{"nbformat": 4, "nbformat_minor": 5, "cells": [], "metadata": {"x": ' +
+                    "[" * depth + "]" * depth + "}}")
+    (row,) = grading.grade_notebook(str(deep), assignment="A0", sandbox=False, name="A0_deep")
+    assert row.task == "(notebook)" and row.max_points == 4, row
+    assert "not valid JSON" in row.message, row.message

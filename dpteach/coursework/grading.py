@@ -151,7 +151,7 @@ def _parse(raw: bytes, name: str):
         raise SubmissionError("the file is empty")
     try:
         obj = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
         kind = " (is it a .py file renamed?)" if not raw.lstrip().startswith(b"{") else ""
         raise SubmissionError(f"not a notebook: not valid JSON{kind}: {err}") from None
     if not isinstance(obj, dict) or "nbformat" not in obj:
