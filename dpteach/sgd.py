@@ -33,7 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ._validate import (valid_delta, valid_positive_int, valid_real, valid_rng, valid_values)
+from ._validate import (Real, Using, checked, valid_delta, valid_positive_int, valid_real,
+                        valid_rng, valid_values)
 
 __all__ = ["clip_gradients", "noisy_gradient_sum", "per_example_gradients", "logistic_loss",
            "predict", "accuracy", "dp_sgd", "DPSGDResult", "membership_inference",
@@ -122,6 +123,14 @@ def _clip(clip):
     return valid_real(clip, "clip", low=0.0, low_open=True, allow_inf=True)
 
 
+def _valid_grads(per_example_grads, name):
+    g = valid_values(per_example_grads, name, allow_empty=True)
+    if g.ndim != 2:
+        raise ValueError(f"{name} must be 2-d (examples x parameters), got shape {g.shape}")
+    return g
+
+
+@checked(per_example_grads=Using(_valid_grads), clip=Real(low=0.0, low_open=True, allow_inf=True))
 def clip_gradients(per_example_grads, clip):
     """Scale each row g_i to L2 norm at most C: g_i · min(1, C / ||g_i||₂).
 
@@ -130,12 +139,7 @@ def clip_gradients(per_example_grads, clip):
     clipping, adding or removing one example moves the sum of the rows by at most C in
     L2: the sum has L2 sensitivity C (Abadi et al. 2016, Section 3.1). Notebook 18.
     """
-    g = valid_values(per_example_grads, "per_example_grads", allow_empty=True)
-    if g.ndim != 2:
-        raise ValueError(f"per_example_grads must be 2-d (examples x parameters), got shape "
-                         f"{g.shape}")
-    c = _clip(clip)
-    return _clip_rows(g, c)
+    return _clip_rows(per_example_grads, clip)
 
 
 def _clip_rows(g, c):

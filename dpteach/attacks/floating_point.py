@@ -37,8 +37,9 @@ import math
 
 import numpy as np
 
-from .._validate import (valid_epsilon, valid_nonnegative_int, valid_positive_int, valid_real,
-                         valid_rng, valid_size, valid_values, release_shape)
+from .._validate import (Real, Rng, Size, Values, checked, valid_epsilon, valid_nonnegative_int,
+                         valid_positive_int, valid_real, valid_rng, valid_values,
+                         release_shape)
 
 __all__ = ["naive_laplace_mechanism", "floating_point_attack", "preimages", "rule_out_fractions"]
 
@@ -56,6 +57,8 @@ def _valid_scale(scale):
     return valid_real(scale, "scale", low=0.0, high=_MAX_SCALE, low_open=True)
 
 
+@checked(value=Values(), scale=Real(low=0.0, high=_MAX_SCALE, low_open=True), size=Size(),
+         rng=Rng())
 def naive_laplace_mechanism(value, scale, *, rng=None, size=None):
     """value + Laplace(scale) noise, the textbook way, in floating point (NOT private).
 
@@ -66,14 +69,10 @@ def naive_laplace_mechanism(value, scale, *, rng=None, size=None):
     ``size`` as in :func:`dpteach.laplace_mechanism`. The once-in-2^53 draw u = -1/2 gives
     -inf, as in the textbook formula.
     """
-    value = valid_values(value, "value")
-    scale = _valid_scale(scale)
     if value.size and np.abs(value).max() > np.finfo(float).max - 37 * scale:
         raise ValueError(f"value must stay within +-(1.79e308 - 37 * scale) so that value + "
                          f"noise is finite, got a value of {np.abs(value).max():g} with "
                          f"scale={scale:g}")
-    size = valid_size(size)
-    rng = valid_rng(rng)
     shape = release_shape(size, value.shape)
     u = rng.random(shape) - 0.5
     with np.errstate(divide="ignore"):
