@@ -83,6 +83,8 @@ CALLS = {
     "dpteach.local.olh_estimate": (None, dict(values=[0, 1, 2], k=3, epsilon=1.0)),
     "dpteach.sgd.clip_gradients": (None, dict(per_example_grads=[[3.0, 4.0], [0.1, 0.2]],
                                               clip=1.0)),
+    "dpteach.attacks.reconstruction.lp_decode": (None, dict(queries=[[1, 0], [0, 1], [1, 1]],
+                                                            answers=[1.0, 0.0, 1.0])),
     "dpteach.tradeoff.LossDistribution.tail": (_LAPLACE_LOSS.tail, dict(epsilon=0.5)),
     "dpteach.tradeoff.LossDistribution.delta": (_LAPLACE_LOSS.delta, dict(epsilon=0.5)),
     "dpteach.tradeoff.LossDistribution.epsilon": (_LAPLACE_LOSS.epsilon, dict(delta=0.01)),

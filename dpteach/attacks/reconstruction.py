@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from .._validate import (valid_bits, valid_positive_int, valid_real,
-                         valid_rng, valid_values)
+from .._validate import (PositiveInt, Real, Using, checked, valid_bits, valid_positive_int,
+                         valid_real, valid_rng, valid_values)
 from .._lazy import lazy_module
 from ..mechanisms import laplace_mechanism
 
@@ -151,6 +151,14 @@ def reconstruct_lp(queries, answers, *, solver="highs") -> np.ndarray:
     return lp_decode(queries, answers, solver=solver).bits
 
 
+def _valid_solver(solver, name):
+    if not isinstance(solver, str) or solver not in ("highs", "ipm"):
+        raise ValueError(f"{name} must be 'highs' or 'ipm', got {solver!r}")
+    return solver
+
+
+@checked(queries=Using(_valid_queries), tol=Real(low=0.0, low_open=True),
+         max_iter=PositiveInt(), solver=Using(_valid_solver))
 def lp_decode(queries, answers, *, solver="highs", tol=1e-10, max_iter=100) -> LPResult:
     """Solve the L1-decoding LP and certify the answer; returns an :class:`LPResult`.
 
@@ -164,24 +172,19 @@ def lp_decode(queries, answers, *, solver="highs", tol=1e-10, max_iter=100) -> L
     and more (benchmarks/bench_reconstruction.py).
     """
     from scipy import optimize
-    q = _valid_queries(queries)
-    m, n = q.shape
-    a = _valid_answers(answers, m)
-    tol = valid_real(tol, "tol", low=0.0, low_open=True)
-    max_iter = valid_positive_int(max_iter, "max_iter")
+    m, n = queries.shape
+    a = _valid_answers(answers, m)              # one answer per query
     if solver == "highs":
-        qf = q.astype(np.float64)
+        qf = queries.astype(np.float64)
         res = optimize.linprog(np.concatenate([-a, np.ones(n)]),        # minimise -D
                                A_ub=np.hstack([qf.T, -np.eye(n)]), b_ub=np.zeros(n),
                                bounds=[(-1.0, 1.0)] * m + [(0.0, None)] * n, method="highs")
         if res.status != 0:  # pragma: no cover - (D) is always feasible and bounded
             raise RuntimeError(f"HiGHS failed: {res.message}")
         y, x = res.x[:m], -res.ineqlin.marginals
-        return LPResult(q, a, x, y, res.nit, f"HiGHS: {res.message}")
-    if solver == "ipm":
-        x, y, iterations = _solvers.ipm_l1_decode(q, a, tol, max_iter)
-        return LPResult(q, a, x, y, iterations, "interior point")
-    raise ValueError(f"solver must be 'highs' or 'ipm', got {solver!r}")
+        return LPResult(queries, a, x, y, res.nit, f"HiGHS: {res.message}")
+    x, y, iterations = _solvers.ipm_l1_decode(queries, a, tol, max_iter)       # solver == "ipm"
+    return LPResult(queries, a, x, y, iterations, "interior point")
 
 
 class LPResult:
