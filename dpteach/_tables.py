@@ -74,7 +74,9 @@ def class_ids(table, qis) -> np.ndarray:
     for col in qis:
         codes, uniques = pd.factorize(table[col], sort=False)
         key, _ = pd.factorize(key * len(uniques) + codes, sort=False)
-    return key.astype(np.int64)
+    # np.intp, the platform's index type: np.bincount refuses int64 where intp is 32 bits
+    # (the browser's WebAssembly Python), and a class number never needs more
+    return key.astype(np.intp)
 
 
 def target_class(table, qis, target):

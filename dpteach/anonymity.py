@@ -78,14 +78,14 @@ def _codes(column: pd.Series, ordered: bool):
             raise TypeError(f"ordered=True needs an ordered attribute; column {column.name!r} "
                             "is an unordered Categorical (make it ordered=True)")
         col = column.cat.remove_unused_categories()
-        return col.cat.codes.to_numpy().astype(np.int64), list(col.cat.categories)
+        return col.cat.codes.to_numpy().astype(np.intp), list(col.cat.categories)
     if ordered and not (pd.api.types.is_numeric_dtype(column)
                         or pd.api.types.is_datetime64_any_dtype(column)):
         raise TypeError(f"ordered=True needs numbers, dates or an ordered Categorical; column "
                         f"{column.name!r} has dtype {column.dtype} (text such as '11K' < '3K' "
                         "would sort wrongly)")
     codes, uniques = pd.factorize(column, sort=True)
-    return codes.astype(np.int64), list(uniques)
+    return codes.astype(np.intp), list(uniques)
 
 
 class _Groups:

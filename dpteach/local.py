@@ -115,7 +115,7 @@ def _valid_categories(values, k, name="values"):
     if np.any(arr != np.floor(arr)) or np.any(arr < 0) or np.any(arr > k - 1):
         bad = arr[(arr != np.floor(arr)) | (arr < 0) | (arr > k - 1)].flat[0]
         raise ValueError(f"{name} must be category indices 0..{k - 1} (k = {k}), got {bad!r}")
-    return arr.astype(np.int64)
+    return arr.astype(np.intp)     # the index type: np.bincount takes no int64 where it is 32 bits
 
 
 # ------------------------------------------------------------------ k-ary randomized response
@@ -166,7 +166,7 @@ def k_randomized_response(values, k, epsilon, *, rng=None):
     v = _valid_categories(values, k)     # integers in 0..k-1
     _valid_people(v.size, 2)             # at most MAX_DRAWS draws
     if k == 2:
-        out = np.asarray(randomized_response(v, epsilon, rng=rng)).astype(np.int64)
+        out = np.asarray(randomized_response(v, epsilon, rng=rng)).astype(np.intp)
     else:
         p = k_randomized_response_keep_probability(k, epsilon)
         keep = rng.random(v.shape) < p

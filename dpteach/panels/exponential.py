@@ -150,7 +150,8 @@ def _profile_scores(profile, n, epsilon, t):
         return 50.0 - np.arange(n, dtype=float)
     rng = np.random.default_rng(2014)      # a fixed room of 400 people, |R| categories
     weights = 1.0 / np.arange(1, n + 1)
-    return np.bincount(rng.choice(n, size=400, p=weights / weights.sum()), minlength=n).astype(float)
+    room = rng.choice(n, size=400, p=weights / weights.sum()).astype(np.intp)   # int64 by default
+    return np.bincount(room, minlength=n).astype(float)
 
 
 @register
