@@ -60,7 +60,7 @@ import tempfile
 import pytest
 
 from dpteach.coursework import _kernel_kit as kk
-from dpteach.coursework import _sandbox
+from dpteach.coursework import _kernel_cells, _sandbox
 
 #: modules of the test environment a grading kernel must not find, and some it needs
 PEERS = ("pycanon", "dp_accounting", "diffprivlib", "opendp", "pytest", "sklearn",
@@ -191,7 +191,7 @@ print(json.dumps(out))
 
 
 def test_without_the_sandbox_a_decorated_forbidden_function_keeps_no_body():
-    cell = _sandbox.stub_cell(["dpteach._redteam2_fake:formula"])
+    cell = _kernel_cells.stub_cell(["dpteach._redteam2_fake:formula"])
     out = subprocess.run([sys.executable, "-c", STUB_PROBE, cell], capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0, out.stderr[-2000:]

@@ -15,7 +15,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from . import _judging, _sandbox
+from . import _judging, _kernel_cells, _sandbox
 from ._grade_kernel import code_cells
 from ._grade_report import MAX_RESULT_BYTES
 
@@ -129,7 +129,7 @@ def run_part(nb, name, key, tasks, draws, targets, needs, verdicts, *, timeout,
         requests = []
         job = {"cells": code_cells(nb), "assignment": key, "timeout": timeout,
                "task_timeout": task_timeout, "tasks": [], "sandboxed": bool(sandbox),
-               "prelude": _sandbox.prelude_cell(targets, sandboxed=bool(sandbox)),
+               "prelude": _kernel_cells.prelude_cell(targets, sandboxed=bool(sandbox)),
                "max_result_bytes": int(MAX_SENT_RESULT)}
         for i, (task, request, _truth) in enumerate(draws):
             token = secrets.token_hex(8)
