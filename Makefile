@@ -180,7 +180,7 @@ JOBS    ?= 1
 SANDBOX ?= 1
 grade: $(STAMP) $(GRADE_STAMP) bubblewrap
 	@test -n "$(FILES)" || { echo 'usage: make grade FILES="a.ipynb b.ipynb" REPORT=grades.csv [JOBS=2]'; exit 2; }
-	$(VENV)/bin/dpteach grade $(FILES) --report $(REPORT) --timeout $(TIMEOUT) --jobs $(JOBS) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(SHARD),--shard $(SHARD)) $(if $(filter 0,$(SANDBOX)),--no-sandbox) $(GRADE_FLAGS)
+	$(VENV)/bin/dpteach grade --report $(REPORT) --timeout $(TIMEOUT) --jobs $(JOBS) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(SHARD),--shard $(SHARD)) $(if $(filter 0,$(SANDBOX)),--no-sandbox) $(GRADE_FLAGS) -- $(FILES)
 
 # The coursework as an nbgrader course (source/A1 ... A10 and nbgrader_config.py), written
 # from notebooks/solutions like `make exercises`: make nbgrader NBGRADER_DIR=course

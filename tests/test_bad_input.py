@@ -1055,7 +1055,7 @@ def _panel_cases():
 @pytest.mark.parametrize("builder,param,bads", list(_panel_cases()))
 def test_panel_builders_refuse_bad_initial_values(builder, param, bads):
     """A NaN, an out-of-range number, a string or a bool never reaches a slider: the
-    control factories of dpteach/panels/_base.py refuse it before any widget exists and
+    control factories of dpteach/panels/_controls.py refuse it before any widget exists and
     the REGISTRY wrapper names the builder's parameter."""
     problems = []
     for bad in bads:
