@@ -172,7 +172,7 @@ def k_randomized_response(values, k, epsilon, *, rng=None):
         keep = rng.random(v.shape) < p
         # another category, uniform over the k - 1 that are not the truth
         other = (v + rng.integers(1, k, size=v.shape)) % k
-        out = np.where(keep, v, other)
+        out = np.where(keep, v, other).astype(np.intp)   # category indices, like the input
     return int(out) if out.ndim == 0 else out
 
 
@@ -497,7 +497,9 @@ def true_counts(n, frequencies) -> np.ndarray:
     counts = np.floor(raw).astype(np.int64)
     short = n - counts.sum()
     counts[np.argsort(raw - counts)[::-1][:short]] += 1
-    return counts
+    # the index type where the counts fit in it (np.repeat and np.bincount take no int64
+    # where np.intp is 32 bits, as in the browser's Python)
+    return counts.astype(np.intp) if n <= np.iinfo(np.intp).max else counts
 
 
 def report_counts(counts, epsilon, *, mechanism="oue", rng=None, size=None) -> np.ndarray:
