@@ -204,6 +204,12 @@ def site():
     served.close()
 
 
+#: Run All stops at the first error, so the wait ends at the last cell or at a traceback
+_RAN_OR_FAILED = """(n) => (""" + _ALL_RAN + """)(n) || [...document.querySelectorAll(
+  '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')].some(
+  e => e.innerText.includes('Traceback'))"""
+
+
 def test_the_site_runs_the_course_in_the_browser_with_no_other_host(site):
     from playwright.sync_api import sync_playwright
 
@@ -250,30 +256,7 @@ def test_the_site_runs_the_course_in_the_browser_with_no_other_host(site):
                 if "noUi-handle" not in focused:
                     problems.append(f"{notebook}: the arrow keys took the focus from the "
                                     f"slider handle to {focused!r}")
-        finally:
-            foreign = list(browser.foreign)
-            browser.close()
-    report["foreign_requests"] = foreign
-    (ARTIFACTS / "report.json").write_text(json.dumps(report, indent=1))
-    assert not foreign, f"{len(foreign)} requests to other hosts, e.g. {foreign[:5]}"
-    assert not problems, "\n".join(problems)
-
-
-_RAN_OR_FAILED = """(n) => (""" + _ALL_RAN + """)(n) || [...document.querySelectorAll(
-  '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')].some(
-  e => e.innerText.includes('Traceback'))"""
-
-
-def test_more_of_the_course_runs_in_the_browser(site):
-    """Notebooks 01 and 17 run top to bottom in the site with no traceback (Run All stops
-    at the first error, so the wait ends at the last cell or at a traceback)."""
-    from playwright.sync_api import sync_playwright
-
-    problems = []
-    with sync_playwright() as p:
-        browser = Browser(p, site)
-        try:
-            for notebook in MORE_NOTEBOOKS:
+            for notebook in MORE_NOTEBOOKS:      # top to bottom only, in the warm browser
                 page = browser.new_page()
                 open_notebook(page, site, notebook)
                 run_all(page)
@@ -286,6 +269,8 @@ def test_more_of_the_course_runs_in_the_browser(site):
         finally:
             foreign = list(browser.foreign)
             browser.close()
+    report["foreign_requests"] = foreign
+    (ARTIFACTS / "report.json").write_text(json.dumps(report, indent=1))
     assert not foreign, f"{len(foreign)} requests to other hosts, e.g. {foreign[:5]}"
     assert not problems, "\n".join(problems)
 
