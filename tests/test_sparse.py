@@ -211,8 +211,10 @@ def test_noisy_top_c_picks_c_distinct_queries_and_the_top_ones_at_large_epsilon(
     for c in (1, 3, 5):
         chosen = sv.noisy_top_c(a, 1.0, c, rng=rng)
         assert len(chosen) == len(set(chosen)) == c
-    top = set(np.argsort(-a, kind="stable")[:1])
-    assert set(sv.noisy_top_c(a, 1e4, 1, rng=rng)) == top
+    # at epsilon = 1e4 a gap of 1 is a factor e^-5000: the pick is a largest answer (the
+    # answers are counts, so several may tie for the top; any of them may be picked)
+    (pick,) = sv.noisy_top_c(a, 1e4, 1, rng=rng)
+    assert a[pick] == a.max()
 
 
 def _peeling_probabilities(a, epsilon, c):
