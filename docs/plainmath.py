@@ -334,34 +334,30 @@ def _has_top_sum(toks, i):
     return False
 
 
+def _has_top(toks, i, is_mark):
+    """Whether the group opened at ``toks[i]`` holds, at its own level, a token for which
+    ``is_mark`` is true."""
+    depth = 0
+    for tok in toks[i:]:
+        if tok.kind == "open":
+            depth += 1
+        elif tok.kind == "close":
+            depth -= 1
+            if depth == 0:
+                return False
+        elif depth == 1 and is_mark(tok):
+            return True
+    return False
+
+
 def _has_top_relation(toks, i):
     """Whether the group opened at ``toks[i]`` states a relation: ``ε -> 0 (2p - 1 ~ ε/2)``
     is a remark beside the formula, not a factor of it."""
-    depth = 0
-    for tok in toks[i:]:
-        if tok.kind == "open":
-            depth += 1
-        elif tok.kind == "close":
-            depth -= 1
-            if depth == 0:
-                return False
-        elif tok.kind == "op" and tok.text in _RELATIONS and depth == 1:
-            return True
-    return False
+    return _has_top(toks, i, lambda tok: tok.kind == "op" and tok.text in _RELATIONS)
 
 
 def _has_top_comma(toks, i):
-    depth = 0
-    for tok in toks[i:]:
-        if tok.kind == "open":
-            depth += 1
-        elif tok.kind == "close":
-            depth -= 1
-            if depth == 0:
-                return False
-        elif tok.kind == "comma" and depth == 1:
-            return True
-    return False
+    return _has_top(toks, i, lambda tok: tok.kind == "comma")
 
 
 def _trim(toks: list[_Tok]) -> list[_Tok]:
