@@ -135,7 +135,7 @@ def run_all(page):
 
 _ALL_RAN = """(n) => {
   const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(e => e.textContent);
-  return prompts.length === n && !prompts.some(p => p.includes('*')) && prompts[n - 1].includes('[' + n + ']');
+  return !prompts.some(p => p.includes('*')) && prompts.some(p => p.includes('[' + n + ']'));
 }"""
 
 _STDERR = """() => [...document.querySelectorAll(
