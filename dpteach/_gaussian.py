@@ -54,8 +54,15 @@ def gaussian_delta_exact(sigma, d, epsilon):
             integral = width * (integrand @ _GL_W)
             out = direct.copy()
             out[near] = np.exp(-a[near] ** 2 / 2) / np.sqrt(2 * np.pi) * integral
-    out = np.maximum(out, 0.0).reshape(shape)
+    # A true delta below the float range rounds to 0, which would read as pure DP: where
+    # the delta is positive (D > 0, eps finite) report the smallest positive float, an
+    # upper bound of it, instead.
+    positive = (d > 0) & np.isfinite(epsilon)
+    out = np.where(positive, np.maximum(out, _SMALLEST), np.maximum(out, 0.0)).reshape(shape)
     return out.item() if out.ndim == 0 else out
+
+
+_SMALLEST = np.nextafter(0.0, 1.0)      # 5e-324, the smallest positive (subnormal) float
 
 
 def analytic_sigma(epsilon, delta, *, iterations=64):

@@ -57,6 +57,25 @@ def test_gaussian_delta_agrees_with_mpmath_on_a_grid():
                 assert got == pytest.approx(exact, rel=1e-12, abs=0), (sigma, eps)
 
 
+def test_a_gaussian_delta_below_the_float_range_is_not_reported_as_zero():
+    # the true delta at eps = 60, sigma = 1 is about 1e-800: 0 would claim pure DP
+    smallest = np.nextafter(0.0, 1.0)
+    assert dp.gaussian_delta(1.0, 1.0, 60.0) == smallest
+    assert dp.tradeoff.gdp_delta(1e3, 1.0) == smallest
+    loss = dp.tradeoff.privacy_loss_distribution("gaussian", sigma=1.0)
+    assert np.all(loss.delta(np.array([60.0, 1e4])) == smallest)
+    # where the delta truly is 0 (no sensitivity, infinite epsilon) it stays 0
+    assert _gaussian.gaussian_delta_exact(1.0, 0.0, 1.0) == 0.0
+    assert _gaussian.gaussian_delta_exact(1.0, 1.0, np.inf) == 0.0
+    # a wrong twin: the unfloored formula does round to 0 there
+    assert float(np.exp(_special_log_ndtr(1 / 2 - 60.0))) == 0.0
+
+
+def _special_log_ndtr(x):
+    from scipy import special
+    return special.log_ndtr(x)
+
+
 # ------------------------------------------------------------------ the loss distribution
 def test_gaussian_loss_epsilon_at_tiny_delta_beyond_the_old_search_cap():
     loss = dp.privacy_loss_distribution("gaussian", sigma=1e-3)
