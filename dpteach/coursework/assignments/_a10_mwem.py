@@ -12,7 +12,7 @@ from ..exercises import ALPHA
 from ._student import (UNSOLVED, call, early, fail, field, float_array, forbid, g, is_unsolved,
                        laplace_fit, number, ok, short)
 
-_T3_LIBRARY = ("dpteach:multiplicative_weights_update",
+T3_FORBIDDEN = ("dpteach:multiplicative_weights_update",
                "dpteach.synthetic:multiplicative_weights_update", "dpteach.synthetic:_mw_step")
 
 
@@ -70,7 +70,7 @@ def t3_collect(answers, req):
     if is_unsolved(fn):
         return dict(UNSOLVED)
     out = []
-    with forbid(*_T3_LIBRARY, code=[fn]) as guard:
+    with forbid(*T3_FORBIDDEN, code=[fn]) as guard:
         for c in req["cases"]:
             value, problem = call(fn, np.array(c["synthetic"]), np.array(c["query"]),
                                   c["measurement"])
@@ -119,7 +119,7 @@ def t3_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 3b: MWEM's two scales
 _T3B_CALLS = 2000
-_T3B_LIBRARY = ("dpteach:mwem", "dpteach.synthetic:mwem", "dpteach.synthetic:mwem_rounds",
+T3B_FORBIDDEN = ("dpteach:mwem", "dpteach.synthetic:mwem", "dpteach.synthetic:mwem_rounds",
                 "dpteach.synthetic:mwem_selection_probabilities")
 
 
@@ -206,7 +206,7 @@ def t3b_collect(answers, req):
     args = (np.array(req["histogram"]), np.array(req["synthetic"]), np.array(req["queries"]),
             req["epsilon"], req["iterations"], rng)
     out = []
-    with forbid(*_T3B_LIBRARY, code=[fn]) as guard:
+    with forbid(*T3B_FORBIDDEN, code=[fn]) as guard:
         for i in range(req["calls"]):
             value, problem = call(fn, *args)
             if problem is not None:

@@ -12,7 +12,7 @@ from scipy import stats
 from ..exercises import ALPHA
 from ._student import UNSOLVED, early, fail, field, forbid, g, is_unsolved, number, ok, short
 
-_T2_LIBRARY = ("dpteach:ptr_median", "dpteach.beyond_global:ptr_median",
+T2_FORBIDDEN = ("dpteach:ptr_median", "dpteach.beyond_global:ptr_median",
                "dpteach:ptr_answer_probability", "dpteach.beyond_global:ptr_answer_probability",
                "dpteach.beyond_global:_ptr_runs", "dpteach.beyond_global:_ptr_threshold",
                "dpteach.beyond_global:_ptr", "dpteach.beyond_global:ptr_threshold",
@@ -273,7 +273,7 @@ def t2_collect(answers, req):
         return dict(UNSOLVED)
     rng = np.random.default_rng(req["seed"])
     out = []
-    with forbid(*_T2_LIBRARY, code=[fn]) as guard:
+    with forbid(*T2_FORBIDDEN, code=[fn]) as guard:
         try:
             probe = fn(np.array(_T2_PROBE[0]), *_T2_PROBE[1:], rng)
         except Exception as exc:                         # the student's bug, as data

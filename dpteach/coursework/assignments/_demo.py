@@ -110,10 +110,10 @@ def _noise_judge(data, request, truth):
 
 
 TASKS = [
-    Task("Task 1", 1, ("double",), _double_request, _double_collect, _double_judge,
-         title="double a number"),
-    Task("Task 2", 1, ("answer",), _answer_request, _answer_collect, _answer_judge,
-         title="the answer"),
-    Task("Task 3", 2, ("noisy_count",), _noise_request, _noise_collect, _noise_judge,
-         title="a Laplace count"),
+    Task(key="Task 1", points=1, names=("double",), title="double a number",
+         request=_double_request, collect=_double_collect, judge=_double_judge),
+    Task(key="Task 2", points=1, names=("answer",), title="the answer",
+         request=_answer_request, collect=_answer_collect, judge=_answer_judge),
+    Task(key="Task 3", points=2, names=("noisy_count",), title="a Laplace count",
+         request=_noise_request, collect=_noise_collect, judge=_noise_judge),
 ]

@@ -77,9 +77,9 @@ import numpy as np
 
 from ..exercises import ALPHA
 from . import Task
-from ._a10_mwem import (t3_collect, t3_judge, t3_request, t3b_collect, t3b_judge,
-                       t3b_request)
-from ._a10_ptr import T2_NEEDS, t2_collect, t2_judge, t2_request
+from ._a10_mwem import (T3_FORBIDDEN, T3B_FORBIDDEN, t3_collect, t3_judge, t3_request,
+                       t3b_collect, t3b_judge, t3b_request)
+from ._a10_ptr import T2_FORBIDDEN, T2_NEEDS, t2_collect, t2_judge, t2_request
 from ._student import (UNSOLVED, call, call_each, early, fail, field, forbid, g,
                        is_unsolved, laplace_fit, number, ok, short)
 
@@ -499,22 +499,27 @@ def _t1d_judge(data, req, truth):
 
 
 TASKS = [
-    Task("Task 1a", 2, ("local_sensitivity",), _t1a_request,
-         _t1_collect_for("local_sensitivity", "k"),
-         _t1_judge_for("Task 1a", "local_sensitivity", "k"),
-         title="the median's local sensitivity at distance k"),
-    Task("Task 1b", 2, ("smooth_sensitivity",), _t1b_request,
-         _t1_collect_for("smooth_sensitivity", "beta"),
-         _t1_judge_for("Task 1b", "smooth_sensitivity", "beta"),
-         title="the median's smooth sensitivity"),
-    Task("Task 1c", 1, ("beta_for",), _t1c_request, _t1c_collect, _t1c_judge,
-         title="the smoothing beta that Laplace noise admits"),
-    Task("Task 1d", 2, ("smooth_median",), _t1d_request, _t1d_collect, _t1d_judge,
-         title="the smooth-sensitivity median"),
-    Task("Task 2", 4, ("my_ptr_median",), t2_request, t2_collect, t2_judge,
-         title="propose-test-release for the median", extra={"needs": T2_NEEDS}),
-    Task("Task 3a", 2, ("mw_update",), t3_request, t3_collect, t3_judge,
-         title="one multiplicative-weights update of MWEM"),
-    Task("Task 3b", 2, ("mwem_round",), t3b_request, t3b_collect, t3b_judge,
-         title="one round of MWEM: its selection and its measurement"),
+    Task(key="Task 1a", points=2, names=("local_sensitivity",),
+         title="the median's local sensitivity at distance k", request=_t1a_request,
+         collect=_t1_collect_for("local_sensitivity", "k"),
+         judge=_t1_judge_for("Task 1a", "local_sensitivity", "k"), forbidden=_T1_LIBRARY),
+    Task(key="Task 1b", points=2, names=("smooth_sensitivity",),
+         title="the median's smooth sensitivity", request=_t1b_request,
+         collect=_t1_collect_for("smooth_sensitivity", "beta"),
+         judge=_t1_judge_for("Task 1b", "smooth_sensitivity", "beta"), forbidden=_T1_LIBRARY),
+    Task(key="Task 1c", points=1, names=("beta_for",),
+         title="the smoothing beta that Laplace noise admits", request=_t1c_request,
+         collect=_t1c_collect, judge=_t1c_judge, forbidden=_T1C_LIBRARY),
+    Task(key="Task 1d", points=2, names=("smooth_median",),
+         title="the smooth-sensitivity median", request=_t1d_request, collect=_t1d_collect,
+         judge=_t1d_judge, forbidden=_T1D_LIBRARY + _T1_LIBRARY + _T1C_LIBRARY),
+    Task(key="Task 2", points=4, names=("my_ptr_median",),
+         title="propose-test-release for the median", request=t2_request, collect=t2_collect,
+         judge=t2_judge, forbidden=T2_FORBIDDEN, needs=T2_NEEDS),
+    Task(key="Task 3a", points=2, names=("mw_update",),
+         title="one multiplicative-weights update of MWEM", request=t3_request,
+         collect=t3_collect, judge=t3_judge, forbidden=T3_FORBIDDEN),
+    Task(key="Task 3b", points=2, names=("mwem_round",),
+         title="one round of MWEM: its selection and its measurement", request=t3b_request,
+         collect=t3b_collect, judge=t3b_judge, forbidden=T3B_FORBIDDEN),
 ]

@@ -555,12 +555,16 @@ def _t4_judge(data, req, truth):
 
 
 TASKS = [
-    Task("Task 1", 4, ("my_clipped_mean",), _t1_request, _t1_collect, _t1_judge,
-         title="a clipped mean: clamp, noisy sum, noisy count"),
-    Task("Task 2", 2, ("best_clip_bound",), _t2_request, _t2_collect, _t2_judge,
-         title="choose the clipping bound that minimises the error"),
-    Task("Task 3", 4, ("my_above_threshold",), _t3_request, _t3_collect, _t3_judge,
-         title="AboveThreshold: one noisy threshold, noisy queries, stop at the first above"),
-    Task("Task 4", 2, ("my_private_quantile",), _t4_request, _t4_collect, _t4_judge,
-         title="a private quantile with the exponential mechanism"),
+    Task(key="Task 1", points=4, names=("my_clipped_mean",),
+         title="a clipped mean: clamp, noisy sum, noisy count", request=_t1_request,
+         collect=_t1_collect, judge=_t1_judge, forbidden=_T1_LIBRARY),
+    Task(key="Task 2", points=2, names=("best_clip_bound",),
+         title="choose the clipping bound that minimises the error", request=_t2_request,
+         collect=_t2_collect, judge=_t2_judge, forbidden=_T2_LIBRARY),
+    Task(key="Task 3", points=4, names=("my_above_threshold",),
+         title="AboveThreshold: one noisy threshold, noisy queries, stop at the first above",
+         request=_t3_request, collect=_t3_collect, judge=_t3_judge, forbidden=_T3_LIBRARY),
+    Task(key="Task 4", points=2, names=("my_private_quantile",),
+         title="a private quantile with the exponential mechanism", request=_t4_request,
+         collect=_t4_collect, judge=_t4_judge, forbidden=_T4_LIBRARY),
 ]

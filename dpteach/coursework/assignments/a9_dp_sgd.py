@@ -355,9 +355,7 @@ def _t2_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 3
 _T3_LIBRARY = ("dpteach:subsampled_gaussian_rdp", "dpteach.rdp:subsampled_gaussian_rdp",
-               "dpteach.accounting:subsampled_gaussian_rdp",
-               "dpteach:RDPAccountant", "dpteach.rdp:RDPAccountant",
-               "dpteach.accounting:RDPAccountant")
+               "dpteach:RDPAccountant", "dpteach.rdp:RDPAccountant")
 
 #: what Task 1's honest solutions call (the notebook names them): the accountants, which the
 #: check's own search uses too
@@ -433,14 +431,17 @@ def _t3_judge(data, req, truth):
 
 
 TASKS = [
-    Task("Task 1a", 2, ("calibrate_sigma",), _t1a_request, _t1_collect, _t1_judge_as("Task 1a"),
-         title="calibrate σ for a target (ε, δ): full-batch accountants",
-         extra={"needs": _T1_NEEDS}),
-    Task("Task 1b", 2, ("calibrate_sigma",), _t1b_request, _t1_collect, _t1_judge_as("Task 1b"),
+    Task(key="Task 1a", points=2, names=("calibrate_sigma",),
+         title="calibrate σ for a target (ε, δ): full-batch accountants", request=_t1a_request,
+         collect=_t1_collect, judge=_t1_judge_as("Task 1a"), needs=_T1_NEEDS),
+    Task(key="Task 1b", points=2, names=("calibrate_sigma",),
          title="calibrate σ for a target (ε, δ): Poisson-subsampled steps",
-         extra={"needs": _T1_NEEDS}),
-    Task("Task 2", 3, ("clip_and_noise",), _t2_request, _t2_collect, _t2_judge,
-         title="clip each gradient, then add noise to the sum"),
-    Task("Task 3", 2, ("subsampled_rdp",), _t3_request, _t3_collect, _t3_judge,
-         title="the RDP of one Poisson-subsampled Gaussian step"),
+         request=_t1b_request, collect=_t1_collect, judge=_t1_judge_as("Task 1b"),
+         needs=_T1_NEEDS),
+    Task(key="Task 2", points=3, names=("clip_and_noise",),
+         title="clip each gradient, then add noise to the sum", request=_t2_request,
+         collect=_t2_collect, judge=_t2_judge, forbidden=_LIBRARY),
+    Task(key="Task 3", points=2, names=("subsampled_rdp",),
+         title="the RDP of one Poisson-subsampled Gaussian step", request=_t3_request,
+         collect=_t3_collect, judge=_t3_judge, forbidden=_T3_LIBRARY),
 ]
