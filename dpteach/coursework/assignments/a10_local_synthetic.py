@@ -80,8 +80,8 @@ from . import Task
 from ._a10_mwem import (T3_FORBIDDEN, T3B_FORBIDDEN, t3_collect, t3_judge, t3_request,
                        t3b_collect, t3b_judge, t3b_request)
 from ._a10_ptr import T2_FORBIDDEN, T2_NEEDS, t2_collect, t2_judge, t2_request
-from ._student import (UNSOLVED, call, call_each, early, fail, field, forbid, g,
-                       is_unsolved, laplace_fit, number, ok, short)
+from ._student import (UNSOLVED, call, call_each_watched, entries, fail, field, forbid, g,
+                       is_unsolved, laplace_fit, number, ok, opening, short)
 
 #: notebook 19's answers, which Task 1's functions must not call (however reached)
 _T1_LIBRARY = ("dpteach:local_sensitivity_median",
@@ -220,29 +220,21 @@ def _t1b_request(rng):
 
 def _t1_collect_for(name, param):
     def collect(answers, req):
-        fn = answers.get(name)
-        if is_unsolved(fn):
-            return dict(UNSOLVED)
-        with forbid(*_T1_LIBRARY, code=[fn]) as guard:
-            data = call_each(fn, ((np.array(c["values"]), c["lower"], c["upper"], c[param])
-                                  for c in req["cases"]), "values")
-        if "values" in data:
-            data["called_library"] = bool(guard.used)
-        return data
+        return call_each_watched(answers, name, [(np.array(c["values"]), c["lower"],
+                                                  c["upper"], c[param]) for c in req["cases"]],
+                                 "values", _T1_LIBRARY)
     return collect
 
 
 def _t1_judge_for(key, name, param):
     def judge(data, req, truth):
-        bad = early(key, data, "Hint: sort the clamped values and take the largest gap "
-                               "x_{m+t} - x_{m+t-k-1}.")
+        bad = opening(key, data, "Hint: sort the clamped values and take the largest gap "
+                                 "x_{m+t} - x_{m+t-k-1}.",
+                      library="your function calls the kit's local or smooth sensitivity "
+                              "(dp.local_sensitivity_median, dp.smooth_sensitivity_median or "
+                              "dp.distance_to_instability); the task is to compute it yourself.")
         if bad is not None:
             return bad
-        if data.get("called_library") is True:
-            return fail(key, "your function calls the kit's local or smooth sensitivity "
-                             "(dp.local_sensitivity_median, dp.smooth_sensitivity_median or "
-                             "dp.distance_to_instability); the task is to compute it yourself.",
-                        "library")
         found, expected = data.get("values"), field(truth, "values", [])
         cases = req.get("cases", []) if isinstance(req, dict) else []
         if not isinstance(found, list) or len(found) != len(expected) or \
@@ -301,28 +293,22 @@ def _t1c_request(rng):
 
 
 def _t1c_collect(answers, req):
-    fn = answers.get("beta_for")
-    if is_unsolved(fn):
-        return dict(UNSOLVED)
-    with forbid(*_T1C_LIBRARY, code=[fn]) as guard:
-        data = call_each(fn, ((c["epsilon"], c["delta"]) for c in req["cases"]), "values")
-    if "values" in data:
-        data["called_library"] = bool(guard.used)
-    return data
+    return call_each_watched(answers, "beta_for",
+                             [(c["epsilon"], c["delta"]) for c in req["cases"]], "values",
+                             _T1C_LIBRARY)
 
 
 def _t1c_judge(data, req, truth):
     key = "Task 1c"
-    bad = early(key, data, "Hint: β = ε/(2 ln(2/δ)).")
+    bad = opening(key, data, "Hint: β = ε/(2 ln(2/δ)).",
+                  library="your function calls dp.smooth_beta; the task is to write the "
+                          "formula yourself.")
     if bad is not None:
         return bad
-    if data.get("called_library") is True:
-        return fail(key, "your function calls dp.smooth_beta; the task is to write the "
-                         "formula yourself.", "library")
-    cases = req.get("cases", []) if isinstance(req, dict) else []
-    found, expected = data.get("values"), field(truth, "values", [])
-    if not isinstance(found, list) or len(found) != len(expected) or len(cases) != len(expected):
-        return fail(key, "the check's data is malformed.", "malformed")
+    expected, cases = field(truth, "values", []), field(req, "cases", [])
+    found, bad = entries(key, data, "values", len(expected), len(cases))
+    if bad is not None:
+        return bad
     for c, f, want in zip(cases, found, expected):
         shown = f"beta_for({g(c['epsilon'])}, {g(c['delta'])})"
         v = number(f)
@@ -447,17 +433,14 @@ def _t1d_collect(answers, req):
 
 def _t1d_judge(data, req, truth):
     key = "Task 1d"
-    bad = early(key, data, "Hint: the clamped median plus Lap(2S/ε), S the smooth sensitivity "
-                           "at β = ε/(2 ln(2/δ)).")
+    bad = opening(key, data, "Hint: the clamped median plus Lap(2S/ε), S the smooth sensitivity "
+                             "at β = ε/(2 ln(2/δ)).",
+                  library="your function calls the kit's smooth median, smooth sensitivity or "
+                          "β (dp.smooth_median, dp.smooth_sensitivity_median, dp.smooth_beta); "
+                          "use your own functions of Tasks 1b and 1c.",
+                  returns="smooth_median must return a number")
     if bad is not None:
         return bad
-    if data.get("called_library") is True:
-        return fail(key, "your function calls the kit's smooth median, smooth sensitivity or "
-                         "β (dp.smooth_median, dp.smooth_sensitivity_median, dp.smooth_beta); "
-                         "use your own functions of Tasks 1b and 1c.", "library")
-    if "type" in data:
-        return fail(key, f"smooth_median must return a number, found "
-                         f"{str(data['type'])[:100]}.", "type")
     req = req if isinstance(req, dict) else {}
     cases, facts = req.get("cases", []), field(truth, "cases", [])
     got = data.get("releases")
