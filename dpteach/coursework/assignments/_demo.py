@@ -109,14 +109,13 @@ def _noise_collect(answers, request):
     if is_unsolved(mechanism):
         return dict(UNSOLVED)
     rng = np.random.default_rng(request["seed"])
-    releases, problem = call(_releases, mechanism, request, rng)
-    return problem if problem is not None else {"releases": releases}
 
+    def releases():                  # one array, or None when every call returned None
+        out = [mechanism(request["count"], request["epsilon"], rng) for _ in range(_N_RELEASES)]
+        return None if all(v is None for v in out) else np.asarray(out, dtype=float)
 
-def _releases(mechanism, request, rng):
-    """The student's releases as one array, or None when every call returned None."""
-    out = [mechanism(request["count"], request["epsilon"], rng) for _ in range(_N_RELEASES)]
-    return None if all(v is None for v in out) else np.asarray(out, dtype=float)
+    value, problem = call(releases)
+    return problem if problem is not None else {"releases": value}
 
 
 def _noise_judge(data, request, truth):
