@@ -5,6 +5,7 @@ the hidden request, collect the answers' outputs, move them through the JSON tra
 import numpy as np
 
 from dpteach.coursework import assignments
+from dpteach.coursework.assignments import _transport
 
 
 def tasks_of(assignment):
@@ -17,5 +18,5 @@ def run_task(assignment, key, seed, **answers):
     task = tasks_of(assignment)[key]
     req, truth = task.request(np.random.default_rng(seed))
     data = task.collect(answers, req)
-    data = assignments.loads(assignments.dumps(data))
+    data = _transport.loads(_transport.dumps(data))
     return task.judge(data, req, truth)

@@ -6,7 +6,7 @@ executed from the notebook's own cells -- passes on many seeds; (2) the blank st
 missing answer are "not yet solved"; (3) copy-cheats fail (the value the notebook holds,
 the public table's answer, constants); (4) the classic wrong-but-plausible slip fails;
 (5) the judge never raises on garbage data; (6) what collect returns survives
-dpteach.coursework.assignments.dumps/loads (every run below goes through it).
+dpteach.coursework._transport.dumps/loads (every run below goes through it).
 """
 
 import ast
@@ -20,6 +20,7 @@ import pytest
 import dpteach as dp
 from dpteach import anonymity as an
 from dpteach.coursework import assignments
+from dpteach.coursework.assignments import _transport
 from dpteach.coursework.exercises import Feedback
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,9 +61,9 @@ def run(assignment, key, answers, seed=0, *, send_request=False) -> Feedback:
     t = task(assignment, key)
     request, truth = t.request(np.random.default_rng(seed))
     if send_request:
-        request = assignments.loads(assignments.dumps(request))
+        request = _transport.loads(_transport.dumps(request))
     data = t.collect(answers, request)
-    data = assignments.loads(assignments.dumps(data))
+    data = _transport.loads(_transport.dumps(data))
     fb = t.judge(data, request, truth)
     assert isinstance(fb, Feedback) and fb.message.startswith(key + ":"), fb
     return fb

@@ -11,6 +11,7 @@ from scipy import special
 
 import dpteach as dp
 from dpteach.coursework import assignments
+from dpteach.coursework.assignments import _transport
 from dpteach.coursework.assignments import a4_composition as a4
 from dpteach.coursework.assignments import a5_exponential as a5
 from dpteach.coursework.assignments import _a6_pool as a6_pool, a6_auditing as a6
@@ -34,7 +35,7 @@ def _request(assignment, key, seed, transport):
         task = assignments._task(assignment, key)
         request, truth = task.request(np.random.default_rng(seed))
         if transport:
-            request = assignments.loads(assignments.dumps(request))
+            request = _transport.loads(_transport.dumps(request))
         _REQUESTS[cache_key] = (request, truth)
     return _REQUESTS[cache_key]
 
@@ -46,7 +47,7 @@ def run(assignment, key, seed=0, transport=None, **answers):
     transport = seed < 3 if transport is None else transport
     request, truth = _request(assignment, key, seed, transport)
     data = task.collect(answers, request)
-    data = assignments.loads(assignments.dumps(data))
+    data = _transport.loads(_transport.dumps(data))
     return task.judge(data, request, truth)
 
 
@@ -583,7 +584,7 @@ def test_a6_judge_survives_garbage(key):
 def test_a6_request_hides_the_labels():
     for key in ("Task 1", "Task 2"):
         request, truth = assignments._task("A6", key).request(np.random.default_rng(0))
-        text = assignments.dumps(request)
+        text = _transport.dumps(request)
         for kind in a6.CORRECT + a6.BROKEN:
             assert kind not in text
         assert all(set(c) == {"samples_x", "samples_y", "claimed_epsilon", "alpha"}
@@ -792,7 +793,7 @@ def test_judge_never_raises_on_mutated_data(assignment, key):
     model = {"A4": A4_MODEL, "A5": A5_MODEL, "A6": A6_MODEL}[assignment][key]
     task = assignments._task(assignment, key)
     request, truth = _request(assignment, key, 0, False)
-    data = assignments.loads(assignments.dumps(task.collect(model, request)))
+    data = _transport.loads(_transport.dumps(task.collect(model, request)))
     assert task.judge(data, request, truth).passed
     for path, junk in _mutations(data):
         fb = task.judge(_replace(data, path, junk), request, truth)
@@ -807,9 +808,9 @@ def test_transport_is_small(assignment, key):
     task = assignments._task(assignment, key)
     t0 = time.perf_counter()
     request, truth = task.request(np.random.default_rng(99))
-    request_text = assignments.dumps(request)
-    data_text = assignments.dumps(task.collect(model, assignments.loads(request_text)))
-    task.judge(assignments.loads(data_text), request, truth)
+    request_text = _transport.dumps(request)
+    data_text = _transport.dumps(task.collect(model, _transport.loads(request_text)))
+    task.judge(_transport.loads(data_text), request, truth)
     seconds = time.perf_counter() - t0
     assert len(request_text) < 3e6 and len(data_text) < 1e6, (len(request_text), len(data_text))
     print(f"{assignment} {key}: {seconds:.1f} s")   # the tasks' CPU time: benchmarks/bench_tasks.py

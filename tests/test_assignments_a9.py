@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dpteach as dp
-from dpteach.coursework import assignments
+from dpteach.coursework.assignments import _transport
 from _tasks import run_task, tasks_of
 from dpteach.coursework.assignments import a9_dp_sgd as a9
 
@@ -265,7 +265,7 @@ def test_data_survives_json():
         task = _tasks()[key]
         req, truth = task.request(np.random.default_rng(5))
         data = task.collect({name: fn}, req)
-        back = assignments.decode(assignments.encode(data))
+        back = _transport.decode(_transport.encode(data))
         assert task.judge(back, req, truth).passed
 
 
@@ -362,7 +362,7 @@ def test_subsampled_rdp_stub_garbage_and_json():
         fb = task.judge(data, req, truth)
         assert not fb.passed and fb.message.startswith("Task 3")
     data = task.collect({"subsampled_rdp": subsampled_rdp}, req)
-    assert task.judge(assignments.decode(assignments.encode(data)), req, truth).passed
+    assert task.judge(_transport.decode(_transport.encode(data)), req, truth).passed
     # the hidden draw has one case of each kind, so the kinds' slips are told apart
     alphas = sorted(c["alpha"] for c in req["cases"])
     assert alphas[0] == 2 and 3 <= alphas[1] <= 6 and alphas[2] >= 7

@@ -503,7 +503,7 @@ def test_mechanism_judge_is_robust_to_malformed_data():
 
 
 def test_mechanism_parts_cross_a_json_boundary():
-    from dpteach.coursework.assignments import decode, encode
+    from dpteach.coursework.assignments._transport import decode, encode
 
     request = ex.mechanism_request(np.random.default_rng(5), sensitivity=2, epsilon=1.0,
                                    **FAST)

@@ -35,8 +35,8 @@ ALPHA = 1e-6
 
 def refused(text):
     """The ResultRefused message loads(text) raises (the test fails if it does not)."""
-    with pytest.raises(assignments.ResultRefused) as info:
-        assignments.loads(text)
+    with pytest.raises(_transport.ResultRefused) as info:
+        _transport.loads(text)
     return str(info.value)
 
 
@@ -117,19 +117,19 @@ def test_deep_nesting_is_refused_before_the_parser_recurses():
                  "[" * 5_000_000):
         assert "nested too deeply to be data" in refused(text)
     ok = '{"a": ' * 99 + "1" + "}" * 99
-    assert assignments.loads(ok) is not None
+    assert _transport.loads(ok) is not None
     deep = 1
     for _ in range(150):
         deep = [deep]
-    with pytest.raises(assignments.ResultRefused, match="nested too deeply"):
-        assignments.decode(deep)                                  # decode alone checks too
+    with pytest.raises(_transport.ResultRefused, match="nested too deeply"):
+        _transport.decode(deep)                                  # decode alone checks too
 
 
 # ------------------------------------------------------------------ sizes capped
 def test_a_dataframe_of_12000_by_12000_cells_is_refused_before_it_is_allocated():
     names = json.dumps([f"c{i}" for i in range(12_000)])
     rows = json.dumps(list(range(12_000)))
-    assignments.loads('{"__dataframe__": {"columns": [], "index": [], "data": []}}')  # warm
+    _transport.loads('{"__dataframe__": {"columns": [], "index": [], "data": []}}')  # warm
     for data in ("0", "[]", "[[0]]"):
         text = ('{"data": {"__dataframe__": {"columns": %s, "index": %s, "data": %s}}}'
                 % (names, rows, data))
@@ -158,8 +158,8 @@ def test_too_many_values_long_strings_and_long_numbers_are_refused():
     # the element budget also counts binary arrays
     one = {"__ndarray__": "", "dtype": "<f8", "shape": [0]}
     big = dict(one, shape=[5_000_000], __ndarray__="A" * (4 * ((40_000_000 + 2) // 3)))
-    assert "too large" in str(pytest.raises(assignments.ResultRefused,
-                                            assignments.decode, big).value)
+    assert "too large" in str(pytest.raises(_transport.ResultRefused,
+                                            _transport.decode, big).value)
 
 
 @pytest.mark.parametrize("obj, why", [
@@ -178,8 +178,8 @@ def test_too_many_values_long_strings_and_long_numbers_are_refused():
     ({"__series__": {"name": 3, "index": [0], "data": [1]}}, "name"),
 ])
 def test_tags_are_read_only_in_the_exact_shapes_encode_writes(obj, why):
-    with pytest.raises(assignments.ResultRefused, match=why):
-        assignments.loads(json.dumps(obj))
+    with pytest.raises(_transport.ResultRefused, match=why):
+        _transport.loads(json.dumps(obj))
 
 
 def test_honest_data_of_every_kind_still_round_trips():
@@ -191,7 +191,7 @@ def test_honest_data_of_every_kind_still_round_trips():
             "with_inf": np.array([1.0, np.inf, np.nan]),
             "frame": pd.DataFrame({"age": [31, 45], "zip": ["130**", "148**"]}),
             "series": pd.Series([0.5, 1.5], index=["p", "q"], name="s")}
-    back = assignments.loads(assignments.dumps(data))
+    back = _transport.loads(_transport.dumps(data))
     for k in ("draws", "ints", "flags", "empty", "zero_d"):
         assert back[k].dtype == data[k].dtype.newbyteorder("=") and back[k].shape == data[k].shape
         assert np.array_equal(back[k], data[k])
@@ -201,7 +201,7 @@ def test_honest_data_of_every_kind_still_round_trips():
     assert back["objects"].tolist() == ["a", None]
     assert back["frame"].equals(data["frame"]) and back["series"].equals(data["series"])
     # the older list form of arrays is still read
-    assert assignments.loads('{"__ndarray__": [[1, 2]], "dtype": "<f8"}').shape == (1, 2)
+    assert _transport.loads('{"__ndarray__": [[1, 2]], "dtype": "<f8"}').shape == (1, 2)
 
 
 def test_the_largest_honest_result_fits_the_cap_and_decodes_fast():
@@ -209,10 +209,10 @@ def test_the_largest_honest_result_fits_the_cap_and_decodes_fast():
     the largest result of any task (measured over A1-A10's worked solutions, 8 draws each:
     the next largest is under 0.6 MB)."""
     outputs = np.random.default_rng(2).laplace(size=(36, 30_000)) * 1e9
-    text = assignments.dumps({"data": {"problem": None, "outputs": outputs, "runs": 30_000}})
+    text = _transport.dumps({"data": {"problem": None, "outputs": outputs, "runs": 30_000}})
     assert len(text) < 0.75 * _transport.MAX_RESULT_BYTES
     t0 = time.process_time()
-    back = assignments.loads(text)
+    back = _transport.loads(text)
     assert time.process_time() - t0 < 2.0
     assert np.array_equal(back["data"]["outputs"], outputs)
 
@@ -237,7 +237,7 @@ def _a8_t3(seed):
 
 def _judge_a8_t3(req, truth, counts):
     data = {"counts": counts, "called_library": False}
-    return a8.TASKS[2].judge(assignments.loads(assignments.dumps(data)), req, truth)
+    return a8.TASKS[2].judge(_transport.loads(_transport.dumps(data)), req, truth)
 
 
 def _dyadic(p, calls):

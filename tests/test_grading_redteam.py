@@ -40,6 +40,7 @@ import pytest
 from nbformat.v4 import new_code_cell as code
 
 from dpteach.coursework import _isolation, _sandbox, assignments, grading
+from dpteach.coursework.assignments import _transport
 
 from test_grading import exercise, solution
 
@@ -347,17 +348,17 @@ for _t in A.tasks("A8"):
 
 # 9. what crosses from the kernel, made hostile
 DUMPS_QUOTES = """\
-from dpteach.coursework import assignments as A
+from dpteach.coursework.assignments import _transport as T
 _QUOTES = '"' + '\\\\"' * 1_000_000 + '"'
-A.dumps = lambda obj: _QUOTES
+T.dumps = lambda obj: _QUOTES
 """
 
 DATAFRAME_BOMB = """\
 import json
-from dpteach.coursework import assignments as A
+from dpteach.coursework.assignments import _transport as T
 _BOMB = ('{"data": {"__dataframe__": {"columns": %s, "index": %s, "data": 0}}}'
          % (json.dumps(["c%d" % i for i in range(12_000)]), json.dumps(list(range(12_000)))))
-A.dumps = lambda obj: _BOMB
+T.dumps = lambda obj: _BOMB
 """
 
 # 10. resources, each gating Task 1 on getting through
@@ -1178,7 +1179,7 @@ def _live(key, task_key, source, seeds=(1, 2)):
     for seed in seeds:
         request, truth = task.request(np.random.default_rng(seed))
         data = task.collect({n: space[n] for n in task.names}, request)
-        data = assignments.loads(assignments.dumps({"data": data}))["data"]
+        data = _transport.loads(_transport.dumps({"data": data}))["data"]
         feedback = task.judge(data, request, truth)
         if not feedback.passed:
             return False, feedback.message

@@ -284,6 +284,7 @@ COLLECT = '''\
 def {fn}():
     import pickle
     from dpteach.coursework import assignments as A
+    from dpteach.coursework.assignments import _transport as T
     names, out = {names!r}, None
     g = globals()
     missing = [n for n in names if n not in g]
@@ -298,9 +299,9 @@ def {fn}():
         except BaseException as err:
             out = {{"error": (type(err).__name__ + ": " + str(err))[:300]}}
     try:
-        text = A.dumps(out)
+        text = T.dumps(out)
     except BaseException as err:
-        text = A.dumps({{"error": "the result could not be sent as data: " + str(err)[:200]}})
+        text = T.dumps({{"error": "the result could not be sent as data: " + str(err)[:200]}})
     with open({result!r}, "w", encoding="utf-8") as f:
         f.write(text)
 try:

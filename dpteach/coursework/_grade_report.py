@@ -53,8 +53,8 @@ def read_result(path):
 def nesting_depth(text: str) -> int:
     """How deeply the JSON ``text`` nests arrays and objects (checked before parsing:
     a recursion error deep inside the parser can upset the interpreter). One linear
-    pass over the bytes (:func:`dpteach.coursework.assignments.scan`): no regular
-    expression, whatever the text holds."""
+    pass over the bytes (:func:`dpteach.coursework.assignments._transport.scan`): no
+    regular expression, whatever the text holds."""
     return _transport.scan(text)[0]
 
 

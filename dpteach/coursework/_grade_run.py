@@ -8,9 +8,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import re
 import secrets
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -23,34 +21,19 @@ __all__ = ["forbidden_targets", "allowed_targets", "run_part", "remove",
            "MAX_SENT_RESULT"]
 
 
-def forbidden_targets(tasks) -> list:
-    """The kit functions (``"module:name"``) any of ``tasks`` forbids: each task's
-    ``extra["forbidden"]``, and every module-level tuple of such names in the modules
-    defining the tasks (the lists their collect passes to :class:`forbid`), but for
-    their ``ALLOWED``."""
-    found = set()
-    for task in tasks:
-        found.update(task.extra.get("forbidden", ()))
-        module = sys.modules.get(getattr(task.collect, "__module__", "") or "")
-        for name, value in vars(module).items() if module is not None else ():
-            if name != "ALLOWED" and isinstance(value, tuple) and value and all(
-                    isinstance(x, str) and _TARGET.fullmatch(x) for x in value):
-                found.update(value)
-    return sorted(found)
+def forbidden_targets(tasks, allowed=()) -> list:
+    """The kit functions (``"dpteach.<module>:<name>"``) any of ``tasks`` forbids: the
+    union of their declared ``forbidden``, less the assignment's ``allowed``."""
+    return sorted({t for task in tasks for t in task.forbidden} - set(allowed))
 
 
-_TARGET = re.compile(r"dpteach(\.\w+)*:\w+")
-
-
-def allowed_targets(tasks) -> list:
-    """The kit functions (``"module:name"``) the assignment of ``tasks`` lets every task
+def allowed_targets(assignment) -> list:
+    """The kit functions (``"dpteach.<module>:<name>"``) ``assignment`` lets every task
     use (its module's ``ALLOWED``): the grading kernel keeps them even where a judge
     computes its truth with them."""
-    found = set()
-    for task in tasks:
-        module = sys.modules.get(getattr(task.collect, "__module__", "") or "")
-        found.update(getattr(module, "ALLOWED", ()) if module is not None else ())
-    return sorted(found)
+    from . import assignments
+
+    return sorted(assignments.allowed(assignment))
 
 
 def remove(folder):
@@ -98,13 +81,13 @@ def status_of(frames) -> dict:
 _KIT_LOCK = threading.Lock()
 
 
-def kit_for(stub_dir, tasks, targets, needs, requests) -> Path:
+def kit_for(stub_dir, key, tasks, targets, needs, requests) -> Path:
     """The kernel's kit for this group (built once per batch and plan): the kit without
     the ``targets``, what computes them and the judges (:mod:`._kernel_kit`)."""
     from . import _kernel_kit
 
     pickled = _kernel_kit.pickled_globals(requests)
-    allowed = allowed_targets(tasks)
+    allowed = allowed_targets(key)
     with _KIT_LOCK:
         plan = _kernel_kit.plan(tasks, targets, needs, pickled, allowed)
         folder = Path(stub_dir) / f"kit_{_kernel_kit.key(plan)}"
@@ -146,7 +129,7 @@ def run_part(nb, name, key, tasks, draws, targets, needs, verdicts, *, timeout,
         limit = limits.wall_factor * cpu + 120
         job["cpu_backstop"] = int(cpu * 1.5 + 120)     # per process, should all else fail
         (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
-        kit = kit_for(stub_dir, tasks, targets, needs, requests) if sandbox else None
+        kit = kit_for(stub_dir, key, tasks, targets, needs, requests) if sandbox else None
         ran = _sandbox.launch(folder, sandbox=sandbox, kit=kit, limit=limit,
                               limits=limits)
         # the sandbox is gone: from here on only data is read

@@ -18,6 +18,7 @@ import threading
 import time
 
 from . import assignments
+from .assignments import _transport
 from ._grade_report import MAX_RESULT_BYTES, read_result
 
 #: CPU seconds one task's judging may take, and the floor for a notebook
@@ -62,10 +63,10 @@ def verdict(task, result_path, request, truth, notes=()) -> tuple:
         if text is None:
             return False, (f"{task.key}: the result is not a file of at most "
                            f"{MAX_RESULT_BYTES} bytes")
-        envelope = assignments.loads(text)          # sizes, depth and shapes capped
+        envelope = _transport.loads(text)          # sizes, depth and shapes capped
     except FileNotFoundError:
         return False, f"{task.key}: no result came back from the notebook"
-    except assignments.ResultRefused as err:
+    except _transport.ResultRefused as err:
         return False, f"{task.key}: {str(err)[:300]}"
     except Exception as err:                                # noqa: BLE001 - untrusted bytes
         return False, f"{task.key}: the result is not valid data ({type(err).__name__})"

@@ -54,8 +54,8 @@ KIT_DATA = ("py.typed", "*.npz")
 #: what the grading kernel itself needs of the coursework, whatever the task
 ESSENTIALS = (
     "dpteach.coursework.assignments:tasks",
-    "dpteach.coursework.assignments:dumps",
-    "dpteach.coursework.assignments:encode",
+    "dpteach.coursework.assignments._transport:dumps",
+    "dpteach.coursework.assignments._transport:encode",
     "dpteach.coursework.assignments:Task",
     "dpteach.coursework._feedback:Feedback",
 )

@@ -16,12 +16,12 @@ dpteach.coursework.grading``, ``dpteach grade``) grades each notebook in five st
    stubs). The runner runs the cells in a fresh kernel (a cell that raises does not stop
    the next; a kernel that dies is restarted; after ``timeout`` seconds the rest is
    skipped), then per task one injected cell that looks up the task's names and calls
-   ``task.collect``, writing JSON (:func:`dpteach.coursework.assignments.dumps`). Each task has its
-   own time limit; all of them together get another ``timeout`` seconds;
+   ``task.collect``, writing JSON (:func:`dpteach.coursework.assignments._transport.dumps`).
+   Each task has its own time limit; all of them together get another ``timeout`` seconds;
 4. once the sandbox has ended (every process it held with it), **judge** here: each
    result file is read as untrusted bytes and decoded as data only
-   (:func:`dpteach.coursework.assignments.loads`, never pickle), and ``task.judge(data, request,
-   truth)`` decides;
+   (:func:`dpteach.coursework.assignments._transport.loads`, never pickle), and
+   ``task.judge(data, request, truth)`` decides;
 5. **report**: each notebook's rows and total are appended to the report and totals,
    and flushed to disk, as it finishes; at the end both are rewritten atomically in the
    order given. Any failure while grading one notebook becomes failed rows for it; every
@@ -64,7 +64,7 @@ from . import _grade_shards, _sandbox, assignments
 from .._validate import valid_real
 # the kernel (run inside the sandbox by _grade_runner) and the report writing live in
 # private modules; the report's names stay importable from here
-from ._grade_run import forbidden_targets, run_part
+from ._grade_run import allowed_targets, forbidden_targets, run_part
 from ._grade_report import (FIELDS, MAX_DEPTH, MAX_RESULT_BYTES, NOTEBOOK_ROW,  # noqa: F401
                             TOTAL_FIELDS, nesting_depth, read_result, summary, totals,
                             totals_path, write_report, write_totals)
@@ -309,14 +309,15 @@ def _read_submission(path, raw, assignment, name):
     return nb, error, key, tasks
 
 
-def _groups(tasks) -> list:
-    """The tasks split by what their honest solutions need (``extra["needs"]``), in
-    order of first appearance, each with the forbidden functions its kernel goes
-    without: those of every task of the assignment, less what the group needs."""
-    every = forbidden_targets(tasks)
+def _groups(tasks, allowed=()) -> list:
+    """The tasks split by what their honest solutions need (``task.needs``), in order of
+    first appearance, each with the forbidden functions its kernel goes without: those
+    every task of the assignment declares (less its ``allowed``), less what the group
+    needs."""
+    every = forbidden_targets(tasks, allowed)
     groups = {}
     for task in tasks:
-        needs = frozenset(task.extra.get("needs", ()))
+        needs = frozenset(task.needs)
         groups.setdefault(needs, []).append(task)
     return [(members, [t for t in every if t not in needs], sorted(needs))
             for needs, members in groups.items()]
@@ -330,7 +331,7 @@ def _run_and_judge(nb, name, key, tasks, *, timeout, task_timeout, notes, sandbo
     stub_dir = Path(tempfile.mkdtemp(prefix="grade_kits_")) if own_stub_dir else stub_dir
     verdicts = {}
     try:
-        for members, targets, needs in _groups(tasks):
+        for members, targets, needs in _groups(tasks, allowed_targets(key)):
             keys = {t.key for t in members}
             part = [d for d in draws if d[0].key in keys]
             run_part(nb, name, key, tasks, part, targets, needs, verdicts,

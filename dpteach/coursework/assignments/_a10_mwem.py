@@ -9,10 +9,10 @@ import numpy as np
 from scipy import stats
 
 from ..exercises import ALPHA
-from ._student import (UNSOLVED, call, early, fail, field, float_array, forbid, g, is_unsolved,
-                       laplace_fit, number, ok, short)
+from ._student import (UNSOLVED, call, entries, fail, field, float_array, forbid, g, is_unsolved,
+                       laplace_fit, number, ok, opening, short)
 
-_T3_LIBRARY = ("dpteach:multiplicative_weights_update",
+T3_FORBIDDEN = ("dpteach:multiplicative_weights_update",
                "dpteach.synthetic:multiplicative_weights_update", "dpteach.synthetic:_mw_step")
 
 
@@ -70,7 +70,7 @@ def t3_collect(answers, req):
     if is_unsolved(fn):
         return dict(UNSOLVED)
     out = []
-    with forbid(*_T3_LIBRARY, code=[fn]) as guard:
+    with forbid(*T3_FORBIDDEN, code=[fn]) as guard:
         for c in req["cases"]:
             value, problem = call(fn, np.array(c["synthetic"]), np.array(c["query"]),
                                   c["measurement"])
@@ -83,16 +83,15 @@ def t3_collect(answers, req):
 
 def t3_judge(data, req, truth):
     key = "Task 3a"
-    bad = early(key, data, "Hint: A(v)·exp(q(v)(m - q(A))/(2n)), then scale to total n.")
+    bad = opening(key, data, "Hint: A(v)·exp(q(v)(m - q(A))/(2n)), then scale to total n.",
+                  library="your function calls dp.multiplicative_weights_update (notebook 20's "
+                          "answer); the task is to write the update yourself.")
     if bad is not None:
         return bad
-    if data.get("called_library") is True:
-        return fail(key, "your function calls dp.multiplicative_weights_update (notebook 20's "
-                         "answer); the task is to write the update yourself.", "library")
-    cases = req.get("cases", []) if isinstance(req, dict) else []
-    found, expected = data.get("updated"), field(truth, "updated", [])
-    if not isinstance(found, list) or len(found) != len(cases) or len(expected) != len(cases):
-        return fail(key, "the check's data is malformed.", "malformed")
+    expected, cases = field(truth, "updated", []), field(req, "cases", [])
+    found, bad = entries(key, data, "updated", len(expected), len(cases))
+    if bad is not None:
+        return bad
     for c, f, want in zip(cases, found, expected):
         a = np.array(c["synthetic"], dtype=float)
         want = np.asarray(want, dtype=float)
@@ -119,7 +118,7 @@ def t3_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 3b: MWEM's two scales
 _T3B_CALLS = 2000
-_T3B_LIBRARY = ("dpteach:mwem", "dpteach.synthetic:mwem", "dpteach.synthetic:mwem_rounds",
+T3B_FORBIDDEN = ("dpteach:mwem", "dpteach.synthetic:mwem", "dpteach.synthetic:mwem_rounds",
                 "dpteach.synthetic:mwem_selection_probabilities")
 
 
@@ -206,7 +205,7 @@ def t3b_collect(answers, req):
     args = (np.array(req["histogram"]), np.array(req["synthetic"]), np.array(req["queries"]),
             req["epsilon"], req["iterations"], rng)
     out = []
-    with forbid(*_T3B_LIBRARY, code=[fn]) as guard:
+    with forbid(*T3B_FORBIDDEN, code=[fn]) as guard:
         for i in range(req["calls"]):
             value, problem = call(fn, *args)
             if problem is not None:
@@ -224,16 +223,14 @@ def t3b_collect(answers, req):
 
 def t3b_judge(data, req, truth):
     key = "Task 3b"
-    bad = early(key, data, "Hint: P(q) ∝ exp((ε/2T)·|q(A) - q(x)|/2), then q(x) + Lap(2T/ε).")
+    bad = opening(key, data, "Hint: P(q) ∝ exp((ε/2T)·|q(A) - q(x)|/2), then q(x) + Lap(2T/ε).",
+                  library="your function calls the kit's MWEM (dp.mwem, "
+                          "dp.mwem_selection_probabilities); the task is to write the round "
+                          "yourself.",
+                  returns=("mwem_round must return (index, measurement): a whole number "
+                           "and a number"))
     if bad is not None:
         return bad
-    if data.get("called_library") is True:
-        return fail(key, "your function calls the kit's MWEM (dp.mwem, "
-                         "dp.mwem_selection_probabilities); the task is to write the round "
-                         "yourself.", "library")
-    if "type" in data:
-        return fail(key, f"mwem_round must return (index, measurement): a whole number and a "
-                         f"number, found {str(data['type'])[:100]}.", "type")
     req = req if isinstance(req, dict) else {}
     p = np.asarray(field(truth, "p", []), dtype=float)
     answers = np.asarray(field(truth, "answers", []), dtype=float)

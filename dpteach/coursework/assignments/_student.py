@@ -5,12 +5,15 @@ Shared by every assignment module (A1-A10):
 * :func:`call` runs a student's function and turns an exception into data
   (``{"error": "ZeroDivisionError: ..."}``), a missing answer or a ``None``/``...``
   result into ``{"unsolved": True}``; :func:`call_each` and :func:`collect_values` do so
-  once per case (two data layouts, read by :func:`listed` and :func:`first_problem`);
+  once per case (two data layouts, read by :func:`listed` and :func:`first_problem`),
+  :func:`call_each_watched` under :class:`forbid`;
 * :class:`forbid` stands in for package helpers that a task asks the student not to
   call (the task is to compute the quantity oneself) and records whether they were;
 * :func:`not_solved`, :func:`fail`, :func:`ok` build the judge's :class:`Feedback`,
-  whose message starts with the task's key; :func:`early`, :func:`listed` and
-  :func:`problem_feedback` turn unsolved / error / malformed data into one;
+  whose message starts with the task's key; :func:`opening` is where a judge starts
+  (unsolved / error / malformed data, a forbidden call, a value of the wrong kind),
+  :func:`entries`, :func:`listed`, :func:`first_problem` and :func:`problem_feedback`
+  turn the rest of what is malformed into feedback;
 * :func:`number`, :func:`real_or_inf`, :func:`float_array` and :func:`field` read
   untrusted data without ever raising; :func:`whole_counts` reads counts a sampler
   made (whole, non-negative, summing to the calls made); :func:`chi2_too_good` and
@@ -77,6 +80,20 @@ def call_each(fn, argsets, name, read=None):
         v = read(value)
         out.append(v if v is not None else repr(value)[:80])
     return {name: out}
+
+
+def call_each_watched(answers, name, argsets, key, forbidden, read=None):
+    """:func:`call_each` of the answer ``name`` while :class:`forbid` watches the kit
+    functions ``forbidden``: ``{key: [...], "called_library": True/False}``, or the first
+    call's problem (``UNSOLVED`` when the answer is missing), as :func:`opening` reads."""
+    fn = answers.get(name)
+    if is_unsolved(fn):
+        return dict(UNSOLVED)
+    with forbid(*forbidden, code=[fn]) as guard:
+        data = call_each(fn, argsets, key, read)
+    if key in data:
+        data["called_library"] = bool(guard.used)
+    return data
 
 
 def collect_values(answers, name, argsets, *, forbidden=(), box=None):
@@ -188,6 +205,33 @@ def early(key, data, hint=""):
     return None
 
 
+def opening(key, data, hint="", *, library=None, returns=None):
+    """Where a judge of data collected as one dict starts: the Feedback that ends the
+    judging before any value is read, or None to go on. In order: :func:`early`'s
+    (unsolved, raised, not a dict); with ``library``, that text as the "library" failure
+    when collect saw a forbidden kit function called (``data["called_library"]``); with
+    ``returns`` (what the function must return), ``"<returns>, found <what came>."`` as
+    the "type" failure when collect found a value of another kind (``data["type"]``)."""
+    bad = early(key, data, hint)
+    if bad is not None:
+        return bad
+    if library is not None and data.get("called_library") is True:
+        return fail(key, library, "library")
+    if returns is not None and "type" in data:
+        return fail(key, f"{returns}, found {str(data['type'])[:100]}.", "type")
+    return None
+
+
+def entries(key, data, name, count, *also):
+    """(``data[name]``, None) when it is a list of ``count`` entries (and every count of
+    ``also``, the request's and the truth's, is ``count`` too), else (None, the
+    "malformed" Feedback)."""
+    found = field(data, name)
+    if not isinstance(found, list) or len(found) != count or any(n != count for n in also):
+        return None, fail(key, "the check's data is malformed.", "malformed")
+    return found, None
+
+
 def listed(key, data, name, expected_len, hint=""):
     """For data collect returned as ``{name: [one entry per call]}`` (see
     :func:`call_each`): (the list, None), or (None, the Feedback for unsolved / error /
@@ -195,10 +239,7 @@ def listed(key, data, name, expected_len, hint=""):
     bad = early(key, data, hint)
     if bad is not None:
         return None, bad
-    found = data.get(name)
-    if not isinstance(found, list) or len(found) != expected_len:
-        return None, fail(key, "the check's data is malformed.", "malformed")
-    return found, None
+    return entries(key, data, name, expected_len)
 
 
 def results(data, expected_len):

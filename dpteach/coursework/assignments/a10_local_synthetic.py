@@ -77,11 +77,11 @@ import numpy as np
 
 from ..exercises import ALPHA
 from . import Task
-from ._a10_mwem import (t3_collect, t3_judge, t3_request, t3b_collect, t3b_judge,
-                       t3b_request)
-from ._a10_ptr import T2_NEEDS, t2_collect, t2_judge, t2_request
-from ._student import (UNSOLVED, call, call_each, early, fail, field, forbid, g,
-                       is_unsolved, laplace_fit, number, ok, short)
+from ._a10_mwem import (T3_FORBIDDEN, T3B_FORBIDDEN, t3_collect, t3_judge, t3_request,
+                       t3b_collect, t3b_judge, t3b_request)
+from ._a10_ptr import T2_FORBIDDEN, T2_NEEDS, t2_collect, t2_judge, t2_request
+from ._student import (UNSOLVED, call, call_each_watched, entries, fail, field, forbid, g,
+                       is_unsolved, laplace_fit, number, ok, opening, short)
 
 #: notebook 19's answers, which Task 1's functions must not call (however reached)
 _T1_LIBRARY = ("dpteach:local_sensitivity_median",
@@ -220,29 +220,21 @@ def _t1b_request(rng):
 
 def _t1_collect_for(name, param):
     def collect(answers, req):
-        fn = answers.get(name)
-        if is_unsolved(fn):
-            return dict(UNSOLVED)
-        with forbid(*_T1_LIBRARY, code=[fn]) as guard:
-            data = call_each(fn, ((np.array(c["values"]), c["lower"], c["upper"], c[param])
-                                  for c in req["cases"]), "values")
-        if "values" in data:
-            data["called_library"] = bool(guard.used)
-        return data
+        return call_each_watched(answers, name, [(np.array(c["values"]), c["lower"],
+                                                  c["upper"], c[param]) for c in req["cases"]],
+                                 "values", _T1_LIBRARY)
     return collect
 
 
 def _t1_judge_for(key, name, param):
     def judge(data, req, truth):
-        bad = early(key, data, "Hint: sort the clamped values and take the largest gap "
-                               "x_{m+t} - x_{m+t-k-1}.")
+        bad = opening(key, data, "Hint: sort the clamped values and take the largest gap "
+                                 "x_{m+t} - x_{m+t-k-1}.",
+                      library="your function calls the kit's local or smooth sensitivity "
+                              "(dp.local_sensitivity_median, dp.smooth_sensitivity_median or "
+                              "dp.distance_to_instability); the task is to compute it yourself.")
         if bad is not None:
             return bad
-        if data.get("called_library") is True:
-            return fail(key, "your function calls the kit's local or smooth sensitivity "
-                             "(dp.local_sensitivity_median, dp.smooth_sensitivity_median or "
-                             "dp.distance_to_instability); the task is to compute it yourself.",
-                        "library")
         found, expected = data.get("values"), field(truth, "values", [])
         cases = req.get("cases", []) if isinstance(req, dict) else []
         if not isinstance(found, list) or len(found) != len(expected) or \
@@ -301,28 +293,22 @@ def _t1c_request(rng):
 
 
 def _t1c_collect(answers, req):
-    fn = answers.get("beta_for")
-    if is_unsolved(fn):
-        return dict(UNSOLVED)
-    with forbid(*_T1C_LIBRARY, code=[fn]) as guard:
-        data = call_each(fn, ((c["epsilon"], c["delta"]) for c in req["cases"]), "values")
-    if "values" in data:
-        data["called_library"] = bool(guard.used)
-    return data
+    return call_each_watched(answers, "beta_for",
+                             [(c["epsilon"], c["delta"]) for c in req["cases"]], "values",
+                             _T1C_LIBRARY)
 
 
 def _t1c_judge(data, req, truth):
     key = "Task 1c"
-    bad = early(key, data, "Hint: β = ε/(2 ln(2/δ)).")
+    bad = opening(key, data, "Hint: β = ε/(2 ln(2/δ)).",
+                  library="your function calls dp.smooth_beta; the task is to write the "
+                          "formula yourself.")
     if bad is not None:
         return bad
-    if data.get("called_library") is True:
-        return fail(key, "your function calls dp.smooth_beta; the task is to write the "
-                         "formula yourself.", "library")
-    cases = req.get("cases", []) if isinstance(req, dict) else []
-    found, expected = data.get("values"), field(truth, "values", [])
-    if not isinstance(found, list) or len(found) != len(expected) or len(cases) != len(expected):
-        return fail(key, "the check's data is malformed.", "malformed")
+    expected, cases = field(truth, "values", []), field(req, "cases", [])
+    found, bad = entries(key, data, "values", len(expected), len(cases))
+    if bad is not None:
+        return bad
     for c, f, want in zip(cases, found, expected):
         shown = f"beta_for({g(c['epsilon'])}, {g(c['delta'])})"
         v = number(f)
@@ -447,17 +433,14 @@ def _t1d_collect(answers, req):
 
 def _t1d_judge(data, req, truth):
     key = "Task 1d"
-    bad = early(key, data, "Hint: the clamped median plus Lap(2S/ε), S the smooth sensitivity "
-                           "at β = ε/(2 ln(2/δ)).")
+    bad = opening(key, data, "Hint: the clamped median plus Lap(2S/ε), S the smooth sensitivity "
+                             "at β = ε/(2 ln(2/δ)).",
+                  library="your function calls the kit's smooth median, smooth sensitivity or "
+                          "β (dp.smooth_median, dp.smooth_sensitivity_median, dp.smooth_beta); "
+                          "use your own functions of Tasks 1b and 1c.",
+                  returns="smooth_median must return a number")
     if bad is not None:
         return bad
-    if data.get("called_library") is True:
-        return fail(key, "your function calls the kit's smooth median, smooth sensitivity or "
-                         "β (dp.smooth_median, dp.smooth_sensitivity_median, dp.smooth_beta); "
-                         "use your own functions of Tasks 1b and 1c.", "library")
-    if "type" in data:
-        return fail(key, f"smooth_median must return a number, found "
-                         f"{str(data['type'])[:100]}.", "type")
     req = req if isinstance(req, dict) else {}
     cases, facts = req.get("cases", []), field(truth, "cases", [])
     got = data.get("releases")
@@ -499,22 +482,27 @@ def _t1d_judge(data, req, truth):
 
 
 TASKS = [
-    Task("Task 1a", 2, ("local_sensitivity",), _t1a_request,
-         _t1_collect_for("local_sensitivity", "k"),
-         _t1_judge_for("Task 1a", "local_sensitivity", "k"),
-         title="the median's local sensitivity at distance k"),
-    Task("Task 1b", 2, ("smooth_sensitivity",), _t1b_request,
-         _t1_collect_for("smooth_sensitivity", "beta"),
-         _t1_judge_for("Task 1b", "smooth_sensitivity", "beta"),
-         title="the median's smooth sensitivity"),
-    Task("Task 1c", 1, ("beta_for",), _t1c_request, _t1c_collect, _t1c_judge,
-         title="the smoothing beta that Laplace noise admits"),
-    Task("Task 1d", 2, ("smooth_median",), _t1d_request, _t1d_collect, _t1d_judge,
-         title="the smooth-sensitivity median"),
-    Task("Task 2", 4, ("my_ptr_median",), t2_request, t2_collect, t2_judge,
-         title="propose-test-release for the median", extra={"needs": T2_NEEDS}),
-    Task("Task 3a", 2, ("mw_update",), t3_request, t3_collect, t3_judge,
-         title="one multiplicative-weights update of MWEM"),
-    Task("Task 3b", 2, ("mwem_round",), t3b_request, t3b_collect, t3b_judge,
-         title="one round of MWEM: its selection and its measurement"),
+    Task(key="Task 1a", points=2, names=("local_sensitivity",),
+         title="the median's local sensitivity at distance k", request=_t1a_request,
+         collect=_t1_collect_for("local_sensitivity", "k"),
+         judge=_t1_judge_for("Task 1a", "local_sensitivity", "k"), forbidden=_T1_LIBRARY),
+    Task(key="Task 1b", points=2, names=("smooth_sensitivity",),
+         title="the median's smooth sensitivity", request=_t1b_request,
+         collect=_t1_collect_for("smooth_sensitivity", "beta"),
+         judge=_t1_judge_for("Task 1b", "smooth_sensitivity", "beta"), forbidden=_T1_LIBRARY),
+    Task(key="Task 1c", points=1, names=("beta_for",),
+         title="the smoothing beta that Laplace noise admits", request=_t1c_request,
+         collect=_t1c_collect, judge=_t1c_judge, forbidden=_T1C_LIBRARY),
+    Task(key="Task 1d", points=2, names=("smooth_median",),
+         title="the smooth-sensitivity median", request=_t1d_request, collect=_t1d_collect,
+         judge=_t1d_judge, forbidden=_T1D_LIBRARY + _T1_LIBRARY + _T1C_LIBRARY),
+    Task(key="Task 2", points=4, names=("my_ptr_median",),
+         title="propose-test-release for the median", request=t2_request, collect=t2_collect,
+         judge=t2_judge, forbidden=T2_FORBIDDEN, needs=T2_NEEDS),
+    Task(key="Task 3a", points=2, names=("mw_update",),
+         title="one multiplicative-weights update of MWEM", request=t3_request,
+         collect=t3_collect, judge=t3_judge, forbidden=T3_FORBIDDEN),
+    Task(key="Task 3b", points=2, names=("mwem_round",),
+         title="one round of MWEM: its selection and its measurement", request=t3b_request,
+         collect=t3b_collect, judge=t3b_judge, forbidden=T3B_FORBIDDEN),
 ]

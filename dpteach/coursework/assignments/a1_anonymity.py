@@ -576,14 +576,18 @@ def _t4b_judge(data, request, truth):
 
 
 TASKS = [
-    Task("Task 1", 2, ("generalise",), _t1_request, _t1_collect, _t1_judge,
-         "Generalise held-out tables to 4-anonymity"),
-    Task("Task 2", 2, ("disclosed",), _t2_request, _t2_collect, _t2_judge,
-         "The homogeneity attack on held-out releases"),
-    Task("Task 3", 1, ("distinct_l",), _t3_request, _t3_collect, _t3_judge,
-         "Distinct ℓ-diversity, computed"),
-    Task("Task 4a", 1, ("ordered_emd",), _t4a_request, _t4a_collect, _t4a_judge,
-         "The ordered Earth Mover's Distance"),
-    Task("Task 4b", 1, ("t_ordered",), _t4b_request, _t4b_collect, _t4b_judge,
-         "t-closeness with the ordered distance"),
+    Task(key="Task 1", points=2, names=("generalise",),
+         title="Generalise held-out tables to 4-anonymity", request=_t1_request,
+         collect=_t1_collect, judge=_t1_judge),
+    Task(key="Task 2", points=2, names=("disclosed",),
+         title="The homogeneity attack on held-out releases", request=_t2_request,
+         collect=_t2_collect, judge=_t2_judge),
+    Task(key="Task 3", points=1, names=("distinct_l",), title="Distinct ℓ-diversity, computed",
+         request=_t3_request, collect=_t3_collect, judge=_t3_judge, forbidden=_FORBIDDEN),
+    Task(key="Task 4a", points=1, names=("ordered_emd",),
+         title="The ordered Earth Mover's Distance", request=_t4a_request,
+         collect=_t4a_collect, judge=_t4a_judge, forbidden=_FORBIDDEN),
+    Task(key="Task 4b", points=1, names=("t_ordered",),
+         title="t-closeness with the ordered distance", request=_t4b_request,
+         collect=_t4b_collect, judge=_t4b_judge, forbidden=_FORBIDDEN),
 ]

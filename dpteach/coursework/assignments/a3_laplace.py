@@ -39,9 +39,9 @@ from ._student import (collect_values, fail, field, first_problem, g, not_solved
 
 
 #: brute force answers Tasks 1-3 for any setting: the graded answer is the formula
-_BRUTE = tuple(f"{mod}:{name}" for mod in ("dpteach", "dpteach.sensitivity")
-               for name in ("global_sensitivity", "l1_sensitivity", "l2_sensitivity",
-                            "local_sensitivity"))
+_BRUTE = ("dpteach:global_sensitivity", "dpteach.sensitivity:global_sensitivity",
+          "dpteach.sensitivity:l1_sensitivity", "dpteach.sensitivity:l2_sensitivity",
+          "dpteach:local_sensitivity", "dpteach.sensitivity:local_sensitivity")
 
 
 def _judge_calls(key, data, cases, truth, *, signature, describe, hint, rel=1e-6):
@@ -312,20 +312,27 @@ def _t6_judge(data, request, truth):
 
 
 TASKS = [
-    Task("Task 1", 1, ("sum_sensitivity",), _t1_request, _t1_collect, _t1_judge,
-         "The sensitivity of a sum (and a count)"),
-    Task("Task 2a", 1, ("mean_sensitivity",), _t2a_request, _t2a_collect, _t2a_judge,
-         "The sensitivity of a mean"),
-    Task("Task 2b", 1, ("median_sensitivity",), _t2b_request, _t2b_collect, _t2b_judge,
-         "The sensitivity of a median"),
-    Task("Task 3a", 1, ("histogram_sensitivity",), _t3a_request, _hist_collect, _t3a_judge,
-         "A histogram's L1 sensitivity"),
-    Task("Task 3b", 1, ("histogram_sensitivity",), _t3b_request, _hist_collect, _t3b_judge,
-         "A histogram's L2 sensitivity"),
-    Task("Task 4", 4, ("laplace_release",), _t4_request, _t4_collect, _t4_judge,
-         "Your Laplace mechanism, audited"),
-    Task("Task 5", 2, ("slipped_release",), _t5_request, _t5_collect, _t5_judge,
-         "The classic slip, refuted for privacy"),
-    Task("Task 6", 1, ("error_bound",), _t6_request, _t6_collect, _t6_judge,
-         "The 1 − p error bound"),
+    Task(key="Task 1", points=1, names=("sum_sensitivity",),
+         title="The sensitivity of a sum (and a count)", request=_t1_request,
+         collect=_t1_collect, judge=_t1_judge, forbidden=_BRUTE),
+    Task(key="Task 2a", points=1, names=("mean_sensitivity",),
+         title="The sensitivity of a mean", request=_t2a_request, collect=_t2a_collect,
+         judge=_t2a_judge, forbidden=_BRUTE),
+    Task(key="Task 2b", points=1, names=("median_sensitivity",),
+         title="The sensitivity of a median", request=_t2b_request, collect=_t2b_collect,
+         judge=_t2b_judge, forbidden=_BRUTE),
+    Task(key="Task 3a", points=1, names=("histogram_sensitivity",),
+         title="A histogram's L1 sensitivity", request=_t3a_request, collect=_hist_collect,
+         judge=_t3a_judge, forbidden=_BRUTE),
+    Task(key="Task 3b", points=1, names=("histogram_sensitivity",),
+         title="A histogram's L2 sensitivity", request=_t3b_request, collect=_hist_collect,
+         judge=_t3b_judge, forbidden=_BRUTE),
+    Task(key="Task 4", points=4, names=("laplace_release",),
+         title="Your Laplace mechanism, audited", request=_t4_request, collect=_t4_collect,
+         judge=_t4_judge),
+    Task(key="Task 5", points=2, names=("slipped_release",),
+         title="The classic slip, refuted for privacy", request=_t5_request,
+         collect=_t5_collect, judge=_t5_judge),
+    Task(key="Task 6", points=1, names=("error_bound",), title="The 1 − p error bound",
+         request=_t6_request, collect=_t6_collect, judge=_t6_judge),
 ]

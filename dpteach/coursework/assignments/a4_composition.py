@@ -42,7 +42,7 @@ import numpy as np
 from ..exercises import ALPHA
 from . import Task
 from ._student import (UNSOLVED, call, call_each, early, error_text, fail, float_array, forbid, g,
-                       is_unsolved, listed, number, ok)
+                       is_unsolved, listed, number, ok, opening)
 
 _CONDITIONS = ("Flu", "Heart Disease", "Viral Infection", "Asthma", "Diabetes")
 
@@ -237,13 +237,11 @@ def _t3_run(fn, req):
 
 def _t3_judge(data, req, truth):
     key = "Task 3"
-    bad = early(key, data, "Hint: return the pair (epsilon_total, delta_total).")
+    bad = opening(key, data, "Hint: return the pair (epsilon_total, delta_total).",
+                  library="your function calls dp.advanced_composition; the task is to write "
+                          "the formula yourself. Hint: ε·√(2k ln(1/δ′)) + k·ε·(e^ε − 1).")
     if bad is not None:
         return bad
-    if data.get("called_library") is True:
-        return fail(key, "your function calls dp.advanced_composition; the task is to write "
-                         "the formula yourself. Hint: ε·√(2k ln(1/δ′)) + k·ε·(e^ε − 1).",
-                    "library")
     found, expected = data.get("pairs"), truth.get("expected", [])
     if not isinstance(found, list) or len(found) != len(expected):
         return fail(key, "the check's data is malformed.", "malformed")
@@ -458,16 +456,18 @@ def _t5b_judge(data, req, truth):
 
 
 TASKS = [
-    Task("Task 1", 2, ("averaging_attack",), _t1_request, _t1_collect, _t1_judge,
-         title="the averaging attack on a held-out table"),
-    Task("Task 2", 1, ("basic_epsilon",), _t2_request, _t2_collect, _t2_judge,
-         title="basic composition"),
-    Task("Task 3", 2, ("advanced_epsilon",), _t3_request, _t3_collect, _t3_judge,
-         title="advanced composition"),
-    Task("Task 4", 3, ("defended_curator",), _t4_request, _t4_collect, _t4_judge,
-         title="defend with a budget"),
-    Task("Task 5a", 1, ("split_sd",), _t5a_request, _t5a_collect, _t5a_judge,
-         title="the standard deviation of a split budget"),
-    Task("Task 5b", 1, ("best_k",), _t5b_request, _t5b_collect, _t5b_judge,
-         title="the best split"),
+    Task(key="Task 1", points=2, names=("averaging_attack",),
+         title="the averaging attack on a held-out table", request=_t1_request,
+         collect=_t1_collect, judge=_t1_judge),
+    Task(key="Task 2", points=1, names=("basic_epsilon",), title="basic composition",
+         request=_t2_request, collect=_t2_collect, judge=_t2_judge),
+    Task(key="Task 3", points=2, names=("advanced_epsilon",), title="advanced composition",
+         request=_t3_request, collect=_t3_collect, judge=_t3_judge, forbidden=_T3_FORBID),
+    Task(key="Task 4", points=3, names=("defended_curator",), title="defend with a budget",
+         request=_t4_request, collect=_t4_collect, judge=_t4_judge),
+    Task(key="Task 5a", points=1, names=("split_sd",),
+         title="the standard deviation of a split budget", request=_t5a_request,
+         collect=_t5a_collect, judge=_t5a_judge),
+    Task(key="Task 5b", points=1, names=("best_k",), title="the best split",
+         request=_t5b_request, collect=_t5b_collect, judge=_t5b_judge),
 ]

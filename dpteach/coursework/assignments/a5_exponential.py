@@ -435,14 +435,16 @@ def _t4_judge(data, req, truth):
 
 
 TASKS = [
-    Task("Task 1", 3, ("exp_probabilities",), _t1_request, _t1_collect, _t1_judge,
-         title="the selection probabilities"),
-    Task("Task 2", 2, ("loss_without_half",), _t2_request, _t2_collect, _t2_judge,
-         title="why the 1/2"),
-    Task("Task 3a", 1, ("utility_threshold",), _t3a_request, _t3a_collect, _t3a_judge,
-         title="the utility threshold"),
-    Task("Task 3b", 2, ("fraction_at_or_below",), _t3b_request, _t3b_collect, _t3b_judge,
-         title="the utility theorem by sampling"),
-    Task("Task 4", 2, ("p_best_price",), _t4_request, _t4_collect, _t4_judge,
-         title="pricing apples"),
+    Task(key="Task 1", points=3, names=("exp_probabilities",),
+         title="the selection probabilities", request=_t1_request, collect=_t1_collect,
+         judge=_t1_judge, forbidden=_T1_FORBID),
+    Task(key="Task 2", points=2, names=("loss_without_half",), title="why the 1/2",
+         request=_t2_request, collect=_t2_collect, judge=_t2_judge),
+    Task(key="Task 3a", points=1, names=("utility_threshold",), title="the utility threshold",
+         request=_t3a_request, collect=_t3a_collect, judge=_t3a_judge),
+    Task(key="Task 3b", points=2, names=("fraction_at_or_below",),
+         title="the utility theorem by sampling", request=_t3b_request, collect=_t3b_collect,
+         judge=_t3b_judge),
+    Task(key="Task 4", points=2, names=("p_best_price",), title="pricing apples",
+         request=_t4_request, collect=_t4_collect, judge=_t4_judge),
 ]

@@ -512,14 +512,18 @@ def _t4_judge(data, req, truth):
 
 
 TASKS = [
-    Task("Task 1", 2, ("epsilon_lower_bound_from_samples",), _t1_request, _t1_collect,
-         _t1_judge, title="a lower bound on epsilon from samples"),
-    Task("Task 2", 3, ("audit_verdict",), _t2_request, _t2_collect, _t2_judge,
-         title="verdicts for hidden mechanisms"),
-    Task("Task 3a", 1, ("worst_neighbour",), _t3a_request, _t3a_collect, _t3a_judge,
-         title="the worst-case neighbour"),
-    Task("Task 3b", 2, ("clipped_sum_release",), _t3b_request, _t3b_collect, _t3b_judge,
-         title="your clipped-sum mechanism"),
-    Task("Task 4", 2, ("understated_release",), _t4_request, _t4_collect, _t4_judge,
-         title="the understated sensitivity, caught"),
+    Task(key="Task 1", points=2, names=("epsilon_lower_bound_from_samples",),
+         title="a lower bound on epsilon from samples", request=_t1_request,
+         collect=_t1_collect, judge=_t1_judge),
+    Task(key="Task 2", points=3, names=("audit_verdict",),
+         title="verdicts for hidden mechanisms", request=_t2_request, collect=_t2_collect,
+         judge=_t2_judge),
+    Task(key="Task 3a", points=1, names=("worst_neighbour",), title="the worst-case neighbour",
+         request=_t3a_request, collect=_t3a_collect, judge=_t3a_judge),
+    Task(key="Task 3b", points=2, names=("clipped_sum_release",),
+         title="your clipped-sum mechanism", request=_t3b_request, collect=_t3b_collect,
+         judge=_t3b_judge),
+    Task(key="Task 4", points=2, names=("understated_release",),
+         title="the understated sensitivity, caught", request=_t4_request, collect=_t4_collect,
+         judge=_t4_judge),
 ]

@@ -445,9 +445,7 @@ def _t5_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 6
 _T6_FORBID = ("dpteach:smallest_delta", "dpteach.definition:smallest_delta",
-              "dpteach.accounting:smallest_delta",
-              "dpteach:hockey_stick_divergence", "dpteach.definition:hockey_stick_divergence",
-              "dpteach.accounting:hockey_stick_divergence")
+              "dpteach:hockey_stick_divergence", "dpteach.definition:hockey_stick_divergence")
 
 
 def _hs(p, q, eps):
@@ -543,16 +541,20 @@ def _t6_judge(data, req, truth):
 
 
 TASKS = [
-    Task("Task 1", 2, ("group_epsilon_delta",), _t1_request, _t1_collect, _t1_judge,
-         title="group privacy"),
-    Task("Task 2", 2, ("parallel_cost", "sequential_cost"), _t2_request, _t2_collect, _t2_judge,
-         title="parallel versus sequential composition"),
-    Task("Task 3", 2, ("tradeoff_beta",), _t3_request, _t3_collect, _t3_judge,
-         title="the (ε, δ) trade-off curve"),
-    Task("Task 4", 2, ("membership_test_errors",), _t4_request, _t4_collect, _t4_judge,
-         title="the errors of a membership test"),
-    Task("Task 5", 2, ("is_consistent_with_dp",), _t5_request, _t5_collect, _t5_judge,
-         title="an audit point with Clopper-Pearson slack"),
-    Task("Task 6", 2, ("pair_delta",), _t6_request, _t6_collect, _t6_judge,
-         title="the smallest δ of a pair: the larger hockey stick"),
+    Task(key="Task 1", points=2, names=("group_epsilon_delta",), title="group privacy",
+         request=_t1_request, collect=_t1_collect, judge=_t1_judge, forbidden=_T1_FORBID),
+    Task(key="Task 2", points=2, names=("parallel_cost", "sequential_cost"),
+         title="parallel versus sequential composition", request=_t2_request,
+         collect=_t2_collect, judge=_t2_judge, forbidden=_T2_FORBID),
+    Task(key="Task 3", points=2, names=("tradeoff_beta",), title="the (ε, δ) trade-off curve",
+         request=_t3_request, collect=_t3_collect, judge=_t3_judge, forbidden=_T3_FORBID),
+    Task(key="Task 4", points=2, names=("membership_test_errors",),
+         title="the errors of a membership test", request=_t4_request, collect=_t4_collect,
+         judge=_t4_judge, forbidden=_T4_FORBID),
+    Task(key="Task 5", points=2, names=("is_consistent_with_dp",),
+         title="an audit point with Clopper-Pearson slack", request=_t5_request,
+         collect=_t5_collect, judge=_t5_judge, forbidden=_T5_FORBID),
+    Task(key="Task 6", points=2, names=("pair_delta",),
+         title="the smallest δ of a pair: the larger hockey stick", request=_t6_request,
+         collect=_t6_collect, judge=_t6_judge, forbidden=_T6_FORBID),
 ]

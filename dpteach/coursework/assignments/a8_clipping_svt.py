@@ -45,8 +45,8 @@ from scipy import stats
 
 from ..exercises import ALPHA
 from . import Task
-from ._student import (UNSOLVED, call, chi2_too_good, early, fail, forbid, g, is_unsolved,
-                       ks_too_good, number, ok, short, whole_counts)
+from ._student import (UNSOLVED, call, chi2_too_good, entries, fail, field, forbid, g, is_unsolved,
+                       ks_too_good, number, ok, opening, short, whole_counts)
 
 #: the building blocks every task may use (the grading kernel keeps them, though
 #: dp.clamped_sum, which Task 1 forbids, is made of them)
@@ -129,21 +129,18 @@ def reference_clipped_means(case, size, rng):
 
 def _t1_judge(data, req, truth):
     key = "Task 1"
-    bad = early(key, data, "Hint: clamp, then Laplace noise on the sum and on the count, "
-                           "epsilon/2 each.")
+    bad = opening(key, data, "Hint: clamp, then Laplace noise on the sum and on the count, "
+                             "epsilon/2 each.",
+                  library="your function calls dp.clipped_mean, dp.clipping.noisy_sum_and_count or "
+                          "dp.clamped_sum (notebook 14's answer); the task is to write the "
+                          "clamping and the noise yourself with numpy.",
+                  returns="my_clipped_mean must return one number (the noisy mean)")
     if bad is not None:
         return bad
-    if data.get("called_library") is True:
-        return fail(key, "your function calls dp.clipped_mean, dp.clipping.noisy_sum_and_count or "
-                         "dp.clamped_sum (notebook 14's answer); the task is to write the "
-                         "clamping and the noise yourself with numpy.", "library")
-    if "type" in data:
-        return fail(key, f"my_clipped_mean must return one number (the noisy mean), found "
-                         f"{str(data['type'])[:100]}.", "type")
-    cases = req.get("cases", []) if isinstance(req, dict) else []
-    got = data.get("releases")
-    if not isinstance(got, list) or len(got) != len(cases):
-        return fail(key, "the check's data is malformed.", "malformed")
+    cases = field(req, "cases", [])
+    got, bad = entries(key, data, "releases", len(cases))
+    if bad is not None:
+        return bad
     rng = np.random.default_rng(field_int(truth, "reference_seed"))
     rows = []
     for c, rel in zip(cases, got):
@@ -251,13 +248,12 @@ def _t2_collect(answers, req):
 
 def _t2_judge(data, req, truth):
     key = "Task 2"
-    bad = early(key, data, "Hint: for each candidate c compute bias and noise of the mean "
-                           "over [0, c].")
+    bad = opening(key, data, "Hint: for each candidate c compute bias and noise of the mean "
+                             "over [0, c].",
+                  library="your function calls dp.clipped_mean_error (notebook 14's answer); "
+                          "the task is to compute the bias and the noise yourself.")
     if bad is not None:
         return bad
-    if data.get("called_library") is True:
-        return fail(key, "your function calls dp.clipped_mean_error (notebook 14's answer); "
-                         "the task is to compute the bias and the noise yourself.", "library")
     cases = req.get("cases", []) if isinstance(req, dict) else []
     best = truth.get("best", []) if isinstance(truth, dict) else []
     found = data.get("bounds")
@@ -342,20 +338,19 @@ def _t3_collect(answers, req):
 
 def _t3_judge(data, req, truth):
     key = "Task 3"
-    bad = early(key, data, "Hint: one Lap(2Δ/ε) on the threshold, Lap(4Δ/ε) on each query, "
-                           "stop at the first above.")
+    bad = opening(key, data, "Hint: one Lap(2Δ/ε) on the threshold, Lap(4Δ/ε) on each query, "
+                             "stop at the first above.",
+                  library="your function calls dp.above_threshold (notebook 15's answer); the "
+                          "task is to write the noisy comparisons yourself.")
     if bad is not None:
         return bad
-    if data.get("called_library") is True:
-        return fail(key, "your function calls dp.above_threshold (notebook 15's answer); the "
-                         "task is to write the noisy comparisons yourself.", "library")
     if "type" in data:
         return fail(key, f"my_above_threshold must return an index 0..k-1 (counting from 0) or "
                          f"None, found {str(data['type'])[:80]}.", "type")
-    cases = req.get("cases", []) if isinstance(req, dict) else []
-    got = data.get("counts")
-    if not isinstance(got, list) or len(got) != len(cases):
-        return fail(key, "the check's data is malformed.", "malformed")
+    cases = field(req, "cases", [])
+    got, bad = entries(key, data, "counts", len(cases))
+    if bad is not None:
+        return bad
     from ...sparse_vector import above_threshold_probabilities
     rows, pooled, dof = [], 0.0, 0
     for c, cnt in zip(cases, got):
@@ -484,21 +479,18 @@ def _t4_collect(answers, req):
 
 def _t4_judge(data, req, truth):
     key = "Task 4"
-    bad = early(key, data, "Hint: score each interval between sorted values by −|i − q·n|, "
-                           "weight by length × exp(ε·score/2), pick one, return a uniform point.")
+    bad = opening(key, data, "Hint: score each interval between sorted values by −|i − q·n|, "
+                             "weight by length × exp(ε·score/2), pick one, return a uniform point.",
+                  library="your function calls dp.private_quantile or "
+                          "dp.clipping.quantile_interval_probabilities (notebook 14's answer); "
+                          "the task is to write the exponential mechanism yourself.",
+                  returns="my_private_quantile must return one number")
     if bad is not None:
         return bad
-    if data.get("called_library") is True:
-        return fail(key, "your function calls dp.private_quantile or "
-                         "dp.clipping.quantile_interval_probabilities (notebook 14's answer); "
-                         "the task is to write the exponential mechanism yourself.", "library")
-    if "type" in data:
-        return fail(key, f"my_private_quantile must return one number, found "
-                         f"{str(data['type'])[:100]}.", "type")
-    cases = req.get("cases", []) if isinstance(req, dict) else []
-    got = data.get("releases")
-    if not isinstance(got, list) or len(got) != len(cases):
-        return fail(key, "the check's data is malformed.", "malformed")
+    cases = field(req, "cases", [])
+    got, bad = entries(key, data, "releases", len(cases))
+    if bad is not None:
+        return bad
     rows = []
     for c, rel in zip(cases, got):
         try:
@@ -555,12 +547,16 @@ def _t4_judge(data, req, truth):
 
 
 TASKS = [
-    Task("Task 1", 4, ("my_clipped_mean",), _t1_request, _t1_collect, _t1_judge,
-         title="a clipped mean: clamp, noisy sum, noisy count"),
-    Task("Task 2", 2, ("best_clip_bound",), _t2_request, _t2_collect, _t2_judge,
-         title="choose the clipping bound that minimises the error"),
-    Task("Task 3", 4, ("my_above_threshold",), _t3_request, _t3_collect, _t3_judge,
-         title="AboveThreshold: one noisy threshold, noisy queries, stop at the first above"),
-    Task("Task 4", 2, ("my_private_quantile",), _t4_request, _t4_collect, _t4_judge,
-         title="a private quantile with the exponential mechanism"),
+    Task(key="Task 1", points=4, names=("my_clipped_mean",),
+         title="a clipped mean: clamp, noisy sum, noisy count", request=_t1_request,
+         collect=_t1_collect, judge=_t1_judge, forbidden=_T1_LIBRARY),
+    Task(key="Task 2", points=2, names=("best_clip_bound",),
+         title="choose the clipping bound that minimises the error", request=_t2_request,
+         collect=_t2_collect, judge=_t2_judge, forbidden=_T2_LIBRARY),
+    Task(key="Task 3", points=4, names=("my_above_threshold",),
+         title="AboveThreshold: one noisy threshold, noisy queries, stop at the first above",
+         request=_t3_request, collect=_t3_collect, judge=_t3_judge, forbidden=_T3_LIBRARY),
+    Task(key="Task 4", points=2, names=("my_private_quantile",),
+         title="a private quantile with the exponential mechanism", request=_t4_request,
+         collect=_t4_collect, judge=_t4_judge, forbidden=_T4_LIBRARY),
 ]

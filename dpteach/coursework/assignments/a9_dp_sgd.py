@@ -45,8 +45,8 @@ from scipy import optimize, stats
 
 from ..exercises import ALPHA
 from . import Task
-from ._student import (UNSOLVED, call, call_each, early, fail, float_array, forbid, g, is_unsolved,
-                       ks_too_good, number, ok)
+from ._student import (UNSOLVED, call, call_each, call_each_watched, early, entries, fail, field,
+                       float_array, forbid, g, is_unsolved, ks_too_good, number, ok, opening)
 
 ACCOUNTANTS = ("rdp", "zcdp", "exact")
 
@@ -143,10 +143,10 @@ def _t1_judge(data, req, truth, key="Task 1a"):
     if data.get("called_check") is True:
         return fail(key, "your function calls the check's own search (smallest_sigma); the task "
                          "is to write the search yourself with the kit's accountants.", "library")
-    found, expected = data.get("sigmas"), truth.get("sigmas", [])
-    cases = req.get("cases", []) if isinstance(req, dict) else []
-    if not isinstance(found, list) or len(found) != len(expected) or len(cases) != len(expected):
-        return fail(key, "the check's data is malformed.", "malformed")
+    expected, cases = field(truth, "sigmas", []), field(req, "cases", [])
+    found, bad = entries(key, data, "sigmas", len(expected), len(cases))
+    if bad is not None:
+        return bad
     for c, f, want in zip(cases, found, expected):
         shown = (f"calibrate_sigma({c['target_epsilon']:g}, {c['delta']:.3g}, {c['steps']}, "
                  f"{c['q']:g}, {c['accountant']!r})")
@@ -263,14 +263,13 @@ def _t2_run(run, singles, sums, noise_batch, s, req):
 
 def _t2_judge(data, req, truth):
     key = "Task 2"
-    bad = early(key, data, "Hint: clip each row to norm C, sum, add N(0, (sigma C)^2) per "
-                           "coordinate.")
+    bad = opening(key, data, "Hint: clip each row to norm C, sum, add N(0, (sigma C)^2) per "
+                             "coordinate.",
+                  library="your function calls dp.noisy_gradient_sum or dp.clip_gradients (the "
+                          "notebook's answer); the task is to write the clipping and the noise "
+                          "yourself with numpy.")
     if bad is not None:
         return bad
-    if data.get("called_library") is True:
-        return fail(key, "your function calls dp.noisy_gradient_sum or dp.clip_gradients (the "
-                         "notebook's answer); the task is to write the clipping and the noise "
-                         "yourself with numpy.", "library")
     if "shape" in data:
         return fail(key, f"clip_and_noise must return one vector of length d = {req['d']} (the "
                          f"noisy sum over the batch), found {data['shape']}.", "shape")
@@ -355,9 +354,7 @@ def _t2_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 3
 _T3_LIBRARY = ("dpteach:subsampled_gaussian_rdp", "dpteach.rdp:subsampled_gaussian_rdp",
-               "dpteach.accounting:subsampled_gaussian_rdp",
-               "dpteach:RDPAccountant", "dpteach.rdp:RDPAccountant",
-               "dpteach.accounting:RDPAccountant")
+               "dpteach:RDPAccountant", "dpteach.rdp:RDPAccountant")
 
 #: what Task 1's honest solutions call (the notebook names them): the accountants, which the
 #: check's own search uses too
@@ -383,29 +380,22 @@ def _t3_request(rng):
 
 
 def _t3_collect(answers, req):
-    fn = answers.get("subsampled_rdp")
-    if is_unsolved(fn):
-        return dict(UNSOLVED)
-    with forbid(*_T3_LIBRARY, code=[fn]) as guard:
-        data = call_each(fn, ((c["q"], c["sigma"], c["alpha"]) for c in req["cases"]), "rdp")
-    if "rdp" in data:
-        data["called_library"] = bool(guard.used)
-    return data
+    return call_each_watched(answers, "subsampled_rdp",
+                             [(c["q"], c["sigma"], c["alpha"]) for c in req["cases"]], "rdp",
+                             _T3_LIBRARY)
 
 
 def _t3_judge(data, req, truth):
     key = "Task 3"
-    bad = early(key, data, "Hint: sum the binomial terms, take the log, divide by α - 1.")
+    bad = opening(key, data, "Hint: sum the binomial terms, take the log, divide by α - 1.",
+                  library="your function calls dp.subsampled_gaussian_rdp or the RDP accountant "
+                          "(which computes it); the task is to write the formula yourself.")
     if bad is not None:
         return bad
-    if data.get("called_library") is True:
-        return fail(key, "your function calls dp.subsampled_gaussian_rdp or the RDP accountant "
-                         "(which computes it); the task is to write the formula yourself.",
-                    "library")
-    found, expected = data.get("rdp"), truth.get("rdp", [])
-    cases = req.get("cases", []) if isinstance(req, dict) else []
-    if not isinstance(found, list) or len(found) != len(expected) or len(cases) != len(expected):
-        return fail(key, "the check's data is malformed.", "malformed")
+    expected, cases = field(truth, "rdp", []), field(req, "cases", [])
+    found, bad = entries(key, data, "rdp", len(expected), len(cases))
+    if bad is not None:
+        return bad
     for c, f, want in zip(cases, found, expected):
         shown = f"subsampled_rdp({c['q']:g}, {c['sigma']:g}, {c['alpha']})"
         v = number(f)
@@ -433,14 +423,17 @@ def _t3_judge(data, req, truth):
 
 
 TASKS = [
-    Task("Task 1a", 2, ("calibrate_sigma",), _t1a_request, _t1_collect, _t1_judge_as("Task 1a"),
-         title="calibrate σ for a target (ε, δ): full-batch accountants",
-         extra={"needs": _T1_NEEDS}),
-    Task("Task 1b", 2, ("calibrate_sigma",), _t1b_request, _t1_collect, _t1_judge_as("Task 1b"),
+    Task(key="Task 1a", points=2, names=("calibrate_sigma",),
+         title="calibrate σ for a target (ε, δ): full-batch accountants", request=_t1a_request,
+         collect=_t1_collect, judge=_t1_judge_as("Task 1a"), needs=_T1_NEEDS),
+    Task(key="Task 1b", points=2, names=("calibrate_sigma",),
          title="calibrate σ for a target (ε, δ): Poisson-subsampled steps",
-         extra={"needs": _T1_NEEDS}),
-    Task("Task 2", 3, ("clip_and_noise",), _t2_request, _t2_collect, _t2_judge,
-         title="clip each gradient, then add noise to the sum"),
-    Task("Task 3", 2, ("subsampled_rdp",), _t3_request, _t3_collect, _t3_judge,
-         title="the RDP of one Poisson-subsampled Gaussian step"),
+         request=_t1b_request, collect=_t1_collect, judge=_t1_judge_as("Task 1b"),
+         needs=_T1_NEEDS),
+    Task(key="Task 2", points=3, names=("clip_and_noise",),
+         title="clip each gradient, then add noise to the sum", request=_t2_request,
+         collect=_t2_collect, judge=_t2_judge, forbidden=_LIBRARY),
+    Task(key="Task 3", points=2, names=("subsampled_rdp",),
+         title="the RDP of one Poisson-subsampled Gaussian step", request=_t3_request,
+         collect=_t3_collect, judge=_t3_judge, forbidden=_T3_LIBRARY),
 ]
