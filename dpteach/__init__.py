@@ -30,11 +30,11 @@ as ``dp.assignments``), ``grading`` with its private ``_grade_*`` and ``_sandbox
 modules (``make grade``), ``nbgrader_export`` (``make nbgrader``) and ``student_copies``
 (``make exercises``). ``cli`` is the ``dpteach`` command that hands all of it out.
 
-Private modules (a leading underscore) hold what several modules share and a student
-need not read: ``_validate`` (every parameter check), ``_tables`` (table and column
-checks for the anonymity lessons), ``_gaussian`` (the exact Gaussian delta),
-``_audit_outputs``, ``_densities`` (the Laplace and normal distribution functions in closed
-form, so a first panel does not wait for scipy.stats) and ``_lazy`` (scipy.special
+What several modules share and a student need not read is kept apart in the private
+package ``_support/``: ``validate`` (every parameter check), ``tables`` (table and column
+checks for the anonymity lessons), ``gaussian`` (the exact Gaussian delta),
+``audit_outputs``, ``densities`` (the Laplace and normal distribution functions in closed
+form, so a first panel does not wait for scipy.stats) and ``lazy`` (scipy.special
 imported on first use).
 """
 

@@ -32,11 +32,11 @@ from typing import Callable
 
 import numpy as np
 
-from ._audit_outputs import as_values, decode, run_mechanism
-from ._validate import describe
-from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
+from ._support.audit_outputs import as_values, decode, run_mechanism
+from ._support.validate import describe
+from ._support.validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
                         valid_rng)
-from ._lazy import lazy_module
+from ._support.lazy import lazy_module
 
 special = lazy_module("scipy.special")   # imported by the first confidence bound
 
@@ -350,7 +350,7 @@ class AuditResult:
 
 
 # ------------------------------------------------------------------ running mechanisms
-# running the mechanism and encoding its outputs: dpteach/_audit_outputs.py
+# running the mechanism and encoding its outputs: dpteach/_support/audit_outputs.py
 _MAX_CATEGORIES = 1000
 _MAX_THRESHOLDS = 600
 

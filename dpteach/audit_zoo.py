@@ -15,8 +15,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._validate import valid_flag, valid_positive_int, valid_rng
-from ._lazy import lazy_module
+from ._support.validate import valid_flag, valid_positive_int, valid_rng
+from ._support.lazy import lazy_module
 from .audit import AuditResult, audit
 
 special = lazy_module("scipy.special")   # imported by the first mechanism that uses it

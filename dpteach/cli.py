@@ -258,7 +258,7 @@ def command() -> None:
     """The ``dpteach`` console script and ``python -m dpteach``: :func:`main` in a process
     of its own, which goes without the modules nothing here needs (:func:`main`, called
     from Python, leaves the host's modules alone)."""
-    from ._lazy import go_without_unneeded_modules
+    from ._support.lazy import go_without_unneeded_modules
     go_without_unneeded_modules()
     sys.exit(main())
 

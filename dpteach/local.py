@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from ._validate import (Epsilon, Flag, Rng, Using, checked, valid_bits, valid_count, valid_epsilon,
+from ._support.validate import (Epsilon, Flag, Rng, Using, checked, valid_bits, valid_count, valid_epsilon,
                         valid_flag, valid_nonnegative_int, valid_noise_scale, valid_positive_int,
                         valid_positive_ints, valid_real, valid_rng, valid_size, valid_values)
 from .mechanisms import laplace_mechanism, randomized_response
@@ -103,7 +103,7 @@ def _valid_mechanism(mechanism):
 
 def _valid_people(n, per_person, name="values", what=""):
     """At most MAX_DRAWS random numbers per call: n people, ``per_person`` numbers each."""
-    from ._validate import MAX_DRAWS
+    from ._support.validate import MAX_DRAWS
     if n * per_person > MAX_DRAWS:
         raise ValueError(f"{name} holds n = {n} people{what}, which needs {n * per_person:.3g} random "
                          f"numbers; at most {MAX_DRAWS:.0e} per call: simulate fewer people (or use "

@@ -1,4 +1,4 @@
-"""The parameter checks declared with ``@checked`` (dpteach/_validate.py).
+"""The parameter checks declared with ``@checked`` (dpteach/_support/validate.py).
 
 Every public lesson function that declares its checks stores them as ``__checks__``; the
 bad-input rows here are generated from those stored constraints and the one table of bad
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import dpteach
-from dpteach import _validate as v
+from dpteach._support import validate as v
 from dpteach import mechanisms, notebook, tradeoff
 from _bad_values import bad_values_for
 
