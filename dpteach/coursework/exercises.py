@@ -362,9 +362,9 @@ def check_budget_respected(curator, *, max_epsilon, name="budget"):
 
 def check_zoo_verdicts(found, *, names=None, name="zoo verdicts"):
     """``found``: dict zoo entry name -> True (its privacy claim holds) / False (broken).
-    Compared with :data:`dpteach.audit_zoo.ZOO`'s ground truth for ``names`` (default: the
+    Compared with :data:`dpteach.audit.ZOO`'s ground truth for ``names`` (default: the
     keys of ``found``, which must then cover at least one entry). Notebook A6."""
-    from ..audit_zoo import ZOO
+    from ..audit import ZOO
 
     if unsolved(found):
         return not_solved(name)
