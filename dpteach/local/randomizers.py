@@ -95,8 +95,8 @@ def k_randomized_response(values, k, epsilon, *, rng=None):
     than under another (p / q = e^eps). For k = 2 this calls the binary
     :func:`dpteach.randomized_response` of notebook 04. Notebook 17.
     """
-    v = valid_categories(values, k)     # integers in 0..k-1
-    valid_people(v.size, 2)             # at most MAX_DRAWS draws
+    v = valid_categories(values, k)      # integers in 0..k-1
+    valid_people(v.size, 2)              # at most MAX_DRAWS draws
     if k == 2:
         out = np.asarray(randomized_response(v, epsilon, rng=rng)).astype(np.intp)
     else:
@@ -153,7 +153,7 @@ def unary_encoding(values, k, epsilon, *, optimized=True, rng=None) -> np.ndarra
     one-hot vector (the basic one-time RAPPOR, Erlingsson, Pihur & Korolova 2014).
     Notebook 17.
     """
-    v = valid_categories(values, k)     # integers in 0..k-1
+    v = valid_categories(values, k)      # integers in 0..k-1
     valid_people(v.size, k, what=f" of k = {k} bits each (values and k)")
     onehot = (v[..., None] == np.arange(k)).astype(np.int8)
     if not optimized:
