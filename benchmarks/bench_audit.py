@@ -12,7 +12,7 @@ def run() -> list[tuple[str, float, str, str]]:
     import dpteach as dp
     from dpteach.attacks.floating_point import floating_point_attack, naive_laplace_mechanism
     from dpteach.audit import audit
-    from dpteach.audit_zoo import ZOO
+    from dpteach.audit import ZOO
 
     rows = []
     rng = np.random.default_rng(2026)

@@ -6,17 +6,20 @@ itself is quick (numpy, scipy, pandas and matplotlib load when needed).
 
 Where things live
 -----------------
-What a notebook teaches is one module each, at the top level; read the module a
-notebook names and you read the code it runs.
+What a notebook teaches is one module each at the top level, or one package when the
+idea has parts (``audit/``, ``local/``: every name reached from the package, a module per
+part); read the module a notebook names and you read the code it runs.
 
 - 01 ``anonymity`` (k-anonymity, l-diversity, t-closeness) and ``attacks/`` (linkage,
   homogeneity, differencing, query auditing, averaging, reconstruction, floating point)
 - 02-03 ``curator`` (a budgeted server of noisy answers), ``attacks.reconstruction``
 - 04 ``definition`` (what the definition promises: probability ratios, the hockey stick)
 - 05 ``sensitivity``; 06-09 ``mechanisms``, ``bounds``, ``exponential``;
-  10 ``comparison``; 11 ``audit``, ``audit_zoo``, ``discrete``
+  10 ``comparison``; 11 ``audit/`` (the bound, the experiment, the zoo of mechanisms),
+  ``discrete``
 - 07 ``accounting``; 12 ``properties``; 13 ``tradeoff``; 14 ``clipping``;
-  15 ``sparse_vector``; 16 ``rdp``, ``pld``; 17 ``local``, ``local_protocols``;
+  15 ``sparse_vector``; 16 ``rdp``, ``pld``; 17 ``local/`` (k-ary randomized response
+  and unary encoding, local hashing, the estimates' variance, choosing a protocol);
   18 ``sgd``; 19 ``beyond_global``; 20 ``synthetic``
 - the seed tables: ``datasets``
 
@@ -30,11 +33,11 @@ as ``dp.assignments``), ``grading`` with its private ``_grade_*`` and ``_sandbox
 modules (``make grade``), ``nbgrader_export`` (``make nbgrader``) and ``student_copies``
 (``make exercises``). ``cli`` is the ``dpteach`` command that hands all of it out.
 
-Private modules (a leading underscore) hold what several modules share and a student
-need not read: ``_validate`` (every parameter check), ``_tables`` (table and column
-checks for the anonymity lessons), ``_gaussian`` (the exact Gaussian delta),
-``_audit_outputs``, ``_densities`` (the Laplace and normal distribution functions in closed
-form, so a first panel does not wait for scipy.stats) and ``_lazy`` (scipy.special
+What several modules share and a student need not read is kept apart in the private
+package ``_support/``: ``validate`` (every parameter check), ``tables`` (table and column
+checks for the anonymity lessons), ``gaussian`` (the exact Gaussian delta),
+``audit_outputs``, ``densities`` (the Laplace and normal distribution functions in closed
+form, so a first panel does not wait for scipy.stats) and ``lazy`` (scipy.special
 imported on first use).
 """
 
@@ -198,11 +201,11 @@ _EXPORTS = {
     "example_frequencies": "local",
     "true_counts": "local",
     "krr_is_better": "local",
-    "PROTOCOLS": "local_protocols",
-    "protocol_variances": "local_protocols",
-    "krr_crossover_k": "local_protocols",
-    "krr_crossover_epsilon": "local_protocols",
-    "report_bits": "local_protocols",
+    "PROTOCOLS": "local",
+    "protocol_variances": "local",
+    "krr_crossover_k": "local",
+    "krr_crossover_epsilon": "local",
+    "report_bits": "local",
     "per_example_gradients": "sgd",
     "logistic_loss": "sgd",
     "predict": "sgd",
@@ -253,9 +256,9 @@ _EXPORTS = {
 #: ``dp.assignments.check``) from where it lives, dpteach/coursework/
 _SUBMODULES = {name: name for name in (
     "mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity", "attacks",
-    "audit", "audit_zoo", "datasets", "plots", "panels", "style", "discrete", "notebook",
+    "audit", "datasets", "plots", "panels", "style", "discrete", "notebook",
     "comparison", "definition", "exponential", "properties", "tradeoff", "clipping",
-    "sparse_vector", "rdp", "pld", "local", "local_protocols", "sgd", "beyond_global",
+    "sparse_vector", "rdp", "pld", "local", "sgd", "beyond_global",
     "synthetic", "coursework")}
 _SUBMODULES.update(exercises="coursework.exercises", assignments="coursework.assignments")
 

@@ -1,6 +1,6 @@
-"""``python -m dpteach``: the ``dpteach`` command (:mod:`dpteach.cli`)."""
+"""``python -m dpteach``: the ``dpteach`` command (:mod:`dpteach.coursework.cli`)."""
 
-from .cli import command
+from .coursework.cli import command
 
 if __name__ == "__main__":
     command()

@@ -16,9 +16,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ._validate import (valid_delta, valid_epsilon, valid_positive_int, valid_positive_ints,
+from ._support.validate import (valid_delta, valid_epsilon, valid_positive_int, valid_positive_ints,
                         valid_real, valid_reals, valid_sensitivity, valid_values)
-from . import _gaussian
+from ._support import gaussian as _gaussian
 
 __all__ = ["basic_composition", "advanced_composition", "PrivacyAccountant",
            "BudgetExceededError"]

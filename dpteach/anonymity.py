@@ -59,8 +59,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ._tables import class_ids, prepare, valid_columns, valid_no_missing, valid_table
-from ._validate import valid_flag, valid_nonnegative_int, valid_positive_int, valid_real, valid_values
+from ._support.tables import class_ids, prepare, valid_columns, valid_no_missing, valid_table
+from ._support.validate import valid_flag, valid_nonnegative_int, valid_positive_int, valid_real, valid_values
 
 __all__ = [
     "equivalence_classes", "equivalence_class_ids", "k_anonymity", "l_diversity",

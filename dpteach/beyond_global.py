@@ -56,7 +56,7 @@ import math
 
 import numpy as np
 
-from ._validate import (Delta, Flag, OrNone, PositiveInt, Real, Rng, Values, checked, describe,
+from ._support.validate import (Delta, Flag, OrNone, PositiveInt, Real, Rng, Values, checked, describe,
                         valid_delta, valid_flag, valid_nonnegative_int, valid_positive_int,
                         valid_range, valid_real, valid_rng, valid_values)
 

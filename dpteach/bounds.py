@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ._validate import (valid_epsilon, valid_positive_int, valid_probability, valid_real,
+from ._support.validate import (valid_epsilon, valid_positive_int, valid_probability, valid_real,
                         valid_sensitivity, valid_values)
 
 __all__ = ["laplace_std", "laplace_tail", "laplace_accuracy", "exponential_utility_threshold"]

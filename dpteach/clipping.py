@@ -22,7 +22,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._validate import (Probability, Real, Using, Values, checked, valid_count, valid_epsilon,
+from ._support.validate import (Probability, Real, Using, Values, checked, valid_count, valid_epsilon,
                         valid_noise_scale, valid_probability, valid_reals, valid_rng,
                         valid_range, valid_size, valid_values)
 from .mechanisms import clamped_sum, exponential_mechanism, exponential_probabilities, laplace_mechanism
@@ -349,5 +349,5 @@ def example_incomes(n=500, *, seed=14):
 
 
 def _valid_seed(seed):
-    from ._validate import valid_nonnegative_int
+    from ._support.validate import valid_nonnegative_int
     return valid_nonnegative_int(seed, "seed")

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from . import bounds, mechanisms
-from ._gaussian import analytic_sigma, unit_sigma
-from ._validate import (valid_delta, valid_epsilon, valid_flag, valid_nonnegative_int, valid_positive_int,
+from ._support.gaussian import analytic_sigma, unit_sigma
+from ._support.validate import (valid_delta, valid_epsilon, valid_flag, valid_nonnegative_int, valid_positive_int,
                         valid_real, valid_scores, valid_sensitivity, valid_values)
 
 __all__ = ["MechanismCard", "MECHANISMS", "mechanism_table", "noise_std", "choose_mechanism",
@@ -171,7 +171,7 @@ def noise_std(mechanism: str, *, epsilon, l1_sensitivity=None, l2_sensitivity=No
 
 def _gaussian_unit_sigma(epsilon, delta, analytic):
     """gaussian_sigma(1, epsilon, delta) for checked floats. The analytic sigma comes
-    from the panels' numpy bisection, remembered (:func:`dpteach._gaussian.unit_sigma`,
+    from the panels' numpy bisection, remembered (:func:`dpteach._support.gaussian.unit_sigma`,
     equal to gaussian_sigma's to 1e-12 for epsilon up to 1e15, tested), so notebook 10's
     first panel imports no scipy.optimize; beyond epsilon = 1e100 it is refused by name."""
     if not analytic:

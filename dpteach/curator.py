@@ -18,7 +18,7 @@ import threading
 import numpy as np
 import pandas as pd
 
-from ._validate import valid_delta, valid_epsilon, valid_range, valid_rng
+from ._support.validate import valid_delta, valid_epsilon, valid_range, valid_rng
 from .accounting import PrivacyAccountant
 from .clipping import clipped_mean_ratio
 from .mechanisms import laplace_mechanism

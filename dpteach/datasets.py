@@ -156,7 +156,7 @@ def skewed_table(class_size=50, class_share=0.5, *, n=10_000, positives=100, oth
 
     import numpy as np
 
-    from ._validate import valid_positive_int, valid_probability
+    from ._support.validate import valid_positive_int, valid_probability
 
     n = valid_positive_int(n, "n", maximum=10 ** 7)
     class_size = valid_positive_int(class_size, "class_size", maximum=n - 1 if n > 1 else 1)
@@ -228,7 +228,7 @@ def synthetic_patients(n: int = 1000, *, rng=None) -> pd.DataFrame:
     (integer thousands, 20-120). For benchmarks and the skewness demonstration."""
     import numpy as np
 
-    from ._validate import valid_positive_int, valid_rng
+    from ._support.validate import valid_positive_int, valid_rng
 
     n = valid_positive_int(n, "n", maximum=10 ** 7)
     rng = valid_rng(rng)
@@ -275,7 +275,7 @@ def secret_population(n=100, *, prevalence=0.3, rng=None) -> pd.DataFrame:
     gives the same population."""
     import numpy as np
 
-    from ._validate import valid_positive_int, valid_probability, valid_rng
+    from ._support.validate import valid_positive_int, valid_probability, valid_rng
 
     n = valid_positive_int(n, "n", maximum=10 ** 7)
     prevalence = valid_probability(prevalence, "prevalence")

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import mechanisms
-from ._validate import (valid_bits, valid_epsilon, valid_probability, valid_real, valid_rng,
+from ._support.validate import (valid_bits, valid_epsilon, valid_probability, valid_real, valid_rng,
                         valid_sensitivity, valid_values)
-from ._lazy import lazy_module
+from ._support.lazy import lazy_module
 
 special = lazy_module("scipy.special")   # imported by the first function that uses it
 

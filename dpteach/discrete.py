@@ -22,7 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._validate import (valid_epsilon, valid_positive_int, valid_rng, valid_size, release_shape,
+from ._support.validate import (valid_epsilon, valid_positive_int, valid_rng, valid_size, release_shape,
                         valid_values)
 
 __all__ = ["discrete_laplace_mechanism", "discrete_laplace_noise", "discrete_laplace_pmf",
@@ -258,7 +258,7 @@ def _sigma_squared(sigma) -> Fraction:
         if sigma <= 0 or sigma > 2 ** 52:
             raise ValueError(f"sigma must be in (0, 2^52], got {sigma}")
         return sigma * sigma
-    from ._validate import valid_real
+    from ._support.validate import valid_real
     sig = valid_real(sigma, "sigma", low=0.0, high=2.0 ** 52, low_open=True)
     frac = Fraction(repr(float(sig)))
     return frac * frac
@@ -344,7 +344,7 @@ def discrete_gaussian_pmf(k, sigma):
     integers. For sigma <= 10, Z is summed over |k| <= 40 sigma + 40; above, Z = sqrt(2 pi)
     sigma to double precision (Poisson summation: the relative correction
     2 sum_j exp(-2 pi^2 sigma^2 j^2) is below e^-1900)."""
-    from ._validate import valid_real
+    from ._support.validate import valid_real
     k = valid_values(k, "k")
     sig = valid_real(sigma, "sigma", low=0.0, low_open=True)
     if sig <= 10:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import bounds, datasets, mechanisms
-from ._validate import (valid_epsilon, valid_flag, valid_positive_int, valid_real, valid_scores,
+from ._support.validate import (valid_epsilon, valid_flag, valid_positive_int, valid_real, valid_scores,
                         valid_sensitivity, valid_values)
 
 _MAX_CANDIDATES = 10 ** 7     # tied_scores builds an array of this many floats at most

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._gaussian import analytic_sigma, gaussian_delta_exact
-from ._validate import (Bits, Delta, Epsilon, Flag, Real, Rng, Scores, Sensitivity, Size,
+from ._support.gaussian import analytic_sigma, gaussian_delta_exact
+from ._support.validate import (Bits, Delta, Epsilon, Flag, Real, Rng, Scores, Sensitivity, Size,
                         Using, Values, checked, release_shape, valid_values)
-from ._lazy import lazy_module
+from ._support.lazy import lazy_module
 
 special = lazy_module("scipy.special")   # imported by the first function that uses it
 

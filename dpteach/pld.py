@@ -51,7 +51,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ._validate import valid_delta, valid_positive_int, valid_real
+from ._support.validate import valid_delta, valid_positive_int, valid_real
 
 __all__ = ["PLDAccountant"]
 

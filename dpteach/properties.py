@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _densities
-from ._gaussian import unit_sigma
-from ._validate import (SCALE_RANGE, valid_delta, valid_epsilon, finite_result,
+from ._support import densities as _densities
+from ._support.gaussian import unit_sigma
+from ._support.validate import (SCALE_RANGE, valid_delta, valid_epsilon, finite_result,
                         valid_positive_int, valid_real, valid_values)
 
 __all__ = ["group_privacy", "group_privacy_chain", "gaussian_group_delta", "parallel_composition", "postprocess_laplace", "max_log_ratio",

@@ -28,10 +28,10 @@ import math
 import numpy as np
 from scipy import special
 
-from ._validate import (valid_delta, valid_positive_int, valid_real,
+from ._support.validate import (valid_delta, valid_positive_int, valid_real,
                         valid_sensitivity, valid_values)
 from .accounting import advanced_composition
-from . import _gaussian
+from ._support import gaussian as _gaussian
 
 __all__ = ["gaussian_rdp", "gaussian_zcdp", "rdp_to_dp", "rdp_to_dp_order", "zcdp_to_dp",
            "gaussian_epsilon", "subsampled_gaussian_rdp", "RDPAccountant", "DEFAULT_ORDERS",
@@ -225,7 +225,7 @@ def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
     δ(ε) = Φ(μ/2 - ε/μ) - e^ε Φ(-μ/2 - ε/μ) with μ = Δ√k/σ (Balle & Wang 2018,
     Theorem 8, :func:`dpteach.gaussian_delta`). δ(ε) falls from 2Φ(μ/2) - 1 at ε = 0 to
     0; it is inverted by bisection to neighbouring floats
-    (:func:`dpteach._gaussian.epsilon_of_mu`). Returns 0 when δ ≥ δ(0). No accountant can
+    (:func:`dpteach._support.gaussian.epsilon_of_mu`). Returns 0 when δ ≥ δ(0). No accountant can
     give a smaller ε for this δ: this is the privacy curve itself. Notebook 16.
     """
     sigma = _sigma(sigma)
@@ -244,7 +244,7 @@ def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
 
 
 def _epsilon_of_mu(mu, delta):
-    """One exact epsilon (:func:`dpteach._gaussian.epsilon_of_mu`), refused by name where
+    """One exact epsilon (:func:`dpteach._support.gaussian.epsilon_of_mu`), refused by name where
     it leaves the float range."""
     with np.errstate(over="ignore"):
         if not np.isfinite(mu * mu):   # mu > 1e154: epsilon is about mu^2/2, beyond floats
@@ -254,7 +254,7 @@ def _epsilon_of_mu(mu, delta):
 
 
 def _epsilon_of_mu_array(mu, delta):
-    """:func:`dpteach._gaussian.epsilon_of_mu` over arrays, remembered: a panel's slider
+    """:func:`dpteach._support.gaussian.epsilon_of_mu` over arrays, remembered: a panel's slider
     comes back to the same sigma (notebook 16)."""
     mu, delta = np.broadcast_arrays(np.asarray(mu, float), np.asarray(delta, float))
     return _epsilon_of_mu_bytes(mu.tobytes(), delta.tobytes(), mu.shape).copy()

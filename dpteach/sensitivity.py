@@ -31,7 +31,7 @@ from math import comb
 
 import numpy as np
 
-from ._validate import valid_flag, valid_nonnegative_int, valid_positive_int, valid_values
+from ._support.validate import valid_flag, valid_nonnegative_int, valid_positive_int, valid_values
 
 __all__ = ["global_sensitivity", "local_sensitivity", "l1_sensitivity", "l2_sensitivity",
            "SensitivityResult", "count_datasets", "all_datasets", "histogram", "l1_distance", "l2_distance", "are_neighbours"]

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ._validate import (Real, Using, checked, valid_delta, valid_positive_int, valid_real,
+from ._support.validate import (Real, Using, checked, valid_delta, valid_positive_int, valid_real,
                         valid_rng, valid_values)
 
 __all__ = ["clip_gradients", "noisy_gradient_sum", "per_example_gradients", "logistic_loss",

@@ -25,10 +25,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import (Epsilon, Real, Rng, Sensitivity, Using, checked, valid_count,
+from ._support.validate import (Epsilon, Real, Rng, Sensitivity, Using, checked, valid_count,
                         valid_epsilon, valid_flag, valid_noise_scale, valid_positive_int,
                         valid_real, valid_rng, valid_sensitivity, valid_values)
-from ._densities import laplace_cdf, laplace_pdf, laplace_sf
+from ._support.densities import laplace_cdf, laplace_pdf, laplace_sf
 from .mechanisms import laplace_mechanism
 
 __all__ = [
@@ -569,7 +569,7 @@ def _valid_booleans(values, name, k, *, ndim):
 
 
 def _valid_index(index, k):
-    from ._validate import valid_nonnegative_int
+    from ._support.validate import valid_nonnegative_int
     return valid_nonnegative_int(index, "index", maximum=k)
 
 
@@ -583,5 +583,5 @@ def example_answers(k=60, *, seed=15):
 
 
 def _valid_seed(seed):
-    from ._validate import valid_nonnegative_int
+    from ._support.validate import valid_nonnegative_int
     return valid_nonnegative_int(seed, "seed")

@@ -44,7 +44,7 @@ import math
 import numpy as np
 from scipy.special import expit, softmax
 
-from ._validate import (valid_count, valid_epsilon, valid_noise_scale, valid_nonnegative_int,
+from ._support.validate import (valid_count, valid_epsilon, valid_noise_scale, valid_nonnegative_int,
                         valid_positive_int, valid_positive_ints, valid_real, valid_rng, valid_values)
 from .mechanisms import laplace_mechanism
 

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import (Delta, Epsilon, NonnegativeInt, OrNone, PositiveInt, Real, Rng,
+from ._support.validate import (Delta, Epsilon, NonnegativeInt, OrNone, PositiveInt, Real, Rng,
                         Sensitivity, Using, Values, checked, valid_epsilon, valid_noise_scale,
                         valid_real, valid_values)
 from . import audit as _audit
-from ._lazy import lazy_module
-from ._gaussian import epsilon_of_mu, gaussian_delta_exact
+from ._support.lazy import lazy_module
+from ._support.gaussian import epsilon_of_mu, gaussian_delta_exact
 
 special = lazy_module("scipy.special")   # imported by the first function that uses it
 
@@ -235,7 +235,7 @@ class LossDistribution:
     def epsilon(self, delta):
         """The smallest eps >= 0 with delta(eps) <= ``delta``: the mechanism is
         (eps, delta)-DP in this direction exactly from there on. For the Gaussian this is
-        the exact Gaussian epsilon (:func:`dpteach._gaussian.epsilon_of_mu`, the one
+        the exact Gaussian epsilon (:func:`dpteach._support.gaussian.epsilon_of_mu`, the one
         :func:`dpteach.gaussian_epsilon` gives); its loss is unbounded, so there
         ``delta`` must be > 0. For Laplace and randomized response delta(eps) falls to 0
         at the largest loss eps0, so the root is bisected (in numpy: no root finder to

@@ -32,10 +32,10 @@ BAD_SEED = [-1, 1.5, "x", True, None]
 
 
 def bad_values_for(constraint) -> list:
-    """The bad values of one declared constraint (dpteach/_validate.py's kinds), from the
+    """The bad values of one declared constraint (dpteach/_support/validate.py's kinds), from the
     lists above and the constraint's own options (``allow_zero`` keeps 0 out of an
     epsilon's bad values, ``maximum`` adds the first number past it, ...)."""
-    from dpteach import _validate as v
+    from dpteach._support import validate as v
 
     kind = next(k for k in type(constraint).__mro__ if k.__module__ == v.__name__)
     o = constraint.options

@@ -31,7 +31,7 @@ from test_panels import control_values  # noqa: E402
 def lesson_modules():
     names = []
     for info in pkgutil.walk_packages(dpteach.__path__, "dpteach."):
-        if info.name in GRADING_MODULES or info.name.startswith(("dpteach.cli", "dpteach.__main__")):
+        if info.name in GRADING_MODULES or info.name.startswith(("dpteach.coursework.cli", "dpteach.__main__")):
             continue
         names.append(info.name)
     return names

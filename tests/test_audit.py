@@ -10,7 +10,7 @@ from scipy import special, stats
 from conftest import ALPHA
 
 import dpteach as dp
-from dpteach.audit_zoo import ZOO, audit_zoo
+from dpteach.audit import ZOO, audit_zoo
 from dpteach.audit import (AuditResult, Event, audit, clopper_pearson,
                            epsilon_interval, epsilon_lower_bound, epsilon_point_estimate,
                            per_call_mechanism)

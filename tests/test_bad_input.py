@@ -423,7 +423,7 @@ SPECS += [
               claimed_epsilon=[v for v in BAD_EPSILON if v is not None],
               select_fraction=BAD_PROB_OPEN,
               mechanism=[None, 3])),
-    Spec(dp.audit_zoo.audit_zoo, dict(names=["laplace"], n=200, alpha=0.05),
+    Spec(dp.audit.audit_zoo, dict(names=["laplace"], n=200, alpha=0.05),
          dict(names=[["nope"], "laplace", 3], n=[v for v in BAD_COUNT if v is not None],
               alpha=[v for v in BAD_PROB_OPEN if v is not None],
               rng=BAD_RNG + [-1], progress=BAD_FLAG)),
@@ -540,7 +540,7 @@ SPECS += [
          dict(n=8, m=16, trials=1, prevalence=0.5, log_epsilons=[0.0]),
          dict(n=BAD_COUNT, m=BAD_COUNT, trials=BAD_COUNT, prevalence=BAD_PROB,
               log_epsilons=BAD_VALUES, rng=BAD_RNG)),
-    Spec(dp.audit_zoo.audit_convergence_counts,
+    Spec(dp.audit.audit_convergence_counts,
          dict(names=["laplace"], grid=[10, 20], n_select=50),
          dict(names=["laplace", ["no such mechanism"]], grid=[[20, 10], [0], [2.5], ["3"]],
               n_select=BAD_COUNT, rng=BAD_RNG)),
@@ -599,7 +599,8 @@ EXEMPT_PARAMS = {
 
 
 # notebooks 16 and 17 (dpteach.rdp, dpteach.local)
-from dpteach import local as _local, local_protocols as _lp, rdp as _rdp  # noqa: E402
+from dpteach import local as _local, rdp as _rdp  # noqa: E402
+from dpteach.local import protocols as _lp  # noqa: E402
 
 BAD_DELTA_OPEN = BAD_DELTA_REQUIRED
 BAD_K2 = BAD_COUNT + [1]            # at least two categories
@@ -941,7 +942,7 @@ EXEMPT = {
     "dpteach.sensitivity.SensitivityResult": "record returned by global_sensitivity",
     "dpteach.audit.Event": "record describing an audit's event, built by audit()",
     "dpteach.audit.AuditResult": "record returned by audit()",
-    "dpteach.audit_zoo.ZooEntry": "record of the audit zoo, built at import",
+    "dpteach.audit.ZooEntry": "record of the audit zoo, built at import",
     "dpteach.attacks.reconstruction.LPResult": "record returned by lp_decode",
     "dpteach.comparison.MechanismCard": "record of the mechanism table, built at import",
     "dpteach.comparison.Recommendation": "record returned by choose_mechanism",

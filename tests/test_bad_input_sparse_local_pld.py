@@ -1,5 +1,5 @@
 """Issue 31: the edges and the fuzz of dpteach.sparse_vector, dpteach.local,
-dpteach.local_protocols and dpteach.pld.
+dpteach.local.protocols and dpteach.pld.
 
 A fuzz over every public function of the four modules (NaN, infinities, 0, negatives, 1e-320,
 1e308, 10**400, booleans, strings, empty and ragged arrays, huge sizes; each probe in a forked
@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from _bad_values import check_row, is_finite_answer, rows
-from dpteach import local, local_protocols as lp, pld, sparse_vector as sv
+from dpteach import local, pld, sparse_vector as sv
+from dpteach.local import protocols as lp
 
 NAN, INF = float("nan"), float("inf")
 ANS = [10.0, 30.0, 60.0]

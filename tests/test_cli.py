@@ -1,4 +1,4 @@
-"""The `dpteach` command (dpteach/cli.py) and the course inside the wheel.
+"""The `dpteach` command (dpteach/coursework/cli.py) and the course inside the wheel.
 
 * `dpteach course [DIR]` writes the lessons, the student exercises and the guide, and
   refuses an existing folder unless --force;
@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpteach import cli
+from dpteach.coursework import cli
 from dpteach.coursework import grading, student_copies
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -238,7 +238,7 @@ def test_python_dash_m_dpteach_is_the_command(tmp_path):
 
 _PROBE_UNNEEDED = """
 import atexit, sys
-from dpteach import cli
+from dpteach.coursework import cli
 def report():
     print("absent" if sys.modules.get("rfc3987_syntax", "unset") is None else "importable")
 atexit.register(report)
@@ -334,7 +334,7 @@ def test_the_wheel_declares_the_console_script(wheel):
     parser = configparser.ConfigParser()
     parser.read_string(text)
     value = parser["console_scripts"]["dpteach"]
-    assert value == "dpteach.cli:command"
+    assert value == "dpteach.coursework.cli:command"
     entry = importlib.metadata.EntryPoint(name="dpteach", value=value, group="console_scripts")
     assert entry.load() is cli.command
 
@@ -355,7 +355,7 @@ def test_the_installed_wheel_writes_a_course_that_opens(wheel, tmp_path, few_sol
         return subprocess.run([str(script), *args], cwd=user, env=env, capture_output=True,
                               text=True, timeout=120)
 
-    where = subprocess.run([sys.executable, "-c", "import dpteach.cli as c; print(c.__file__)"],
+    where = subprocess.run([sys.executable, "-c", "import dpteach.coursework.cli as c; print(c.__file__)"],
                            cwd=user, env=env, capture_output=True, text=True, timeout=60)
     assert Path(where.stdout.strip()).is_relative_to(site), where.stdout + where.stderr
     installed = _tree(site / "dpteach")

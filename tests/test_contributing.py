@@ -218,10 +218,10 @@ def _submodules(tree):
 
 def option_problems(text):
     """pytest options are registered in tests/conftest.py; the ``dpteach`` command's
-    options are declared by its argument parser (dpteach/cli.py)."""
+    options are declared by its argument parser (dpteach/coursework/cli.py)."""
     conftest = _source(ROOT / "tests" / "conftest.py")
     registered = set(re.findall(r"addoption\(\s*\"(--[\w-]+)\"", conftest))
-    cli = _source(ROOT / "dpteach" / "cli.py")
+    cli = _source(ROOT / "dpteach" / "coursework" / "cli.py")
     declared = set(re.findall(r"add_argument\(\s*\"(--[\w-]+)\"", cli))
     out = []
     for span in spans(text):
@@ -229,7 +229,7 @@ def option_problems(text):
             out += [f"pytest option {o} is not registered in tests/conftest.py"
                     for o in OPTION.findall(span) if o not in registered]
         elif span.startswith("dpteach "):
-            out += [f"dpteach has no option {o} (dpteach/cli.py)"
+            out += [f"dpteach has no option {o} (dpteach/coursework/cli.py)"
                     for o in OPTION.findall(span) if o not in declared]
     return out
 

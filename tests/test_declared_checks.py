@@ -1,4 +1,4 @@
-"""The parameter checks declared with ``@checked`` (dpteach/_validate.py).
+"""The parameter checks declared with ``@checked`` (dpteach/_support/validate.py).
 
 Every public lesson function that declares its checks stores them as ``__checks__``; the
 bad-input rows here are generated from those stored constraints and the one table of bad
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import dpteach
-from dpteach import _validate as v
+from dpteach._support import validate as v
 from dpteach import mechanisms, notebook, tradeoff
 from _bad_values import bad_values_for
 
@@ -78,9 +78,9 @@ CALLS = {
     "dpteach.clipping.quantile_interval_probabilities": (None, dict(values=[1.0, 7.0, 30.0],
                                                                      q=0.5, lower=0.0,
                                                                      upper=10.0, epsilon=1.0)),
-    "dpteach.local.k_randomized_response": (None, dict(values=[0, 1, 2], k=3, epsilon=1.0)),
-    "dpteach.local.unary_encoding": (None, dict(values=[0, 1, 2], k=3, epsilon=1.0)),
-    "dpteach.local.olh_estimate": (None, dict(values=[0, 1, 2], k=3, epsilon=1.0)),
+    "dpteach.local.randomizers.k_randomized_response": (None, dict(values=[0, 1, 2], k=3, epsilon=1.0)),
+    "dpteach.local.randomizers.unary_encoding": (None, dict(values=[0, 1, 2], k=3, epsilon=1.0)),
+    "dpteach.local.hashing.olh_estimate": (None, dict(values=[0, 1, 2], k=3, epsilon=1.0)),
     "dpteach.sgd.clip_gradients": (None, dict(per_example_grads=[[3.0, 4.0], [0.1, 0.2]],
                                               clip=1.0)),
     "dpteach.attacks.reconstruction.lp_decode": (None, dict(queries=[[1, 0], [0, 1], [1, 1]],

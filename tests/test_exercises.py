@@ -656,7 +656,7 @@ def test_check_budget_respected():
 
 
 def test_check_zoo_verdicts():
-    truth = {name: e.private for name, e in dp.audit_zoo.ZOO.items()}
+    truth = {name: e.private for name, e in dp.audit.ZOO.items()}
     assert ex.check_zoo_verdicts(truth).passed
     flipped = dict(truth, laplace_scale_is_epsilon=True)
     fb = ex.check_zoo_verdicts(flipped)
@@ -711,11 +711,11 @@ def test_check_number_refuses_bad_instructor_parameters_and_survives_huge_answer
 
 
 def test_check_audit():
-    broken = dp.audit_zoo.ZOO["laplace_scale_is_epsilon"]
+    broken = dp.audit.ZOO["laplace_scale_is_epsilon"]
     res = broken.audit(n=50_000, rng=1)
     assert ex.check_audit(res, expect_refuted=True).passed
     assert not ex.check_audit(res, expect_refuted=False).passed
-    fine = dp.audit_zoo.ZOO["laplace"].audit(n=50_000, rng=1)
+    fine = dp.audit.ZOO["laplace"].audit(n=50_000, rng=1)
     fb = ex.check_audit(fine, expect_refuted=True)
     assert not fb.passed and fb.details["reason"] == "not_refuted"
     assert ex.check_audit(fine, expect_refuted=False).passed

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpteach import _densities
+from dpteach._support import densities as _densities
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))

@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpteach import cli
+from dpteach.coursework import cli
 from dpteach.coursework import _grade_report, _grade_shards, grading
 from test_grading import _with, exercise, solution  # noqa: F401 - fixtures
 

@@ -1,5 +1,7 @@
 """The package's layout, locked in: a student who opens the module a notebook names
-reads it in one sitting and finds the maths; machinery lives in private modules; panels
+reads it in one sitting and finds the maths; the top level of dpteach/ holds the lessons
+and a few named helpers, what they share lives in the private package ``_support/`` and
+the machinery in private modules of its own wing; panels
 only draw and wire; names do not clash; every name has one home (no compatibility
 aliases, no module ``__getattr__`` hooks, no import circles)."""
 
@@ -123,6 +125,68 @@ def test_coursework_machinery_lives_in_its_own_wing():
     left = [old for old in FORMER_TOP_LEVEL
             if (PACKAGE / f"{old}.py").exists() or (PACKAGE / old).is_dir()]
     assert not left, f"alias modules at the old paths: {left}"
+
+
+# -- the top level says "read these, skip those" -------------------------------------------
+#: the packages beside the lessons: the slider panels, the coursework's machinery, the
+#: attacks of notebooks 01-03 and 11, and what several lessons share (private)
+SUPPORT_PACKAGES = {"panels", "coursework", "attacks", "_support"}
+#: the course's helpers on top: navigation and shown source, drawing, palette, seed tables
+COURSE_HELPERS = {"notebook", "plots", "style", "datasets"}
+#: the lessons that are a package, one module per part, every name reached from the package
+LESSON_PACKAGES = {"audit", "local"}
+#: former top-level modules and where they live now (no alias is left at the old path)
+MOVED_DOWN = {"_validate": "_support.validate", "_tables": "_support.tables",
+              "_gaussian": "_support.gaussian", "_densities": "_support.densities",
+              "_lazy": "_support.lazy", "_audit_outputs": "_support.audit_outputs",
+              "audit_zoo": "audit.zoo", "local_protocols": "local.protocols",
+              "cli": "coursework.cli"}
+
+
+def _lesson_map():
+    """The package docstring's list of what each notebook teaches (before the support)."""
+    import dpteach
+
+    return dpteach.__doc__.split("Support the notebooks use")[0]
+
+
+def test_the_top_level_holds_lessons_support_packages_and_course_helpers():
+    top = {info.name: info.ispkg for info in pkgutil.iter_modules(dp.__path__)}
+    packages = {name for name, is_package in top.items() if is_package}
+    assert packages == SUPPORT_PACKAGES | LESSON_PACKAGES, sorted(packages)
+    private = sorted(name for name in top if name.startswith("_") and name != "__main__"
+                     and name not in SUPPORT_PACKAGES)
+    assert not private, f"private modules on top (they belong in dpteach/_support/): {private}"
+    lessons = {name for name, is_package in top.items() if not is_package} - COURSE_HELPERS - \
+        {"__main__"}
+    lessons |= LESSON_PACKAGES
+    unmapped = sorted(n for n in lessons if f"``{n}``" not in _lesson_map()
+                      and f"``{n}/``" not in _lesson_map())
+    assert not unmapped, f"modules on top that no notebook's entry of the map names: {unmapped}"
+    for name in LESSON_PACKAGES:           # dp.<lesson>.NAME for every name of its parts
+        package = importlib.import_module(f"dpteach.{name}")
+        for info in pkgutil.iter_modules(package.__path__):
+            if info.name.startswith("_"):
+                continue
+            part = importlib.import_module(f"dpteach.{name}.{info.name}")
+            for public in part.__all__:
+                assert public in package.__all__, f"dpteach.{name}.{info.name}.{public}"
+                assert getattr(package, public) is getattr(part, public), public
+    left = [old for old in MOVED_DOWN if (PACKAGE / f"{old}.py").exists() or (PACKAGE / old).is_dir()]
+    assert not left, f"alias modules at the old paths: {left}"
+    for old, new in MOVED_DOWN.items():
+        importlib.import_module(f"dpteach.{new}")
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(f"dpteach.{old}")
+
+
+def test_the_top_level_check_sees_a_stray_module(tmp_path):
+    """The wrong twin: a private module or an unmapped one on top is seen."""
+    (tmp_path / "_helpers.py").write_text("", encoding="utf-8")
+    (tmp_path / "scratch.py").write_text("", encoding="utf-8")
+    top = {info.name for info in pkgutil.iter_modules([str(tmp_path)])}
+    assert {n for n in top if n.startswith("_")} == {"_helpers"}
+    assert "``scratch``" not in _lesson_map() and "``scratch/``" not in _lesson_map()
 
 
 #: imports of another module's private names still left, "module path::name" (DESIGN: a
@@ -303,7 +367,8 @@ def test_register_names_the_panel_after_its_function_and_refuses_a_name():
 
 def test_moved_names_have_one_home():
     """A name that moved lives in its new module only: the old module does not reach it."""
-    from dpteach import accounting, audit, audit_zoo, datasets, definition, exponential, rdp
+    from dpteach import accounting, datasets, definition, exponential, rdp
+    from dpteach.audit import bounds, experiment, zoo
     for name in ("hockey_stick_divergence", "max_probability_ratio", "smallest_delta"):
         assert getattr(dp, name) is getattr(definition, name)
         assert not hasattr(accounting, name), name
@@ -312,7 +377,7 @@ def test_moved_names_have_one_home():
         assert getattr(dp, name) is getattr(rdp, name)
         assert not hasattr(accounting, name), name
     for name in ("ZooEntry", "ZOO", "ZOO_ALPHA", "audit_zoo", "audit_convergence_counts"):
-        assert hasattr(audit_zoo, name) and not hasattr(audit, name), name
+        assert hasattr(zoo, name) and not hasattr(bounds, name) and not hasattr(experiment, name)
     assert hasattr(exponential, "posted_price_revenue")
     assert not hasattr(datasets, "posted_price_revenue")
     from dpteach.panels import gaussian as p_gaussian, properties as p_properties
@@ -434,7 +499,7 @@ def _circles(graph):
 
 def test_no_import_circles():
     graph = _import_graph()
-    assert "dpteach.audit" in graph["dpteach.audit_zoo"]          # the graph sees imports
+    assert "dpteach.audit.experiment" in graph["dpteach.audit.zoo"]   # the graph sees imports
     # ... inside functions too
     assert "dpteach.coursework._grade_kernel" in graph["dpteach.coursework._grade_runner"]
     assert not _circles(graph), f"import circles: {_circles(graph)}"

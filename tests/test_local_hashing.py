@@ -55,7 +55,7 @@ def test_report_is_epsilon_ldp_given_the_hash():
     assert p / q == pytest.approx(math.exp(eps))
     rng = np.random.default_rng(3)
     seeds, reports = local.olh_reports(np.zeros(40_000, int), 5, eps, rng=rng)
-    hashed = local._hash(seeds, np.zeros(seeds.size, np.int64), g)
+    hashed = local.hashing._hash(seeds, np.zeros(seeds.size, np.int64), g)
     kept = np.mean(reports == hashed)
     assert stats.binomtest(int(kept * seeds.size), seeds.size, p).pvalue > ALPHA
     assert stats.binomtest(int(kept * seeds.size), seeds.size, 1 / g).pvalue < ALPHA  # no-privacy twin

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import dpteach as dp
-from dpteach import local, local_protocols as lp, panels
+from dpteach import local, panels
+from dpteach.local import protocols as lp
 
 
 @pytest.mark.parametrize("eps", [0.3, 1.0, 2.5])

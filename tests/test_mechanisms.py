@@ -644,7 +644,7 @@ def test_the_panels_bisection_gives_the_analytic_sigma_of_brentq():
     first drawing without scipy.optimize) gives dp.gaussian_sigma(..., analytic=True)'s
     brentq answer to 1e-12, and its delta meets the target; the classic sigma, a wrong
     twin, is far off."""
-    from dpteach._gaussian import analytic_sigma, gaussian_delta_exact
+    from dpteach._support.gaussian import analytic_sigma, gaussian_delta_exact
 
     eps = np.geomspace(0.005, 60.0, 41)
     for delta in (1e-12, 1e-5, 0.1, 0.9):

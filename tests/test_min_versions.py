@@ -187,7 +187,7 @@ def test_lesson_modules_import_without_the_grading_extra():
         "             'dpteach.coursework._grade_run'}\n"
         "names = [i.name for i in pkgutil.walk_packages(dpteach.__path__, 'dpteach.')]\n"
         "for n in names:\n"
-        "    if n not in machinery and not n.startswith(('dpteach.cli', 'dpteach.__main__')):\n"
+        "    if n not in machinery and not n.startswith(('dpteach.coursework.cli', 'dpteach.__main__')):\n"
         "        importlib.import_module(n)\n"
         "try:\n"
         "    importlib.import_module('dpteach.coursework.grading')\n"

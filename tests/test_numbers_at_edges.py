@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import dpteach as dp
-from dpteach import _gaussian, audit, tradeoff
+from dpteach import audit, tradeoff
+from dpteach._support import gaussian as _gaussian
 
 mp = pytest.importorskip("mpmath")
 

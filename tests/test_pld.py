@@ -74,7 +74,7 @@ def test_pld_mixed_compositions_and_bad_input():
 
 # ------------------------------------------------------- upper bounds down to δ = 1e-300
 from dpteach import pld as _pld  # noqa: E402
-from dpteach._gaussian import epsilon_of_mu, gaussian_delta_exact  # noqa: E402
+from dpteach._support.gaussian import epsilon_of_mu, gaussian_delta_exact  # noqa: E402
 
 DELTAS = np.logspace(-2, -300, 30)
 SIGMAS_K = [(s, k) for k in (1, 10, 100) for s in (0.5, 1.0, 3.0)]

@@ -156,7 +156,7 @@ def test_gaussian_epsilon_against_dp_accounting_pld():
 def test_the_exact_gaussian_epsilon_has_one_home():
     """gaussian_epsilon, composition_epsilons' "exact" curve and a Gaussian privacy loss
     distribution's epsilon are one computation (_gaussian.epsilon_of_mu): equal floats."""
-    from dpteach import _gaussian
+    from dpteach._support import gaussian as _gaussian
     mus = np.array([0.01, 0.3, 1.0, 4.0, 30.0])
     for delta in [1e-3, 1e-10]:
         one = _gaussian.epsilon_of_mu(mus, delta)
@@ -171,7 +171,7 @@ def test_the_exact_gaussian_epsilon_has_one_home():
 def test_exact_epsilon_is_the_smallest_float_that_meets_delta():
     """The answer meets delta and the float just below it does not (the bisection ends at
     neighbouring floats); a twin that stops at a 1e-9 bracket is not the smallest float."""
-    from dpteach import _gaussian
+    from dpteach._support import gaussian as _gaussian
     for mu, delta in [(0.05, 1e-6), (0.5, 1e-5), (1.0, 0.2), (3.0, 1e-12), (40.0, 1e-300)]:
         eps = _gaussian.epsilon_of_mu(mu, delta)
         assert _gaussian.gaussian_delta_exact(1.0, mu, eps) <= delta

@@ -1,11 +1,11 @@
-"""Tests for dpteach._validate, the one set of parameter validators the whole package uses."""
+"""Tests for dpteach._support.validate, the one set of parameter validators the whole package uses."""
 
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from dpteach import _validate as c
+from dpteach._support import validate as c
 
 
 # --------------------------------------------------------------------------- valid_real

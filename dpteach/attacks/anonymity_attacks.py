@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from .._tables import class_ids, prepare, target_class, valid_columns, valid_no_missing, valid_table
-from .._validate import valid_real
+from .._support.tables import class_ids, prepare, target_class, valid_columns, valid_no_missing, valid_table
+from .._support.validate import valid_real
 from ..anonymity import class_report, generalize
 
 __all__ = ["linkage_attack", "homogeneity_attack", "background_knowledge_attack",

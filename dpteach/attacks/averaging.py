@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._validate import valid_positive_int, valid_real, valid_rng, valid_size, valid_values
+from .._support.validate import valid_positive_int, valid_real, valid_rng, valid_size, valid_values
 from ..accounting import BudgetExceededError
 from ..bounds import laplace_std
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tables import row_mask
-from .._validate import valid_positive_int, valid_real, valid_rng, valid_values
+from .._support.tables import row_mask
+from .._support.validate import valid_positive_int, valid_real, valid_rng, valid_values
 
 __all__ = ["difference_of_counts", "difference_of_means", "sickle_cell_queries",
            "exact_count", "exact_mean", "perturb_records", "blood_sugar_differencing",

@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from .._validate import (Real, Rng, Size, Values, checked, valid_epsilon, valid_nonnegative_int,
+from .._support.validate import (Real, Rng, Size, Values, checked, valid_epsilon, valid_nonnegative_int,
                          valid_positive_int, valid_real, valid_rng, valid_values,
                          release_shape)
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._validate import valid_real, valid_values
-from .._tables import row_mask
+from .._support.validate import valid_real, valid_values
+from .._support.tables import row_mask
 
 __all__ = ["max_query", "infer_from_max_queries", "MaxAuditor", "refusal_attack"]
 

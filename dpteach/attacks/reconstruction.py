@@ -21,9 +21,9 @@ import math
 
 import numpy as np
 
-from .._validate import (PositiveInt, Real, Using, checked, valid_bits, valid_positive_int,
+from .._support.validate import (PositiveInt, Real, Using, checked, valid_bits, valid_positive_int,
                          valid_real, valid_rng, valid_values)
-from .._lazy import lazy_module
+from .._support.lazy import lazy_module
 from ..mechanisms import laplace_mechanism
 
 # the solvers (and scipy.linalg, threadpoolctl) load when an attack first solves

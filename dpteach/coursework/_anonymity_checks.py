@@ -25,7 +25,7 @@ def check_k_anonymous(table, quasi_identifiers, k, *, original=None, sensitive=N
     """
     import pandas as pd
 
-    from .._validate import valid_nonnegative_int, valid_positive_int
+    from .._support.validate import valid_nonnegative_int, valid_positive_int
     from ..anonymity import equivalence_classes, k_anonymity
 
     k = valid_positive_int(k, "k")
@@ -129,7 +129,7 @@ def check_disclosure(found, table, quasi_identifiers, sensitive, target, *,
     quasi-identifier values) falls in one class; if every row of it shares one
     sensitive value, that value is disclosed and ``found`` must name it; otherwise
     ``found`` must be None-like "no disclosure" (the string "none"). Notebook A1."""
-    from .._tables import prepare, target_class
+    from .._support.tables import prepare, target_class
 
     if unsolved(found):
         return not_solved(name)

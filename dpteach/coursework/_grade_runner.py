@@ -129,7 +129,7 @@ def run(job_dir, work) -> int:
         _set_limits(limits, processes=False)
     os.chdir(work)
 
-    from .._lazy import go_without_unneeded_modules
+    from .._support.lazy import go_without_unneeded_modules
     go_without_unneeded_modules()             # a process of its own: about 1.5 s less
     from ._grade_kernel import COLLECT, Budget, Kernel, run_cells
 

@@ -126,7 +126,7 @@ def mechanism_request(rng, *, sensitivity=None, epsilon=None, value=None, n=None
       tail test needs, raised to ``n`` if given), ``seconds`` (target time of the calls),
       ``max_seconds``, ``alpha``.
     """
-    from .._validate import valid_epsilon, valid_positive_int, valid_real, valid_rng, \
+    from .._support.validate import valid_epsilon, valid_positive_int, valid_real, valid_rng, \
         valid_sensitivity
 
     rng = valid_rng(rng)

@@ -60,7 +60,7 @@ def check_number(found, expected, *, name="answer", rel=1e-3, abs_tol=1e-9, hint
     ``abs_tol`` finite and >= 0 (instructor parameters: a bad one raises ValueError or
     TypeError naming it); a student's ``found`` that is not a number, NaN, infinite or
     beyond the float range fails with a message instead."""
-    from .._validate import valid_real
+    from .._support.validate import valid_real
 
     expected = valid_real(expected, "expected")
     rel = valid_real(rel, "rel", low=0.0)
@@ -155,7 +155,7 @@ def check_mechanism(student_fn, *, sensitivity, epsilon, value=10.0, n=None, alp
     "biased", "truncated", "distribution", "rng", "too_slow", "error", "type",
     "not_finite", "unsolved". Notebook A3 (notebooks/solutions/).
     """
-    from .._validate import valid_epsilon, valid_real, valid_rng, valid_sensitivity
+    from .._support.validate import valid_epsilon, valid_real, valid_rng, valid_sensitivity
 
     sensitivity = valid_sensitivity(sensitivity, positive=True)
     epsilon = valid_epsilon(epsilon)
@@ -183,7 +183,7 @@ def check_exponential_probabilities(student_fn, *, scores, sensitivity, epsilon,
     :func:`dpteach.mechanisms.exponential_probabilities` (to 1e-9) and sum to 1.
     Notebook A5.
     """
-    from .._validate import valid_epsilon, valid_positive_int, valid_rng, valid_scores, \
+    from .._support.validate import valid_epsilon, valid_positive_int, valid_rng, valid_scores, \
         valid_sensitivity
     from ..mechanisms import exponential_probabilities
 
@@ -306,7 +306,7 @@ def _short(records):
 # ------------------------------------------------------------------ attacks
 def check_reconstruction(bits, truth, min_fraction, *, name="reconstruction"):
     """Did an attack recover at least ``min_fraction`` of the secret bits? Notebook A2."""
-    from .._validate import valid_bits, valid_probability
+    from .._support.validate import valid_bits, valid_probability
 
     min_fraction = valid_probability(min_fraction, "min_fraction")
     if unsolved(bits):
@@ -334,7 +334,7 @@ def check_budget_respected(curator, *, max_epsilon, name="budget"):
     """Is ``curator`` a :class:`~dpteach.curator.Curator` whose total budget is at most
     ``max_epsilon``, which has not overspent, and which refuses a query beyond what
     remains? (The defence in notebook A4.)"""
-    from .._validate import valid_epsilon
+    from .._support.validate import valid_epsilon
     from ..curator import Curator
 
     max_epsilon = valid_epsilon(max_epsilon, "max_epsilon")
@@ -362,9 +362,9 @@ def check_budget_respected(curator, *, max_epsilon, name="budget"):
 
 def check_zoo_verdicts(found, *, names=None, name="zoo verdicts"):
     """``found``: dict zoo entry name -> True (its privacy claim holds) / False (broken).
-    Compared with :data:`dpteach.audit_zoo.ZOO`'s ground truth for ``names`` (default: the
+    Compared with :data:`dpteach.audit.ZOO`'s ground truth for ``names`` (default: the
     keys of ``found``, which must then cover at least one entry). Notebook A6."""
-    from ..audit_zoo import ZOO
+    from ..audit import ZOO
 
     if unsolved(found):
         return not_solved(name)
@@ -402,7 +402,7 @@ def check_fraction_at_most(found, bound, n, *, name="fraction", alpha=ALPHA):
     from probability ``bound``. Used to verify a tail bound empirically (notebook A5)."""
     from scipy import stats
 
-    from .._validate import valid_positive_int, valid_probability
+    from .._support.validate import valid_positive_int, valid_probability
 
     bound = valid_probability(bound, "bound")
     n = valid_positive_int(n, "n", maximum=_MAX_TRIALS)

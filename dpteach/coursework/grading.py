@@ -61,7 +61,7 @@ import nbformat
 import numpy as np
 
 from . import _grade_shards, _sandbox, assignments
-from .._validate import valid_real
+from .._support.validate import valid_real
 # the kernel (run inside the sandbox by _grade_runner) and the report writing live in
 # private modules; the report's names stay importable from here
 from ._grade_run import allowed_targets, forbidden_targets, run_part

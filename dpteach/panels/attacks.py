@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import mechanisms
-from .._validate import valid_epsilon
+from .._support.validate import valid_epsilon
 from ..accounting import BudgetExceededError, PrivacyAccountant
 from ..attacks.averaging import averaging_error
 from ..attacks.differencing import difference_noise_pdf

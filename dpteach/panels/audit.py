@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import audit as _audit, audit_zoo as _zoo
+from .. import audit as _audit
+from ..audit import zoo as _zoo
 from ..attacks.floating_point import rule_out_fractions
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band
 from ._controls import dropdown, float_slider, log_slider, snap

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import mechanisms
-from .._validate import valid_values
-from .._densities import laplace_cdf, normal_cdf
-from .._gaussian import unit_sigma
+from .._support.validate import valid_values
+from .._support.densities import laplace_cdf, normal_cdf
+from .._support.gaussian import unit_sigma
 from ..comparison import count_release_error_curves, count_release_errors
 from ..plots import PALETTE, density_line, label_axes, log_axes, new_figure, note, vline
 from ._controls import int_slider, log_slider, readout

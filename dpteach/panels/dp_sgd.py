@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import sgd as _sgd
 from ..plots import PALETTE, density_line, label_axes, log_axes, new_figure
-from .._validate import valid_real
+from .._support.validate import valid_real
 from ..tradeoff import outside_region, tradeoff_curve
 from ._controls import dropdown, int_slider
 from ._panel import Panel

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import mechanisms
-from .._gaussian import analytic_sigma
+from .._support.gaussian import analytic_sigma
 from ..comparison import queries_noise
 from ..mechanisms import sigma_curves
 from ..plots import (PALETTE, band, density_line, hline, label_axes, log_axes, new_figure,

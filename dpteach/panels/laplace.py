@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import bounds, mechanisms
-from .._densities import laplace_pdf as _laplace_pdf   # scipy.stats.laplace.pdf's floats
+from .._support.densities import laplace_pdf as _laplace_pdf   # scipy.stats.laplace.pdf's floats
 from ..plots import PALETTE, band, density_line, hline, label_axes, new_figure, note, set_band, vline
 from ._controls import dropdown, float_slider, int_slider, log_slider
 from ._panel import Panel

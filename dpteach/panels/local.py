@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import local, local_protocols
+from .. import local
 from ..bounds import laplace_std
 from ..plots import PALETTE, label_axes, log_axes, new_figure, note
 from ._controls import dropdown, int_slider, log_slider
@@ -177,25 +177,25 @@ def local_protocols_variance(epsilon=1.0, k=64):
     txt1 = note(ax1, "", loc="lower right")
     txt2 = note(ax2, "", loc="lower left")
     by_eps, by_k = {}, {}
-    flat = local_protocols.protocol_variances(2, _EPS_GRID, protocols=("sue", "oue", "olh"))   # free of k
+    flat = local.protocol_variances(2, _EPS_GRID, protocols=("sue", "oue", "olh"))   # free of k
 
     def update(epsilon, k):
         k = int(round(k))
         if epsilon not in by_eps:
             if len(by_eps) > 64:
                 by_eps.clear()
-            by_eps[epsilon] = ({**local_protocols.protocol_variances(_K_GRID[:1], epsilon, protocols=("sue", "oue", "olh")),
-                                **local_protocols.protocol_variances(_K_GRID, epsilon, protocols=("krr",))},
-                               local_protocols.krr_crossover_k(epsilon, against="oue"),
-                               local_protocols.krr_crossover_k(epsilon, against="olh"))
+            by_eps[epsilon] = ({**local.protocol_variances(_K_GRID[:1], epsilon, protocols=("sue", "oue", "olh")),
+                                **local.protocol_variances(_K_GRID, epsilon, protocols=("krr",))},
+                               local.krr_crossover_k(epsilon, against="oue"),
+                               local.krr_crossover_k(epsilon, against="olh"))
         if k not in by_k:
             if len(by_k) > 64:
                 by_k.clear()
-            by_k[k] = ({**flat, **local_protocols.protocol_variances(k, _EPS_GRID, protocols=("krr",))},
-                       local_protocols.krr_crossover_epsilon(k, against="oue", low=0.1, high=10.0))
+            by_k[k] = ({**flat, **local.protocol_variances(k, _EPS_GRID, protocols=("krr",))},
+                       local.krr_crossover_epsilon(k, against="oue", low=0.1, high=10.0))
         over_k, k_oue, k_olh = by_eps[epsilon]
         over_e, e_oue = by_k[k]
-        here = local_protocols.protocol_variances(k, epsilon)
+        here = local.protocol_variances(k, epsilon)
         for _, key, _ in _PROTOCOLS:
             lines1[key].set_ydata(np.broadcast_to(over_k[key], _K_GRID.shape))
             lines2[key].set_ydata(over_e[key])
@@ -203,8 +203,8 @@ def local_protocols_variance(epsilon=1.0, k=64):
             dots2[key].set_data([epsilon], [here[key]])
         cross_k.set_data([k_oue, k_oue], [1e-4, 1e8])
         cross_e.set_data([e_oue, e_oue] if e_oue else [], [1e-4, 1e8] if e_oue else [])
-        best = min(local_protocols.PROTOCOLS, key=lambda p: here[p])
-        bits = {p: local_protocols.report_bits(k, epsilon, p) for p in local_protocols.PROTOCOLS}
+        best = min(local.PROTOCOLS, key=lambda p: here[p])
+        bits = {p: local.report_bits(k, epsilon, p) for p in local.PROTOCOLS}
         txt1.set_text(f"k-RR best below k = {k_oue:.1f} (OUE), {k_olh:.1f} (OLH)")
         txt2.set_text(f"k = {k:,}: k-RR best for ε > {e_oue:.2f}" if e_oue else
                       f"k = {k:,}: {'k-RR best' if k <= 5 else 'k-RR never best'} on 0.1–10")

@@ -7,7 +7,7 @@ import numpy as np
 from scipy import special
 
 from .. import sensitivity as sens
-from .._validate import valid_positive_int, valid_real
+from .._support.validate import valid_positive_int, valid_real
 from ..plots import PALETTE, bars, label_axes, log_axes, new_figure
 from ._controls import float_slider, int_slider
 from ._panel import Panel

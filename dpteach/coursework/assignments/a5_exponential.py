@@ -55,7 +55,7 @@ ALLOWED = ("dpteach.mechanisms:exponential_mechanism", "dpteach.exponential:post
 def without_half_loss(k, sensitivity, epsilon):
     """Exact privacy loss of P(r) ∝ exp(ε u(r)/Δ) (the 1/2 left out) on the neighbours
     u = (Δ, 0, ..., 0), u' = (0, Δ, ..., Δ) over k candidates (see the module docstring);
-    Δ cancels. Natural log. For k = 100, ε = 1 it is 1.977 (``dp.audit_zoo.ZOO``'s
+    Δ cancels. Natural log. For k = 100, ε = 1 it is 1.977 (``dp.audit.ZOO``'s
     ``exponential_without_half``)."""
     a = float(epsilon)
     k = int(k)

@@ -57,7 +57,7 @@ from ._student import (UNSOLVED, call, call_each, early, fail, float_array, g, i
 #: what the notebook tells every task to use (the grading kernel keeps them, though the
 #: judges compute truths with them too)
 ALLOWED = ("dpteach.audit:audit", "dpteach.audit:epsilon_lower_bound",
-           "dpteach.audit_zoo:_build_zoo")
+           "dpteach.audit.zoo:_build_zoo")
 
 
 #: runs per input of the hidden mechanisms (Tasks 1-2) and of the student's (Tasks 3b-4)

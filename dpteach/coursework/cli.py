@@ -36,7 +36,7 @@ DEFAULT_COURSE_DIR = "dpteach-course"
 DEFAULT_SOLUTIONS = "notebooks/solutions"
 DEFAULT_EXERCISES = "notebooks/exercises"
 DEFAULT_NBGRADER_DIR = "nbgrader-course"
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 class CommandError(Exception):
@@ -119,7 +119,7 @@ def _load(name: str):
     """``dpteach.coursework.<name>``, or a clear error when a package of the grading extra
     is missing (a runtime-only install can write the course but not read or run notebooks)."""
     try:
-        return importlib.import_module(f"{__package__}.coursework.{name}")
+        return importlib.import_module(f"{__package__}.{name}")
     except ModuleNotFoundError as err:
         if (err.name or "").split(".")[0] not in _GRADING_PACKAGES:
             raise
@@ -178,7 +178,7 @@ def _grade(argv) -> int:
 def _grade_merge(argv) -> int:
     """``dpteach grade-merge OUT SHARD_REPORT ...``: :func:`dpteach.coursework._grade_shards.main`
     (it reads and writes CSV only: no notebook, so no package of the grading extra)."""
-    shards = importlib.import_module(f"{__package__}.coursework._grade_shards")
+    shards = importlib.import_module(f"{__package__}._grade_shards")
     return shards.main(list(argv))
 
 
@@ -189,7 +189,7 @@ def _version() -> str:
 
         return version("dpteach")
     except Exception:                                    # noqa: BLE001 - not installed
-        from . import __version__
+        from .. import __version__
 
         return __version__
 
@@ -258,7 +258,7 @@ def command() -> None:
     """The ``dpteach`` console script and ``python -m dpteach``: :func:`main` in a process
     of its own, which goes without the modules nothing here needs (:func:`main`, called
     from Python, leaves the host's modules alone)."""
-    from ._lazy import go_without_unneeded_modules
+    from .._support.lazy import go_without_unneeded_modules
     go_without_unneeded_modules()
     sys.exit(main())
 

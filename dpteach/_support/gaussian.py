@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from ._lazy import lazy_module
+from .lazy import lazy_module
 
 special = lazy_module("scipy.special")   # imported by the first call
 

@@ -21,8 +21,9 @@ import math
 
 import numpy as np
 
-from ._validate import valid_positive_int, valid_real, valid_values
-from .local import local_variance, olh_hash_size, olh_variance
+from .._support.validate import valid_positive_int, valid_real, valid_values
+from .hashing import olh_hash_size, olh_variance
+from .variance import local_variance
 
 __all__ = ["PROTOCOLS", "protocol_variances", "krr_crossover_k", "krr_crossover_epsilon", "report_bits"]
 

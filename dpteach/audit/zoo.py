@@ -15,9 +15,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._validate import valid_flag, valid_positive_int, valid_rng
-from ._lazy import lazy_module
-from .audit import AuditResult, audit
+from .._support.validate import valid_flag, valid_positive_int, valid_rng
+from .._support.lazy import lazy_module
+from .experiment import AuditResult, audit
 
 special = lazy_module("scipy.special")   # imported by the first mechanism that uses it
 
@@ -63,7 +63,7 @@ class ZooEntry:
 
 def _laplace_count(epsilon):
     def mech(data, size, rng):
-        from .mechanisms import laplace_mechanism
+        from ..mechanisms import laplace_mechanism
         return laplace_mechanism(float(np.sum(data)), 1.0, epsilon, rng=rng, size=size)
     return mech
 
@@ -99,7 +99,7 @@ def _noisy_max_index(epsilon):
 
 def _rr(epsilon):
     def mech(data, size, rng):
-        from .mechanisms import randomized_response
+        from ..mechanisms import randomized_response
         return randomized_response(np.full(size, int(data), dtype=np.int8), epsilon, rng=rng)
     return mech
 
@@ -136,7 +136,7 @@ def _exponential(epsilon, half=True):
     def mech(data, size, rng):
         scores = np.asarray(data, float)
         if half:
-            from .mechanisms import exponential_mechanism
+            from ..mechanisms import exponential_mechanism
             return exponential_mechanism(np.arange(scores.size), scores, 1.0, epsilon,
                                          rng=rng, size=size)
         p = special.softmax(epsilon * scores)        # bug: exp(eps u / Delta), no 1/2
@@ -146,7 +146,7 @@ def _exponential(epsilon, half=True):
 
 def _discrete_laplace(epsilon):
     def mech(data, size, rng):
-        from .discrete import discrete_laplace_mechanism
+        from ..discrete import discrete_laplace_mechanism
         return discrete_laplace_mechanism(int(np.sum(data)), 1, epsilon, rng=rng, size=size)
     return mech
 
@@ -256,7 +256,7 @@ def audit_zoo(names=None, *, n=None, alpha=None, rng=None, progress=False):
         if name not in ZOO:
             raise ValueError(f"names must be zoo entries {sorted(ZOO)}, got {name!r}")
     if progress:
-        from .notebook import progress as _progress
+        from ..notebook import progress as _progress
         names = _progress(names, desc="auditing the zoo")
     rows = []
     for name in names:
