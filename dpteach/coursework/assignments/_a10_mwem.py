@@ -12,7 +12,7 @@ from ..exercises import ALPHA
 from ._student import (UNSOLVED, call, early, fail, field, float_array, forbid, g, is_unsolved,
                        laplace_fit, number, ok, short)
 
-_T3_LIBRARY = ("dpteach:multiplicative_weights_update",
+_T3_LIBRARY = ("dpteach.synthetic:multiplicative_weights_update",
                "dpteach.synthetic:multiplicative_weights_update", "dpteach.synthetic:_mw_step")
 
 
@@ -87,7 +87,7 @@ def t3_judge(data, req, truth):
     if bad is not None:
         return bad
     if data.get("called_library") is True:
-        return fail(key, "your function calls dp.multiplicative_weights_update (notebook 20's "
+        return fail(key, "your function calls dp.synthetic.multiplicative_weights_update (notebook 20's "
                          "answer); the task is to write the update yourself.", "library")
     cases = req.get("cases", []) if isinstance(req, dict) else []
     found, expected = data.get("updated"), field(truth, "updated", [])
@@ -229,7 +229,7 @@ def t3b_judge(data, req, truth):
         return bad
     if data.get("called_library") is True:
         return fail(key, "your function calls the kit's MWEM (dp.mwem, "
-                         "dp.mwem_selection_probabilities); the task is to write the round "
+                         "dp.synthetic.mwem_selection_probabilities); the task is to write the round "
                          "yourself.", "library")
     if "type" in data:
         return fail(key, f"mwem_round must return (index, measurement): a whole number and a "

@@ -30,7 +30,7 @@ not call: a call is noticed while the check runs):
 * Task 6 (2 points) ``pair_delta(p, q, epsilon)``: the smallest δ for which two output
   distributions on a finite set satisfy (ε, δ)-DP in both orders of the pair, the larger of
   the two hockey-stick divergences [DR14 Def. 2.4], compared with
-  :func:`dpteach.smallest_delta` on four hidden pairs: the larger direction is p's in two
+  :func:`dpteach.definition.smallest_delta` on four hidden pairs: the larger direction is p's in two
   and q's in two, and one pair has an output only one side produces. One direction
   only, Pr[L > ε], the sum of the directions and a missing positive part all fail.
 
@@ -162,7 +162,7 @@ def _t1_judge(data, req, truth):
 # ------------------------------------------------------------------ Task 2
 _T2_FORBID = ("dpteach:parallel_composition", "dpteach.properties:parallel_composition",
               "dpteach:basic_composition", "dpteach.accounting:basic_composition",
-              "dpteach:parallel_costs", "dpteach.properties:parallel_costs")
+              "dpteach.properties:parallel_costs", "dpteach.properties:parallel_costs")
 
 
 def _t2_request(rng):
@@ -225,7 +225,7 @@ def _t2_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 3
 _T3_FORBID = ("dpteach:tradeoff_curve", "dpteach.tradeoff:tradeoff_curve",
-              "dpteach:advantage_bound", "dpteach.tradeoff:advantage_bound")
+              "dpteach.tradeoff:advantage_bound", "dpteach.tradeoff:advantage_bound")
 
 
 def _t3_request(rng):
@@ -287,7 +287,7 @@ def _t3_judge(data, req, truth):
 
 
 # ------------------------------------------------------------------ Task 4
-_T4_FORBID = ("dpteach:empirical_tradeoff", "dpteach.tradeoff:empirical_tradeoff")
+_T4_FORBID = ("dpteach.tradeoff:empirical_tradeoff", "dpteach.tradeoff:empirical_tradeoff")
 
 
 def _t4_request(rng):
@@ -352,8 +352,8 @@ def _t4_judge(data, req, truth):
 
 
 # ------------------------------------------------------------------ Task 5
-_T5_FORBID = ("dpteach:outside_region", "dpteach.tradeoff:outside_region",
-              "dpteach:clopper_pearson", "dpteach.audit:clopper_pearson",
+_T5_FORBID = ("dpteach.tradeoff:outside_region", "dpteach.tradeoff:outside_region",
+              "dpteach.audit:clopper_pearson", "dpteach.audit:clopper_pearson",
               "dpteach:tradeoff_curve", "dpteach.tradeoff:tradeoff_curve")
 
 #: kinds of hidden case: (below the curve as a point, flagged at level, flagged at 0.05)
@@ -444,9 +444,9 @@ def _t5_judge(data, req, truth):
 
 
 # ------------------------------------------------------------------ Task 6
-_T6_FORBID = ("dpteach:smallest_delta", "dpteach.definition:smallest_delta",
+_T6_FORBID = ("dpteach.definition:smallest_delta", "dpteach.definition:smallest_delta",
               "dpteach.accounting:smallest_delta",
-              "dpteach:hockey_stick_divergence", "dpteach.definition:hockey_stick_divergence",
+              "dpteach.definition:hockey_stick_divergence", "dpteach.definition:hockey_stick_divergence",
               "dpteach.accounting:hockey_stick_divergence")
 
 

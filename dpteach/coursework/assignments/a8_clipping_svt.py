@@ -11,16 +11,16 @@ Every task runs the student's function on inputs the check draws itself:
   are compared with 100,000 releases of the exact construction (two-sample
   Kolmogorov-Smirnov, each at α/6, α = 1e-6). Full ε to both parts, no clamping, the
   sensitivity upper - lower, no floor at 1 on the noisy count and no final clip all fail;
-  so does a call of dp.clipped_mean, dp.clipping.noisy_sum_and_count or dp.clamped_sum.
+  so does a call of dp.clipped_mean, dp.clipping.noisy_sum_and_count or dp.mechanisms.clamped_sum.
 * Task 2 (2 points) ``best_clip_bound(values, epsilon, candidates)``: the candidate c
   whose range [0, c] minimises the predicted root-mean-squared error of the clipped
-  mean, sqrt(bias² + noise_sd²) (first order, :func:`dpteach.clipped_mean_error`), on
+  mean, sqrt(bias² + noise_sd²) (first order, :func:`dpteach.clipping.clipped_mean_error`), on
   four hidden datasets whose best candidate lies strictly inside the list. A call of
-  dp.clipped_mean_error fails.
+  dp.clipping.clipped_mean_error fails.
 * Task 3 (4 points) ``my_above_threshold(answers, threshold, epsilon, rng,
   sensitivity=1.0)``: AboveThreshold [DR14 Algorithm 1]; called 4,000 times on each of
   three hidden query vectors, the reported indices are compared with the exact
-  probabilities of :func:`dpteach.above_threshold_probabilities` (χ², each at α/3).
+  probabilities of :func:`dpteach.sparse_vector.above_threshold_probabilities` (χ², each at α/3).
   No query noise, fresh threshold noise per query, and not stopping all fail; so does a
   call of dp.above_threshold (or its vectorised draws).
 * Task 4 (2 points) ``my_private_quantile(values, q, lower, upper, epsilon, rng)``: one
@@ -31,7 +31,7 @@ Every task runs the student's function on inputs the check draws itself:
   values above the range, a low quantile with ties); the releases are compared with the
   exact CDF (:func:`quantile_release_cdf`, one-sample KS, each at α/3). No length weight,
   exp(ε·score), no clipping, and an end of the interval in place of a uniform point all
-  fail; so does a call of dp.private_quantile.
+  fail; so does a call of dp.clipping.private_quantile.
 
 Notebook: notebooks/solutions/A8_clipping_and_sparse_vector.ipynb.
 """
@@ -49,15 +49,15 @@ from ._student import (UNSOLVED, call, chi2_too_good, early, fail, forbid, g, is
                        ks_too_good, number, ok, short, whole_counts)
 
 #: the building blocks every task may use (the grading kernel keeps them, though
-#: dp.clamped_sum, which Task 1 forbids, is made of them)
+#: dp.mechanisms.clamped_sum, which Task 1 forbids, is made of them)
 ALLOWED = ("dpteach.mechanisms:laplace_mechanism", "dpteach.mechanisms:laplace_scale")
 
 # ------------------------------------------------------------------ Task 1
 _T1_CALLS = 5000
 _T1_REFERENCE = 100_000
 _T1_LIBRARY = ("dpteach:clipped_mean", "dpteach.clipping:clipped_mean",
-               "dpteach:noisy_sum_and_count", "dpteach.clipping:noisy_sum_and_count",
-               "dpteach:clamped_sum", "dpteach.mechanisms:clamped_sum",
+               "dpteach.clipping:noisy_sum_and_count", "dpteach.clipping:noisy_sum_and_count",
+               "dpteach.mechanisms:clamped_sum", "dpteach.mechanisms:clamped_sum",
                "dpteach.clipping:clamped_sum")
 
 
@@ -135,7 +135,7 @@ def _t1_judge(data, req, truth):
         return bad
     if data.get("called_library") is True:
         return fail(key, "your function calls dp.clipped_mean, dp.clipping.noisy_sum_and_count or "
-                         "dp.clamped_sum (notebook 14's answer); the task is to write the "
+                         "dp.mechanisms.clamped_sum (notebook 14's answer); the task is to write the "
                          "clamping and the noise yourself with numpy.", "library")
     if "type" in data:
         return fail(key, f"my_clipped_mean must return one number (the noisy mean), found "
@@ -200,7 +200,7 @@ def field_int(d, key):
 
 
 # ------------------------------------------------------------------ Task 2
-_T2_LIBRARY = ("dpteach:clipped_mean_error", "dpteach.clipping:clipped_mean_error")
+_T2_LIBRARY = ("dpteach.clipping:clipped_mean_error", "dpteach.clipping:clipped_mean_error")
 
 
 def predicted_rmse(values, c, epsilon):
@@ -256,7 +256,7 @@ def _t2_judge(data, req, truth):
     if bad is not None:
         return bad
     if data.get("called_library") is True:
-        return fail(key, "your function calls dp.clipped_mean_error (notebook 14's answer); "
+        return fail(key, "your function calls dp.clipping.clipped_mean_error (notebook 14's answer); "
                          "the task is to compute the bias and the noise yourself.", "library")
     cases = req.get("cases", []) if isinstance(req, dict) else []
     best = truth.get("best", []) if isinstance(truth, dict) else []
@@ -289,7 +289,7 @@ def _t2_judge(data, req, truth):
 # ------------------------------------------------------------------ Task 3
 _T3_CALLS = 4000
 _T3_LIBRARY = ("dpteach:above_threshold", "dpteach.sparse_vector:above_threshold",
-               "dpteach:above_threshold_draws", "dpteach.sparse_vector:above_threshold_draws")
+               "dpteach.sparse_vector:above_threshold_draws", "dpteach.sparse_vector:above_threshold_draws")
 
 
 def _t3_request(rng):
@@ -412,7 +412,7 @@ def _t3_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 4
 _T4_CALLS = 3000
-_T4_LIBRARY = ("dpteach:private_quantile", "dpteach.clipping:private_quantile",
+_T4_LIBRARY = ("dpteach.clipping:private_quantile", "dpteach.clipping:private_quantile",
                "dpteach.clipping:quantile_interval_probabilities")
 
 
@@ -489,7 +489,7 @@ def _t4_judge(data, req, truth):
     if bad is not None:
         return bad
     if data.get("called_library") is True:
-        return fail(key, "your function calls dp.private_quantile or "
+        return fail(key, "your function calls dp.clipping.private_quantile or "
                          "dp.clipping.quantile_interval_probabilities (notebook 14's answer); "
                          "the task is to write the exponential mechanism yourself.", "library")
     if "type" in data:
