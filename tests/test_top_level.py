@@ -142,3 +142,17 @@ def test_reading_the_homes_imports_no_lesson():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "['dpteach'] False"
+
+
+def test_every_kit_function_the_coursework_names_resolves():
+    """A task's forbidden or allowed function is written ``"dpteach.<lesson>:name"`` (or
+    ``"dpteach:name"`` for a contract name); the grader skips one it cannot find, so a
+    spelling left behind by a move would silently lift a ban."""
+    from dpteach.coursework import _grade_run, assignments
+
+    every = [task for key in assignments.ASSIGNMENTS for task in assignments.tasks(key)]
+    targets = _grade_run.forbidden_targets(every) + _grade_run.allowed_targets(every)
+    assert targets
+    lost = [t for t in targets if not hasattr(importlib.import_module(t.split(":")[0]),
+                                              t.split(":")[1])]
+    assert not lost, f"coursework targets that name nothing: {lost}"

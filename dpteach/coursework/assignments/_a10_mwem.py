@@ -12,8 +12,7 @@ from ..exercises import ALPHA
 from ._student import (UNSOLVED, call, early, fail, field, float_array, forbid, g, is_unsolved,
                        laplace_fit, number, ok, short)
 
-_T3_LIBRARY = ("dpteach.synthetic:multiplicative_weights_update",
-               "dpteach.synthetic:multiplicative_weights_update", "dpteach.synthetic:_mw_step")
+_T3_LIBRARY = ("dpteach.synthetic:multiplicative_weights_update", "dpteach.synthetic:_mw_step")
 
 
 # ------------------------------------------------------------------ Task 3

@@ -93,7 +93,6 @@ _T1_LIBRARY = ("dpteach:local_sensitivity_median",
                "dpteach.beyond_global:distance_to_instability",
                "dpteach.beyond_global:_a_of_k",
                "dpteach.beyond_global:_median_log_smooth_sensitivity",
-               "dpteach.beyond_global:median_sensitivity_window",
                "dpteach.beyond_global:median_sensitivity_window")
 
 # ------------------------------------------------------------------ the check's windows

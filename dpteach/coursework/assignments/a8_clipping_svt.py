@@ -56,8 +56,8 @@ ALLOWED = ("dpteach.mechanisms:laplace_mechanism", "dpteach.mechanisms:laplace_s
 _T1_CALLS = 5000
 _T1_REFERENCE = 100_000
 _T1_LIBRARY = ("dpteach:clipped_mean", "dpteach.clipping:clipped_mean",
-               "dpteach.clipping:noisy_sum_and_count", "dpteach.clipping:noisy_sum_and_count",
-               "dpteach.mechanisms:clamped_sum", "dpteach.mechanisms:clamped_sum",
+               "dpteach.clipping:noisy_sum_and_count",
+               "dpteach.mechanisms:clamped_sum",
                "dpteach.clipping:clamped_sum")
 
 
@@ -200,7 +200,7 @@ def field_int(d, key):
 
 
 # ------------------------------------------------------------------ Task 2
-_T2_LIBRARY = ("dpteach.clipping:clipped_mean_error", "dpteach.clipping:clipped_mean_error")
+_T2_LIBRARY = ("dpteach.clipping:clipped_mean_error",)
 
 
 def predicted_rmse(values, c, epsilon):
@@ -289,7 +289,7 @@ def _t2_judge(data, req, truth):
 # ------------------------------------------------------------------ Task 3
 _T3_CALLS = 4000
 _T3_LIBRARY = ("dpteach:above_threshold", "dpteach.sparse_vector:above_threshold",
-               "dpteach.sparse_vector:above_threshold_draws", "dpteach.sparse_vector:above_threshold_draws")
+               "dpteach.sparse_vector:above_threshold_draws")
 
 
 def _t3_request(rng):
@@ -412,7 +412,7 @@ def _t3_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 4
 _T4_CALLS = 3000
-_T4_LIBRARY = ("dpteach.clipping:private_quantile", "dpteach.clipping:private_quantile",
+_T4_LIBRARY = ("dpteach.clipping:private_quantile",
                "dpteach.clipping:quantile_interval_probabilities")
 
 

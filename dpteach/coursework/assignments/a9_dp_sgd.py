@@ -179,8 +179,8 @@ def _t1_judge(data, req, truth, key="Task 1a"):
 _CLIPS = (0.3, 0.5, 2.0, 4.0)        # never 1: forgetting the factor C must show
 _NOISE_CALLS = 1000
 #: notebook 18's answer, which the student's function must not call (however reached)
-_LIBRARY = ("dpteach.sgd:noisy_gradient_sum", "dpteach.sgd:noisy_gradient_sum",
-            "dpteach.sgd:clip_gradients", "dpteach.sgd:clip_gradients")
+_LIBRARY = ("dpteach.sgd:noisy_gradient_sum",
+            "dpteach.sgd:clip_gradients")
 
 
 def _t2_request(rng):
@@ -355,9 +355,7 @@ def _t2_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 3
 _T3_LIBRARY = ("dpteach:subsampled_gaussian_rdp", "dpteach.rdp:subsampled_gaussian_rdp",
-               "dpteach.accounting:subsampled_gaussian_rdp",
-               "dpteach:RDPAccountant", "dpteach.rdp:RDPAccountant",
-               "dpteach.accounting:RDPAccountant")
+               "dpteach:RDPAccountant", "dpteach.rdp:RDPAccountant")
 
 #: what Task 1's honest solutions call (the notebook names them): the accountants, which the
 #: check's own search uses too
