@@ -163,7 +163,9 @@ def __getattr__(name):
         globals()[name] = module
         return module
     if name in CONTRACT:
-        lessons = _homes().get(name, ())
+        # a lesson whose __all__ is computed (a package gathering its modules' lists)
+        # is imported to read it only when the sources alone do not place the name
+        lessons = _homes().get(name) or _homes(importing=True).get(name, ())
         if len(lessons) != 1:
             raise AttributeError(f"the contract name {name!r} should be in the __all__ of "
                                  f"exactly one lesson module, not {list(lessons)}")

@@ -156,3 +156,11 @@ def test_every_kit_function_the_coursework_names_resolves():
     lost = [t for t in targets if not hasattr(importlib.import_module(t.split(":")[0]),
                                               t.split(":")[1])]
     assert not lost, f"coursework targets that name nothing: {lost}"
+
+
+def test_a_contract_name_in_a_computed_all_is_found_by_importing(monkeypatch):
+    """A lesson that is a package may build its ``__all__`` from its modules' lists; the
+    source reading cannot place its names, so the lesson is imported to read them."""
+    monkeypatch.setitem(dp._HOMES, False, {})
+    monkeypatch.delitem(vars(dp), "olh_estimate", raising=False)
+    assert dp.olh_estimate is dp.local.olh_estimate
