@@ -43,11 +43,11 @@ def run() -> list[tuple[str, float, str, str]]:
         dt = time.perf_counter() - t0
         rows.append((f"discrete Laplace eps={eps}: samples/s", n / dt, "1/s", ">= 1e5"))
 
-    dp.discrete_gaussian_mechanism(0, 3.0, rng=rng, size=1000)
+    dp.discrete.discrete_gaussian_mechanism(0, 3.0, rng=rng, size=1000)
     for sigma in (3.0, 2.718281828):
         n = 200_000
         t0 = time.perf_counter()
-        dp.discrete_gaussian_mechanism(0, sigma, rng=rng, size=n)
+        dp.discrete.discrete_gaussian_mechanism(0, sigma, rng=rng, size=n)
         dt = time.perf_counter() - t0
         rows.append((f"discrete Gaussian sigma={sigma}: samples/s", n / dt, "1/s", "-"))
 

@@ -33,7 +33,7 @@ def run():
          _median_time(lambda: dp.global_sensitivity(hist, cats, 4, neighbours="substitute", norm=2)),
          "s", "<= 0.5 s"),
         ("local_sensitivity: median of 25 values, substitute over 0..100 (batched)",
-         _median_time(lambda: dp.local_sensitivity(lambda X: np.median(X, axis=1), values[::4][:25],
+         _median_time(lambda: dp.sensitivity.local_sensitivity(lambda X: np.median(X, axis=1), values[::4][:25],
                                                    values, neighbours="substitute", batched=True)),
          "s", "<= 0.05 s"),
     ]

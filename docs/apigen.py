@@ -141,12 +141,32 @@ def module_page(modname: str, exports: dict[str, str]) -> str:
             directive = _directive(getattr(root, name))
             lines.append(_entry(directive, name) if directive else _data(modname, name))
     rest = [n for n in _own_members(module) if n not in lazy]
-    if rest:
+    data = [n for n in _own_data(module) if n not in lazy]
+    if rest or data:
         lines.append(_title("Also in this module" if lazy else "Functions and classes", "-"))
         lines.append(f".. currentmodule:: {modname}\n\n")
         for name in rest:
             lines.append(_entry(_directive(getattr(module, name)), name))
+        for name in data:
+            lines.append(_data(modname, name))
     return "".join(lines)
+
+
+def _own_data(module) -> list[str]:
+    """The constants of a module's ``__all__`` that its own source assigns (``EXAMPLE``,
+    ``PROTOCOLS``), reached as ``dp.<module>.NAME``."""
+    try:
+        source = inspect.getsource(module)
+    except (OSError, TypeError):
+        return []
+    out = []
+    for name in getattr(module, "__all__", ()):
+        obj = getattr(module, name, None)
+        if obj is None or inspect.ismodule(obj) or _directive(obj) is not None:
+            continue
+        if re.search(rf"^{re.escape(name)}\s*[:=]", source, re.MULTILINE):
+            out.append(name)
+    return out
 
 
 def _summary_line(modname: str) -> str:

@@ -1,8 +1,12 @@
 """dpteach: a teaching kit for differential privacy.
 
-``import dpteach as dp`` gives the public API below (``dp.laplace_mechanism``,
-``dp.tradeoff_curve``, ``dp.dp_sgd`` ...). Submodules load on first use, so the import
-itself is quick (numpy, scipy, pandas and matplotlib load when needed).
+``import dpteach as dp`` gives the names of the course's contract (``CONTRACT`` below:
+``dp.laplace_mechanism``, ``dp.tradeoff_curve``, ``dp.dp_sgd`` ...) and the lesson modules
+(``dp.mechanisms``, ``dp.sparse_vector`` ...). Every other public name is reached through the
+module that defines it, ``dp.<lesson>.<name>`` (``dp.mechanisms.privacy_loss``,
+``dp.sgd.accuracy``); asked for at the top level, such a name raises an AttributeError that
+says where it lives. Modules load on first use, so the import itself is quick (numpy, scipy,
+pandas and matplotlib load when needed).
 
 Where things live
 -----------------
@@ -41,218 +45,39 @@ form, so a first panel does not wait for scipy.stats) and ``lazy`` (scipy.specia
 imported on first use).
 """
 
-from __future__ import annotations
-
-import importlib
+import importlib as _importlib
+import re as _re
+from pathlib import Path as _Path
 
 __version__ = "0.1.0"
 
-# public name -> submodule that defines it
-_EXPORTS = {
-    # mechanisms (notebooks 04, 06, 08, 09)
-    "laplace_scale": "mechanisms",
-    "laplace_mechanism": "mechanisms",
-    "clamped_sum": "mechanisms",
-    "gaussian_sigma": "mechanisms",
-    "gaussian_delta": "mechanisms",
-    "sigma_curves": "mechanisms",
-    "gaussian_mechanism": "mechanisms",
-    "exponential_probabilities": "mechanisms",
-    "exponential_mechanism": "mechanisms",
-    "report_noisy_max": "mechanisms",
-    "randomized_response": "mechanisms",
-    "randomized_response_keep_probability": "mechanisms",
-    "randomized_response_estimate": "mechanisms",
-    "output_distribution": "mechanisms",
-    "privacy_loss": "mechanisms",
-    # exact integer noise (notebook 11)
-    "discrete_laplace_mechanism": "discrete",
-    "discrete_gaussian_mechanism": "discrete",
-    "discrete_laplace_pmf": "discrete",
-    "discrete_gaussian_pmf": "discrete",
-    # accounting (notebook 07)
-    "basic_composition": "accounting",
-    "advanced_composition": "accounting",
-    "PrivacyAccountant": "accounting",
-    "BudgetExceededError": "accounting",
-    "advanced_composition_crossover": "accounting",
-    "advanced_composition_epsilon": "accounting",
-    "split_budget": "accounting",
-    "joint_privacy_loss": "accounting",
-    # the definition on two output distributions (notebook 04)
-    "hockey_stick_divergence": "definition",
-    "smallest_delta": "definition",
-    "max_probability_ratio": "definition",
-    "blip_distributions": "definition",
-    "coin_flip_survey": "definition",
-    "gaussian_loss_tail": "definition",
-    "posterior_bounds": "definition",
-    "rr_standard_error": "definition",
-    # curator (notebooks 02, 03)
-    "Curator": "curator",
-    # sensitivity (notebook 05)
-    "global_sensitivity": "sensitivity",
-    "local_sensitivity": "sensitivity",
-    "all_datasets": "sensitivity",
-    "count_datasets": "sensitivity",
-    "l1_distance": "sensitivity",
-    "l2_distance": "sensitivity",
-    # bounds (notebooks 06, 09)
-    "laplace_std": "bounds",
-    "laplace_tail": "bounds",
-    "laplace_accuracy": "bounds",
-    "exponential_utility_threshold": "bounds",
-    # style
-    "lecture_mode": "style",
-    "PALETTE": "style",
-    # properties (notebook 12)
-    "group_privacy": "properties",
-    "parallel_composition": "properties",
-    # privacy as a hypothesis test (notebook 13)
-    "tradeoff_curve": "tradeoff",
-    "gaussian_tradeoff": "tradeoff",
-    "laplace_tradeoff": "tradeoff",
-    "privacy_loss_distribution": "tradeoff",
-    # comparison (notebook 10)
-    "mechanism_table": "comparison",
-    "choose_mechanism": "comparison",
-    "MECHANISMS": "comparison",
-    "count_release_errors": "comparison",
-    "noisy_argmax_probabilities": "comparison",
-    # clipping and private quantiles (notebook 14)
-    "clipped_mean": "clipping",
-    "private_quantile": "clipping",
-    # the sparse vector technique (notebook 15)
-    "above_threshold": "sparse_vector",
-    # modern accounting: Renyi DP, zCDP, the exact Gaussian (notebook 16)
-    "gaussian_rdp": "rdp",
-    "gaussian_zcdp": "rdp",
-    "rdp_to_dp": "rdp",
-    "zcdp_to_dp": "rdp",
-    "gaussian_epsilon": "rdp",
-    "subsampled_gaussian_rdp": "rdp",
-    "RDPAccountant": "rdp",
-    "PLDAccountant": "pld",
-    # the local model (notebook 17)
-    "k_randomized_response": "local",
-    "k_randomized_response_estimate": "local",
-    "unary_encoding": "local",
-    "unary_encoding_estimate": "local",
-    "local_variance": "local",
-    # DP-SGD (notebook 18; the module is dpteach.sgd)
-    "dp_sgd": "sgd",
-    "clip_gradients": "sgd",
-    "noisy_gradient_sum": "sgd",
-    "membership_inference": "sgd",
-    # the rest of the public names of notebooks 12-18's modules (issue 19); left out because
-    # the name clashes: MECHANISMS (comparison, tradeoff, local). clopper_pearson has one home, audit (notebooks 11 and 13, A7)
-    "clopper_pearson": "audit",
-    "gaussian_group_delta": "properties",
-    "postprocess_laplace": "properties",
-    "max_log_ratio": "properties",
-    "OutputLaw": "properties",
-    "POSTPROCESSINGS": "properties",
-    "group_curves": "properties",
-    "parallel_costs": "properties",
-    "LossDistribution": "tradeoff",
-    "membership_attack": "tradeoff",
-    "empirical_tradeoff": "tradeoff",
-    "outside_region": "tradeoff",
-    "advantage_bound": "tradeoff",
-    "attack_thresholds": "tradeoff",
-    "clip_range": "clipping",
-    "clipped_mean_noise_scales": "clipping",
-    "noisy_sum_and_count": "clipping",
-    "clipped_mean_error": "clipping",
-    "clipped_mean_ratio": "clipping",
-    "clipped_mean_releases": "clipping",
-    "ClippedMeanError": "clipping",
-    "quantile_interval_probabilities": "clipping",
-    "example_incomes": "clipping",
-    "above_threshold_draws": "sparse_vector",
-    "above_threshold_probabilities": "sparse_vector",
-    "above_threshold_scales": "sparse_vector",
-    "privacy_loss_between": "definition",
-    "VARIANTS": "sparse_vector",
-    "variant_mechanism": "sparse_vector",
-    "variant_probabilities": "sparse_vector",
-    "no_stop_pattern_probability": "sparse_vector",
-    "accuracy_bound": "sparse_vector",
-    "run_error": "sparse_vector",
-    "example_answers": "sparse_vector",
-    "sparse_scales": "sparse_vector",
-    "sparse_draws": "sparse_vector",
-    "SparseRuns": "sparse_vector",
-    "sparse_run_error": "sparse_vector",
-    "sparse_accuracy_bound": "sparse_vector",
-    "noisy_top_c": "sparse_vector",
-    "rdp_to_dp_order": "rdp",
-    "DEFAULT_ORDERS": "rdp",
-    "composition_epsilons": "rdp",
-    "k_randomized_response_keep_probability": "local",
-    "k_randomized_response_probabilities": "local",
-    "unary_encoding_probabilities": "local",
-    "unary_encoding_output_probabilities": "local",
-    "local_epsilon": "local",
-    "central_variance": "local",
-    "report_counts": "local",
-    "estimate_from_counts": "local",
-    "central_histogram_estimate": "local",
-    "example_frequencies": "local",
-    "true_counts": "local",
-    "krr_is_better": "local",
-    "PROTOCOLS": "local",
-    "protocol_variances": "local",
-    "krr_crossover_k": "local",
-    "krr_crossover_epsilon": "local",
-    "report_bits": "local",
-    "per_example_gradients": "sgd",
-    "logistic_loss": "sgd",
-    "predict": "sgd",
-    "accuracy": "sgd",
-    "DPSGDResult": "sgd",
-    "make_overfit_data": "sgd",
-    "EXAMPLE": "sgd",
-    # beyond global sensitivity (notebook 19)
-    "local_sensitivity_median": "beyond_global",
-    "median_sensitivity_window": "beyond_global",
-    "smooth_sensitivity_median": "beyond_global",
-    "distance_to_instability": "beyond_global",
-    "ptr_median": "beyond_global",
-    "ptr_answer_probability": "beyond_global",
-    "smooth_median": "beyond_global",
-    "smooth_beta": "beyond_global",
-    "sample_and_aggregate": "beyond_global",
-    # synthetic data (notebook 20)
-    "mwem": "synthetic",
-    "mwem_rounds": "synthetic",
-    "multiplicative_weights_update": "synthetic",
-    "mwem_selection_probabilities": "synthetic",
-    "range_queries": "synthetic",
-    "workload_error": "synthetic",
-    "independent_marginals": "synthetic",
-    "noisy_histogram": "synthetic",
-    "example_table": "synthetic",
-    "table_workload": "synthetic",
-    # added with notebooks 12-14's new sections
-    "group_privacy_chain": "properties",
-    "gdp_delta": "tradeoff",
-    "gdp_compose": "tradeoff",
-    "gdp_clt_mu": "tradeoff",
-    "centred_clipped_mean": "clipping",
-    "known_n_mean": "clipping",
-    # the sparse vector technique in full (notebook 15) and local hashing (notebook 17)
-    "sparse": "sparse_vector",
-    "numeric_sparse": "sparse_vector",
-    "olh_estimate": "local",
-    "olh_hash_size": "local",
-    "olh_reports": "local",
-    "olh_variance": "local",
-    "membership_game": "sgd",
-}
+#: the names the course's contract places at the top level, ``dp.NAME``; where each one is
+#: defined is read from the lesson modules' ``__all__`` (see :func:`_homes`)
+CONTRACT = (
+    # mechanisms
+    "laplace_scale", "laplace_mechanism", "gaussian_sigma", "gaussian_mechanism",
+    "exponential_probabilities", "exponential_mechanism", "report_noisy_max",
+    "randomized_response", "randomized_response_estimate",
+    # accounting, the curator, sensitivity, exact integer noise
+    "basic_composition", "advanced_composition", "PrivacyAccountant", "BudgetExceededError",
+    "Curator", "global_sensitivity", "discrete_laplace_mechanism",
+    # bounds
+    "laplace_tail", "exponential_utility_threshold",
+    # the second half of the course (notebooks 12-18)
+    "group_privacy", "parallel_composition", "tradeoff_curve", "gaussian_tradeoff",
+    "clipped_mean", "above_threshold", "gaussian_rdp", "subsampled_gaussian_rdp", "rdp_to_dp",
+    "zcdp_to_dp", "gaussian_epsilon",
+    # the third part (notebooks 19-20, the extensions of 15 and 17)
+    "local_sensitivity_median", "smooth_sensitivity_median", "ptr_median",
+    "sample_and_aggregate", "mwem", "sparse", "numeric_sparse", "olh_estimate",
+    # the accountants, smooth sensitivity and PTR, synthetic data, DP-SGD
+    "PLDAccountant", "RDPAccountant", "smooth_beta", "smooth_median", "distance_to_instability",
+    "ptr_answer_probability", "range_queries", "independent_marginals", "split_budget",
+    "dp_sgd",
+)
 
-#: submodules reachable as ``dp.NAME`` (loaded on first use): the lessons by their own
-#: name; what a notebook calls of the coursework wing (``dp.exercises.check_*``,
+#: modules reachable as ``dp.NAME`` (loaded on first use): the lessons by their own name;
+#: what a notebook calls of the coursework wing (``dp.exercises.check_*``,
 #: ``dp.assignments.check``) from where it lives, dpteach/coursework/
 _SUBMODULES = {name: name for name in (
     "mechanisms", "accounting", "bounds", "curator", "sensitivity", "anonymity", "attacks",
@@ -262,21 +87,103 @@ _SUBMODULES = {name: name for name in (
     "synthetic", "coursework")}
 _SUBMODULES.update(exercises="coursework.exercises", assignments="coursework.assignments")
 
-__all__ = sorted(_EXPORTS) + ["__version__"]
+__all__ = sorted(CONTRACT) + ["__version__"]
+
+#: ``__all__ =`` or ``__all__ +=`` at the left margin of a module's source
+_ALL = _re.compile(r"^__all__[ \t]*\+?=[ \t]*", _re.M)
+#: (names read from the sources only, names with those of the lessons imported to read them)
+_HOMES = {}
+
+
+def _declared_names(module: str, *, importing: bool) -> list:
+    """The names of a lesson's ``__all__`` (``module``: its path under dpteach, dotted),
+    read from its source (``NAME.py``, or ``NAME/__init__.py`` for a package) without
+    importing it. A lesson whose ``__all__`` holds more than strings (``*sorted(REGISTRY)``),
+    or whose source is not there, is imported to read it if ``importing``, else gives what
+    its source spells out."""
+    base = _Path(__file__).parent.joinpath(*module.split("."))
+    path = next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None)
+    names, complete = ([], False) if path is None else _names_in(path.read_text(encoding="utf-8"))
+    if complete or not importing:
+        return names
+    return list(getattr(_importlib.import_module(f".{module}", __name__), "__all__", ()))
+
+
+def _names_in(source: str):
+    """The strings of every top-level ``__all__ = [...]`` and ``__all__ += [...]`` of a
+    module's source, and whether that is all of it (False when a list holds more than
+    strings, or ``__all__`` is computed: ``__all__ = base.__all__ + [...]``)."""
+    names, complete = [], True
+    for match in _ALL.finditer(source):
+        if source[match.end():match.end() + 1] not in ("[", "("):
+            complete = False
+            continue
+        text, depth = [], 0
+        for line in source[match.end():].splitlines():
+            line = line.split("#", 1)[0]
+            text.append(line)
+            depth += sum(map(line.count, "[({")) - sum(map(line.count, "])}"))
+            if depth <= 0:
+                break
+        strings, whole = _strings("\n".join(text))
+        names += strings
+        complete = complete and whole
+    return names, complete
+
+
+def _strings(text: str):
+    """The string items of a list or tuple display, and whether it holds nothing else."""
+    import ast
+
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return [], False
+    items = node.elts if isinstance(node, (ast.List, ast.Tuple)) else []
+    strings = [e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return strings, bool(items) and len(strings) == len(items)
+
+
+def _homes(*, importing: bool = False) -> dict:
+    """public name -> the lessons whose ``__all__`` lists it (``"krr_is_better"`` ->
+    ``("local",)``), over every module of ``_SUBMODULES``, read once on first use. Without
+    ``importing``, from the sources alone (the contract's names are spelled out there);
+    with it, a lesson whose ``__all__`` is computed is imported to read it."""
+    if importing not in _HOMES:
+        homes = {}
+        for lesson, module in _SUBMODULES.items():
+            for name in _declared_names(module, importing=importing):
+                homes.setdefault(name, [])
+                if lesson not in homes[name]:
+                    homes[name].append(lesson)
+        _HOMES[importing] = {name: tuple(lessons) for name, lessons in homes.items()}
+    return _HOMES[importing]
 
 
 def __getattr__(name):
-    if name in _EXPORTS:
-        module = importlib.import_module(f".{_EXPORTS[name]}", __name__)
-        value = getattr(module, name)
-        globals()[name] = value
-        return value
     if name in _SUBMODULES:
-        module = importlib.import_module(f".{_SUBMODULES[name]}", __name__)
+        module = _importlib.import_module(f".{_SUBMODULES[name]}", __name__)
         globals()[name] = module
         return module
+    if name in CONTRACT:
+        # a lesson whose __all__ is computed (a package gathering its modules' lists)
+        # is imported to read it only when the sources alone do not place the name
+        lessons = _homes().get(name) or _homes(importing=True).get(name, ())
+        if len(lessons) != 1:
+            raise AttributeError(f"the contract name {name!r} should be in the __all__ of "
+                                 f"exactly one lesson module, not {list(lessons)}")
+        value = getattr(__getattr__(lessons[0]), name)
+        globals()[name] = value
+        return value
+    lessons = () if name.startswith("_") else _homes(importing=True).get(name, ())
+    if lessons:
+        where = " or ".join(f"dp.{lesson}.{name}" for lesson in lessons)
+        raise AttributeError(f"module 'dpteach' has no attribute {name!r}: the top level holds "
+                             f"the course's contract names only; this one lives in its lesson "
+                             f"module, {where}")
     raise AttributeError(f"module 'dpteach' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS) | set(_SUBMODULES))
+    return sorted({n for n in globals() if n.startswith("_")} | {"CONTRACT"} | set(CONTRACT)
+                  | set(_SUBMODULES))

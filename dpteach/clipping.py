@@ -99,7 +99,7 @@ def noisy_sum_and_count(values, lower, upper, epsilon, *, rng=None, size=None):
     sum~   = sum_i clip(x_i, lower, upper) + Lap(2 D / epsilon),  D = max(|lower|, |upper|)
     count~ = n + Lap(2 / epsilon)
 
-    The sum is :func:`dpteach.clamped_sum` at epsilon/2, the count
+    The sum is :func:`dpteach.mechanisms.clamped_sum` at epsilon/2, the count
     :func:`dpteach.laplace_mechanism` at epsilon/2; the two noises are independent. Under
     add/remove neighbours each part is (epsilon/2)-DP, so the pair is epsilon-DP (basic
     composition, [DR14 Thm 3.14]). ``size`` draws that many independent pairs. Notebook 14.

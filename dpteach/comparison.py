@@ -364,7 +364,7 @@ def classic_gaussian_epsilon_limit(delta) -> float:
 
     Carry sigma = sqrt(2 ln(1.25/delta)) * Delta_2 / epsilon [DR14 Theorem A.1, proved
     only for epsilon < 1] past epsilon = 1 and measure the delta it really gives with the
-    exact formula of Balle & Wang (2018, Theorem 8), :func:`dpteach.gaussian_delta`.
+    exact formula of Balle & Wang (2018, Theorem 8), :func:`dpteach.mechanisms.gaussian_delta`.
     sigma / Delta_2 depends on epsilon and delta only, so the answer does not depend on
     Delta_2. The true delta divided by the target grows with epsilon; this returns the
     epsilon where it reaches 1 (brentq on the log of the ratio, xtol 1e-10). Below it the

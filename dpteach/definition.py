@@ -131,7 +131,7 @@ def gaussian_loss_tail(sigma, l2_sensitivity, epsilon) -> float:
     o < Delta/2 - epsilon sigma^2/Delta, which has probability
     Phi(Delta/(2 sigma) - epsilon sigma/Delta) (the first term of Balle & Wang 2018,
     Theorem 8). If this is <= delta the mechanism is (epsilon, delta)-DP (a sufficient
-    condition); the smallest delta, :func:`dpteach.gaussian_delta`, is smaller, because it
+    condition); the smallest delta, :func:`dpteach.mechanisms.gaussian_delta`, is smaller, because it
     subtracts e^eps Pr_x'[loss > epsilon]. ``epsilon`` >= 0. Notebooks 04 and 08.
     """
     sigma = valid_real(sigma, "sigma", low=0.0, low_open=True)

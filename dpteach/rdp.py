@@ -15,7 +15,7 @@ The Gaussian mechanism N(0, σ²) on a query of L2 sensitivity Δ has
     2016, Proposition 1.6),
 
 and its exact (ε, δ) curve is known in closed form (Balle & Wang 2018, Theorem 8,
-:func:`dpteach.gaussian_delta`). k Gaussians of σ on the same data are one Gaussian with
+:func:`dpteach.mechanisms.gaussian_delta`). k Gaussians of σ on the same data are one Gaussian with
 Δ√k, i.e. σ/√k (the sum of their log-likelihood ratios is again Gaussian), so their exact ε
 is known too (:func:`gaussian_epsilon`). Taught in notebook 16.
 """
@@ -223,7 +223,7 @@ def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
 
     k Gaussians with σ are one Gaussian with σ/√k, whose exact privacy curve is
     δ(ε) = Φ(μ/2 - ε/μ) - e^ε Φ(-μ/2 - ε/μ) with μ = Δ√k/σ (Balle & Wang 2018,
-    Theorem 8, :func:`dpteach.gaussian_delta`). δ(ε) falls from 2Φ(μ/2) - 1 at ε = 0 to
+    Theorem 8, :func:`dpteach.mechanisms.gaussian_delta`). δ(ε) falls from 2Φ(μ/2) - 1 at ε = 0 to
     0; it is inverted by bisection to neighbouring floats
     (:func:`dpteach._support.gaussian.epsilon_of_mu`). Returns 0 when δ ≥ δ(0). No accountant can
     give a smaller ε for this δ: this is the privacy curve itself. Notebook 16.

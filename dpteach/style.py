@@ -1,7 +1,7 @@
 """Plot style: one colour-blind-safe palette and a lecture mode for projectors.
 
 Nothing here runs on import: the notebook asks for a style by calling
-``dp.lecture_mode()`` (big fonts, thick lines) or ``dp.lecture_mode(False)``.
+``dp.style.lecture_mode()`` (big fonts, thick lines) or ``dp.style.lecture_mode(False)``.
 Panels read the current style when they draw, and live panels are restyled at once.
 """
 

@@ -100,7 +100,7 @@ def test_the_exact_accountant_is_the_closed_form():
     mu = math.sqrt(3 / 4 + 1)                               # mu^2 = sum of 1/sigma_i^2
     assert acc.mu == pytest.approx(mu, rel=1e-15)
     assert acc.epsilon(1e-5) == pytest.approx(dp.gaussian_epsilon(1 / mu, 1e-5), rel=1e-12)
-    assert acc.delta(1.0) == pytest.approx(float(dp.gdp_delta(1.0, mu)), rel=1e-12)
+    assert acc.delta(1.0) == pytest.approx(float(dp.tradeoff.gdp_delta(1.0, mu)), rel=1e-12)
     assert acc.epsilon(0.0) == math.inf and acc.delta(math.inf) == 0.0
     assert acc.delta(1e4) == 5e-324                          # positive, below the float range
     empty = ExactGaussianAccountant()

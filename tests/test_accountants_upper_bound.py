@@ -117,7 +117,7 @@ def _gaussian_claims(sigma, k, make=None):
                                        for d in DELTAS], None))
     out.append(("gaussian_epsilon", [dp.gaussian_epsilon(sigma, d, k=k) for d in DELTAS], None))
     if 1e-150 <= mu <= 1e150:
-        out.append(("gdp_delta", None, dp.gdp_delta(EPSILONS, mu)))
+        out.append(("gdp_delta", None, dp.tradeoff.gdp_delta(EPSILONS, mu)))
         ld = privacy_loss_distribution("gaussian", sigma=1 / mu)
         out.append(("loss_distribution", [ld.epsilon(d) for d in DELTAS], ld.delta(EPSILONS)))
     return out

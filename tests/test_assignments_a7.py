@@ -104,7 +104,7 @@ def test_calling_the_kit_fails():
         "Task 3": {"tradeoff_beta": lambda a, e, d: dp.tradeoff_curve(a, e, d)},
         "Task 4": {"membership_test_errors": lambda o, i, t: tuple(
             x[0] for x in dp.tradeoff.empirical_tradeoff(o, i, [t]))},
-        "Task 6": {"pair_delta": lambda p, q, e: dp.smallest_delta(p, q, e)},
+        "Task 6": {"pair_delta": lambda p, q, e: dp.definition.smallest_delta(p, q, e)},
     }
     for key, answers in cheats.items():
         fb = run(key, 1, **answers)
@@ -361,7 +361,7 @@ def test_task6_cases_cover_both_directions_and_an_infinite_loss():
         assert sorted(sides) == [False, False, True, True]
         assert any(min(c["q"]) == 0 for c in req["cases"])
         assert truth["expected"] == pytest.approx(
-            [dp.smallest_delta(c["p"], c["q"], c["epsilon"]) for c in req["cases"]])
+            [dp.definition.smallest_delta(c["p"], c["q"], c["epsilon"]) for c in req["cases"]])
 
 
 def test_task1_text_teaches_the_pure_theorem_and_both_delta_bounds():

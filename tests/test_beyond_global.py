@@ -258,7 +258,7 @@ def test_the_window_of_a_wrong_twin_is_told_apart():
     assert (low, high) == (2.0, 50.0)                    # A(1) = max(x3 - x1, x4 - x2, x5 - x3)
     assert high - low != 51.0 - 2.0                      # the twin's x5 - x2
     import dpteach as dp
-    assert dp.median_sensitivity_window is ls.median_sensitivity_window
+    assert dp.beyond_global.median_sensitivity_window is ls.median_sensitivity_window
 
 
 # ------------------------------------------------------------------ issue 31: the far end of A(k)

@@ -1,4 +1,4 @@
-"""The noisy clamped sum of notebook 06 (dp.clamped_sum): the clamped sum plus Laplace
+"""The noisy clamped sum of notebook 06 (dp.mechanisms.clamped_sum): the clamped sum plus Laplace
 noise of scale (upper - lower)/epsilon, a KS test at alpha = 1e-6 that rejects a twin with
 half the noise, reproducible scalars, and its parameter checks."""
 
@@ -20,7 +20,7 @@ def _ks_pvalue(releases, centre, scale):
                                                    (-20.0, 3.0, 1.0)])
 def test_clamped_sum_is_the_clamped_sum_plus_laplace_of_the_right_scale(lower, upper, epsilon):
     rng = np.random.default_rng(61)
-    out = dp.clamped_sum(VALUES, lower, upper, epsilon, rng=rng, size=20_000)
+    out = dp.mechanisms.clamped_sum(VALUES, lower, upper, epsilon, rng=rng, size=20_000)
     assert out.shape == (20_000,)
     centre = np.clip(VALUES, lower, upper).sum()
     b = max(abs(lower), abs(upper)) / epsilon
@@ -40,8 +40,8 @@ def test_a_twin_mechanism_with_half_the_noise_fails_the_check():
 
 
 def test_clamped_sum_scalar_and_reproducible():
-    a = dp.clamped_sum(VALUES, 0, 10, 1.0, rng=np.random.default_rng(5))
-    b = dp.clamped_sum(VALUES, 0, 10, 1.0, rng=np.random.default_rng(5))
+    a = dp.mechanisms.clamped_sum(VALUES, 0, 10, 1.0, rng=np.random.default_rng(5))
+    b = dp.mechanisms.clamped_sum(VALUES, 0, 10, 1.0, rng=np.random.default_rng(5))
     assert isinstance(a, float) and a == b
     c = dp.laplace_mechanism(np.clip(VALUES, 0, 10).sum(), 10, 1.0, rng=np.random.default_rng(5))
     assert a == c                                        # the kit's Laplace mechanism, reused
@@ -60,11 +60,11 @@ def test_clamped_sum_scalar_and_reproducible():
 ])
 def test_clamped_sum_rejects_bad_parameters(kwargs, error, word):
     with pytest.raises(error, match=word):
-        dp.clamped_sum(VALUES, **kwargs)
+        dp.mechanisms.clamped_sum(VALUES, **kwargs)
 
 
 def test_clamped_sum_rejects_nan_values():
     with pytest.raises(ValueError, match="values"):
-        dp.clamped_sum([1.0, np.nan], 0, 1, 1.0)
+        dp.mechanisms.clamped_sum([1.0, np.nan], 0, 1, 1.0)
     with pytest.raises(TypeError, match="values"):
-        dp.clamped_sum([True, False], 0, 1, 1.0)
+        dp.mechanisms.clamped_sum([True, False], 0, 1, 1.0)

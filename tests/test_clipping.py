@@ -76,7 +76,7 @@ def test_error_prediction_matches_simulation(rng):
 def _unsplit_mean(lo, hi, eps):
     """The wrong twin: sum and count each at the full epsilon, claimed epsilon-DP."""
     def mech(data, size, rng):
-        s = dp.clamped_sum(data, lo, hi, eps, rng=rng, size=size)
+        s = dp.mechanisms.clamped_sum(data, lo, hi, eps, rng=rng, size=size)
         c = dp.laplace_mechanism(float(np.size(data)), 1.0, eps, rng=rng, size=size)
         return np.clip(s / np.maximum(c, 1.0), lo, hi)
     return mech
@@ -110,7 +110,7 @@ def test_audit_of_the_released_pair():
             if split:
                 s, c = cl.noisy_sum_and_count(data, lo, hi, eps, rng=rng, size=size)
             else:
-                s = dp.clamped_sum(data, lo, hi, eps, rng=rng, size=size)
+                s = dp.mechanisms.clamped_sum(data, lo, hi, eps, rng=rng, size=size)
                 c = dp.laplace_mechanism(float(np.size(data)), 1.0, eps, rng=rng, size=size)
             return s / hi + c
         return mech
@@ -168,9 +168,9 @@ def test_private_quantile_matches_the_exponential_mechanism(rng, q):
 
 def test_private_quantile_concentrates_near_the_true_quantile(rng):
     x = rng.normal(50, 10, size=2000)
-    out = dp.private_quantile(x, 0.9, 0, 100, 1.0, rng=rng, size=2000)
+    out = dp.clipping.private_quantile(x, 0.9, 0, 100, 1.0, rng=rng, size=2000)
     assert abs(np.median(out) - np.quantile(x, 0.9)) < 1.0
-    assert isinstance(dp.private_quantile(x, 0.5, 0, 100, 1.0, rng=1), float)
+    assert isinstance(dp.clipping.private_quantile(x, 0.5, 0, 100, 1.0, rng=1), float)
 
 
 def test_private_quantile_empty_is_uniform(rng):

@@ -16,7 +16,7 @@ from conftest import ALPHA, chisq_pvalue, ks_pvalue
 
 # ----------------------------------------------------------------------------- the table
 def test_table_has_seed_002_rows_and_columns():
-    table = dp.mechanism_table()
+    table = dp.comparison.mechanism_table()
     assert list(table.index) == ["Laplace", "Gaussian", "Exponential"]
     assert list(table.columns[:5]) == ["guarantee", "data type", "kind", "noise", "sensitivity"]
     # the cells seed 002's Table 1 prints, derived here from the functions' signatures
@@ -30,7 +30,7 @@ def test_table_has_seed_002_rows_and_columns():
 
 
 def test_extended_table_adds_two_rows():
-    table = dp.mechanism_table(extended=True)
+    table = dp.comparison.mechanism_table(extended=True)
     assert list(table.index[3:]) == ["Report noisy max", "Randomized response"]
     assert table.loc["Randomized response", "data type"] == "binary"
     assert table.loc["Report noisy max", "kind"] == "scoring function"
@@ -108,26 +108,26 @@ def test_noise_std_matches_sample_std():
 
 # -------------------------------------------------------------------------- decision guide
 def test_decision_guide_50_counting_queries_prefers_gaussian():
-    rec = dp.choose_mechanism("numeric", epsilon=0.5, delta=1e-5, l1_sensitivity=50,
+    rec = dp.comparison.choose_mechanism("numeric", epsilon=0.5, delta=1e-5, l1_sensitivity=50,
                               l2_sensitivity=math.sqrt(50))
     assert rec.mechanism == "Gaussian"
     assert rec.numbers["Gaussian"] < rec.numbers["Laplace"]
-    one = dp.choose_mechanism("numeric", epsilon=0.5, delta=1e-5, l1_sensitivity=1,
+    one = dp.comparison.choose_mechanism("numeric", epsilon=0.5, delta=1e-5, l1_sensitivity=1,
                               l2_sensitivity=1)
     assert one.mechanism == "Laplace"
 
 
 def test_decision_guide_crossover_is_single():
-    picks = [dp.choose_mechanism("numeric", epsilon=0.5, delta=1e-5, l1_sensitivity=k,
+    picks = [dp.comparison.choose_mechanism("numeric", epsilon=0.5, delta=1e-5, l1_sensitivity=k,
                                  l2_sensitivity=math.sqrt(k)).mechanism for k in range(1, 60)]
     first = picks.index("Gaussian")
     assert set(picks[:first]) == {"Laplace"} and set(picks[first:]) == {"Gaussian"}
 
 
 def test_decision_guide_other_branches():
-    assert dp.choose_mechanism("numeric", epsilon=1.0, l1_sensitivity=50).mechanism == "Laplace"
-    assert dp.choose_mechanism("categorical", epsilon=1.0).mechanism == "Exponential"
-    rr = dp.choose_mechanism("binary", epsilon=math.log(3), local=True)
+    assert dp.comparison.choose_mechanism("numeric", epsilon=1.0, l1_sensitivity=50).mechanism == "Laplace"
+    assert dp.comparison.choose_mechanism("categorical", epsilon=1.0).mechanism == "Exponential"
+    rr = dp.comparison.choose_mechanism("binary", epsilon=math.log(3), local=True)
     assert rr.mechanism == "Randomized response"
     assert rr.numbers["keep_probability"] == pytest.approx(0.75)
 
@@ -169,28 +169,28 @@ def test_error_curves_are_the_errors_at_each_epsilon():
 
 # ----------------------------------------------------------------------------- bad input
 BAD = [
-    (lambda: dp.mechanism_table(extended="yes"), TypeError, "extended"),
+    (lambda: dp.comparison.mechanism_table(extended="yes"), TypeError, "extended"),
     (lambda: comparison.noise_std("Laplace", epsilon=0.0, l1_sensitivity=1), ValueError, "epsilon"),
     (lambda: comparison.noise_std("Laplace", epsilon=1.0), ValueError, "l1_sensitivity"),
     (lambda: comparison.noise_std("Gaussian", epsilon=1.0, delta=1e-5), ValueError, "l2_sensitivity"),
     (lambda: comparison.noise_std("Gaussian", epsilon=1.0, l2_sensitivity=1, delta=0.0),
      ValueError, "delta"),
     (lambda: comparison.noise_std("Cauchy", epsilon=1.0), ValueError, "mechanism"),
-    (lambda: dp.choose_mechanism("text", epsilon=1.0), ValueError, "output"),
-    (lambda: dp.choose_mechanism("numeric", epsilon=float("nan"), l1_sensitivity=1),
+    (lambda: dp.comparison.choose_mechanism("text", epsilon=1.0), ValueError, "output"),
+    (lambda: dp.comparison.choose_mechanism("numeric", epsilon=float("nan"), l1_sensitivity=1),
      ValueError, "epsilon"),
-    (lambda: dp.choose_mechanism("numeric", epsilon=True, l1_sensitivity=1), TypeError, "epsilon"),
-    (lambda: dp.choose_mechanism("numeric", epsilon=1.0, delta=1.0, l1_sensitivity=1),
+    (lambda: dp.comparison.choose_mechanism("numeric", epsilon=True, l1_sensitivity=1), TypeError, "epsilon"),
+    (lambda: dp.comparison.choose_mechanism("numeric", epsilon=1.0, delta=1.0, l1_sensitivity=1),
      ValueError, "delta"),
-    (lambda: dp.choose_mechanism("numeric", epsilon=1.0, l1_sensitivity=-1), ValueError,
+    (lambda: dp.comparison.choose_mechanism("numeric", epsilon=1.0, l1_sensitivity=-1), ValueError,
      "l1_sensitivity"),
-    (lambda: dp.choose_mechanism("numeric", epsilon=1.0, l1_sensitivity="1"), TypeError,
+    (lambda: dp.comparison.choose_mechanism("numeric", epsilon=1.0, l1_sensitivity="1"), TypeError,
      "l1_sensitivity"),
-    (lambda: dp.choose_mechanism("numeric", epsilon=1.0), ValueError, "l1_sensitivity"),
-    (lambda: dp.choose_mechanism("numeric", epsilon=1.0, delta=1e-5, l1_sensitivity=1),
+    (lambda: dp.comparison.choose_mechanism("numeric", epsilon=1.0), ValueError, "l1_sensitivity"),
+    (lambda: dp.comparison.choose_mechanism("numeric", epsilon=1.0, delta=1e-5, l1_sensitivity=1),
      ValueError, "l2_sensitivity"),
-    (lambda: dp.choose_mechanism("numeric", epsilon=1.0, local=True), ValueError, "local"),
-    (lambda: dp.choose_mechanism("binary", epsilon=1.0, local=1), TypeError, "local"),
+    (lambda: dp.comparison.choose_mechanism("numeric", epsilon=1.0, local=True), ValueError, "local"),
+    (lambda: dp.comparison.choose_mechanism("binary", epsilon=1.0, local=1), TypeError, "local"),
     (lambda: comparison.count_release_errors(float("inf")), ValueError, "epsilon"),
     (lambda: comparison.count_release_errors(1.0, delta=0.0), ValueError, "delta"),
     (lambda: comparison.count_release_errors(1.0, count=101, n_max=100), ValueError, "count"),

@@ -168,17 +168,22 @@ def make_problems(text, makefile=None):
 
 
 def dp_problems(text):
-    """Each ``dp.a.b`` resolves: ``a`` is in the package's namespace (``_EXPORTS``,
-    ``_SUBMODULES`` or a name its ``__init__`` defines), and what follows is defined by
-    that module's source (``dp.notebook.show_source``, ``dp.assignments.check``)."""
-    init = _source(ROOT / "dpteach" / "__init__.py")
-    tree = ast.parse(init)
-    exports, submodules = {}, {}
+    """Each ``dp.a.b`` resolves: ``a`` is in the package's namespace (a name of its
+    ``CONTRACT``, a module of ``_SUBMODULES`` or a name its ``__init__`` defines), and what
+    follows is defined by that module's source (``dp.notebook.show_source``,
+    ``dp.assignments.check``); a contract name is defined by the lesson whose ``__all__``
+    lists it."""
+    import dpteach
+
+    tree = ast.parse(_source(ROOT / "dpteach" / "__init__.py"))
+    contract = set()
     for node in tree.body:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-            if node.targets[0].id == "_EXPORTS":
-                exports = ast.literal_eval(node.value)
+            if node.targets[0].id == "CONTRACT":
+                contract = set(ast.literal_eval(node.value))
     submodules = _submodules(tree)
+    exports = {name: submodules[lessons[0]] for name, lessons in dpteach._homes().items()
+               if name in contract and len(lessons) == 1}
     out = []
     for span in spans(text):
         for chain in DP.findall(span):
@@ -342,6 +347,8 @@ def test_the_checks_see_what_does_not_exist():
     assert dp_problems("`dp.laplace_mechanism`, `dp.notebook.show_source`, "
                        "`dp.show_source`, `dp.panels.<name>()`") == [
         "dpteach has no attribute show_source"]
+    assert dp_problems("`dp.mechanisms.privacy_loss`, `dp.privacy_loss`") == [
+        "dpteach has no attribute privacy_loss"]
     assert option_problems("`pytest --seed-shift 3`, `pytest --seed-shfit 3`, "
                            "`dpteach exercises --check`") == [
         "pytest option --seed-shfit is not registered in tests/conftest.py"]
@@ -349,7 +356,7 @@ def test_the_checks_see_what_does_not_exist():
         "no code has the name valid_epsilonn"]
     assert name_problems("`sgd.dp_sgd`, `sgd.dp_sdg`, `np.random.default_rng(7)`") == [
         "no dpteach module defines sgd.dp_sdg"]
-    assert name_problems("`dp.lecture_mode(False)`, `clipped_meen(values)`") == [
+    assert name_problems("`dp.style.lecture_mode(False)`, `clipped_meen(values)`") == [
         "no code has the name clipped_meen"]
     assert name_problems("`Panel(controls, figure, update, title=...)`, "
                          "`compose_gaussian(sigma, *, q=1.0)`, `Panel(controls, fig, update)`") == [

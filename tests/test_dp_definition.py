@@ -21,7 +21,7 @@ def test_coin_flip_survey_is_randomized_response_at_ln3(rng):
     for truth in (0, 1):
         reports = dd.coin_flip_survey(np.full(n, truth), rng=rng)
         ones = int(reports.sum())
-        keep = dp.randomized_response_keep_probability(math.log(3))
+        keep = dp.mechanisms.randomized_response_keep_probability(math.log(3))
         p1 = keep if truth else 1 - keep
         assert chisq_pvalue([n - ones, ones], [1 - p1, p1]) > ALPHA
         # wrong twin: the same test rejects epsilon = ln 2 (keep probability 2/3)
@@ -59,7 +59,7 @@ def test_rr_standard_error_shape_and_limits():
 def test_posterior_bounds_are_bayes_for_randomized_response():
     for prior in (0.01, 0.3, 0.5, 0.9):
         for eps in (0.1, math.log(3), 2.0):
-            p = dp.randomized_response_keep_probability(eps)
+            p = dp.mechanisms.randomized_response_keep_probability(eps)
             after_yes = prior * p / (prior * p + (1 - prior) * (1 - p))
             after_no = prior * (1 - p) / (prior * (1 - p) + (1 - prior) * p)
             lo, hi = dd.posterior_bounds(prior, eps)
@@ -106,10 +106,10 @@ def test_two_cluster_dataset():
     x = sp.two_cluster_dataset(11, 0.0, 100.0)
     assert sorted(x.tolist()) == [0] * 5 + [100] * 6
     # the extreme split: local sensitivity of the median equals the global 100
-    assert dp.local_sensitivity(np.median, x, range(101), neighbours="substitute") == 100.0
+    assert dp.sensitivity.local_sensitivity(np.median, x, range(101), neighbours="substitute") == 100.0
     y = sp.two_cluster_dataset(11, 5.0, 0.0)
     assert y.min() >= 0 and y.max() <= 100 and len(y) == 11
-    assert dp.local_sensitivity(np.median, y, range(101), neighbours="substitute") < 10
+    assert dp.sensitivity.local_sensitivity(np.median, y, range(101), neighbours="substitute") < 10
 
 
 # ---------------------------------------------------------- joint privacy loss
@@ -117,7 +117,7 @@ def test_joint_loss_is_the_sum_of_laplace_losses():
     r1 = np.linspace(-5, 7, 13)
     r2 = np.linspace(-3, 9, 13)
     got = comp.joint_privacy_loss(r1, r2, 1.0, 2.0, 3.0, 3.0)
-    ref = dp.privacy_loss(r1, 1.0, 0.0, 3.0) + dp.privacy_loss(r2, 2.0, 0.0, 3.0)
+    ref = dp.mechanisms.privacy_loss(r1, 1.0, 0.0, 3.0) + dp.mechanisms.privacy_loss(r2, 2.0, 0.0, 3.0)
     assert np.allclose(got, ref)
 
 

@@ -34,7 +34,7 @@ def _binom_p(successes, n, p):
 # ------------------------------------------------------------- 04: ratios, odds, Bayes
 def test_randomized_response_odds_move_by_e_to_the_2eps_probabilities_by_e_to_the_eps():
     eps = math.log(3)
-    keep = dp.randomized_response_keep_probability(eps)
+    keep = dp.mechanisms.randomized_response_keep_probability(eps)
     odds = lambda p: p / (1 - p)
     assert math.isclose(keep / (1 - keep), math.exp(eps))                    # ratio 3
     assert math.isclose(odds(keep), 3.0) and math.isclose(odds(1 - keep), 1 / 3)
@@ -62,7 +62,7 @@ def test_gaussian_loss_tail_formula_and_the_notebooks_numbers():
     tail = dd.gaussian_loss_tail(sigma, 1.0, 0.5)
     cut = 0.5 - 0.5 * sigma**2                # loss > eps exactly when the output is below it
     assert math.isclose(tail, stats.norm.cdf(cut, 0, sigma), rel_tol=1e-12)
-    assert round(tail, 3) == 0.014 and math.isclose(dp.gaussian_delta(sigma, 1.0, 0.5), 1e-3,
+    assert round(tail, 3) == 0.014 and math.isclose(dp.mechanisms.gaussian_delta(sigma, 1.0, 0.5), 1e-3,
                                                    rel_tol=1e-8)
 
 
@@ -72,13 +72,13 @@ def test_hockey_stick_identity_and_sufficient_not_necessary(l2):
         for eps in (0.0, 0.1, 0.5, 1.0, 2.0):
             tail_x = dd.gaussian_loss_tail(sigma, l2, eps)
             tail_y = stats.norm.cdf(-l2 / (2 * sigma) - eps * sigma / l2)   # the same event on x'
-            delta = dp.gaussian_delta(sigma, l2, eps) if eps > 0 else tail_x - tail_y
+            delta = dp.mechanisms.gaussian_delta(sigma, l2, eps) if eps > 0 else tail_x - tail_y
             # delta = Pr_x[loss > eps] - e^eps Pr_x'[loss > eps]  (Balle & Wang 2018)
             assert math.isclose(delta, tail_x - math.exp(eps) * tail_y, rel_tol=1e-9,
                                 abs_tol=1e-15)
             assert delta <= tail_x + 1e-15      # the "failure probability" is never smaller
     sigma = dp.gaussian_sigma(1.0, 0.5, 1e-3, analytic=True)
-    assert dd.gaussian_loss_tail(sigma, 1.0, 0.5) > 10 * dp.gaussian_delta(sigma, 1.0, 0.5)
+    assert dd.gaussian_loss_tail(sigma, 1.0, 0.5) > 10 * dp.mechanisms.gaussian_delta(sigma, 1.0, 0.5)
 
 
 def test_hockey_stick_of_binned_gaussians_approaches_the_exact_delta():
@@ -90,8 +90,8 @@ def test_hockey_stick_of_binned_gaussians_approaches_the_exact_delta():
         return np.r_[c[0], np.diff(c), 1 - c[-1]]
 
     for eps in (0.25, 0.5, 1.0):
-        exact = dp.gaussian_delta(sigma, 1.0, eps)
-        approx = dp.hockey_stick_divergence(binned(0.0), binned(1.0), eps)
+        exact = dp.mechanisms.gaussian_delta(sigma, 1.0, eps)
+        approx = dp.definition.hockey_stick_divergence(binned(0.0), binned(1.0), eps)
         assert approx <= exact * (1 + 1e-9)                 # binning is post-processing
         assert math.isclose(approx, exact, rel_tol=1e-4)
 
@@ -99,10 +99,10 @@ def test_hockey_stick_of_binned_gaussians_approaches_the_exact_delta():
 def test_gaussian_loss_tail_matches_sampled_losses_and_rejects_a_wrong_twin(rng):
     sigma, eps, n = 4.6, 0.5, 200_000
     out = rng.normal(0.0, sigma, size=n)
-    k = int(np.sum(dp.privacy_loss(out, 0.0, 1.0, sigma, noise="gaussian") > eps))
+    k = int(np.sum(dp.mechanisms.privacy_loss(out, 0.0, 1.0, sigma, noise="gaussian") > eps))
     assert _binom_p(k, n, dd.gaussian_loss_tail(sigma, 1.0, eps)) > ALPHA
     assert _binom_p(k, n, dd.gaussian_loss_tail(sigma, 1.0, eps / 2)) < ALPHA   # eps/2 twin
-    assert _binom_p(k, n, dp.gaussian_delta(sigma, 1.0, eps)) < ALPHA           # delta is not it
+    assert _binom_p(k, n, dp.mechanisms.gaussian_delta(sigma, 1.0, eps)) < ALPHA           # delta is not it
 
 
 def test_single_outputs_do_not_suffice_when_delta_is_positive():
@@ -110,11 +110,11 @@ def test_single_outputs_do_not_suffice_when_delta_is_positive():
     p_x = np.r_[np.full(10, 0.05), np.full(10, 0.045), 0.05]
     p_y = np.r_[np.full(10, 0.045), np.full(10, 0.05), 0.05]
     per_output = max(np.max(p_x - np.exp(eps) * p_y), np.max(p_y - np.exp(eps) * p_x))
-    assert per_output <= 0.01 < dp.smallest_delta(p_x, p_y, eps)
-    assert math.isclose(dp.smallest_delta(p_x, p_y, eps), 10 * per_output, rel_tol=1e-12)
+    assert per_output <= 0.01 < dp.definition.smallest_delta(p_x, p_y, eps)
+    assert math.isclose(dp.definition.smallest_delta(p_x, p_y, eps), 10 * per_output, rel_tol=1e-12)
     # with delta = 0 the single-output and set versions agree: the largest set ratio is
     # reached on a single output
-    assert math.isclose(dp.max_probability_ratio(p_x, p_y), 0.05 / 0.045)
+    assert math.isclose(dp.definition.max_probability_ratio(p_x, p_y), 0.05 / 0.045)
 
 
 # ---------------------------------------------------- 08: the classic sigma past eps = 1
@@ -124,26 +124,26 @@ def test_classic_gaussian_epsilon_limit(delta, expected):
     limit = comparison.classic_gaussian_epsilon_limit(delta)
     assert round(limit, 2) == expected
     for l2 in (1.0, 3.0):                         # the answer does not depend on Delta_2
-        at = dp.gaussian_delta(_classic_sigma(limit, delta, l2), l2, limit)
+        at = dp.mechanisms.gaussian_delta(_classic_sigma(limit, delta, l2), l2, limit)
         assert math.isclose(at, delta, rel_tol=1e-7)
-        assert dp.gaussian_delta(_classic_sigma(0.99 * limit, delta, l2), l2, 0.99 * limit) < delta
-        assert dp.gaussian_delta(_classic_sigma(1.01 * limit, delta, l2), l2, 1.01 * limit) > delta
+        assert dp.mechanisms.gaussian_delta(_classic_sigma(0.99 * limit, delta, l2), l2, 0.99 * limit) < delta
+        assert dp.mechanisms.gaussian_delta(_classic_sigma(1.01 * limit, delta, l2), l2, 1.01 * limit) > delta
     # the ratio true delta / target only grows with eps, so the crossing is unique
     grid = np.linspace(0.05, 30, 600)
-    ratio = [dp.gaussian_delta(_classic_sigma(e, delta), 1.0, e) / delta for e in grid]
+    ratio = [dp.mechanisms.gaussian_delta(_classic_sigma(e, delta), 1.0, e) / delta for e in grid]
     assert np.all(np.diff(np.log(ratio)) > 0)
 
 
 def test_classic_sigma_at_eps_2_holds_although_theorem_a1_does_not_cover_it():
     with pytest.raises(ValueError, match="epsilon must be < 1"):
         dp.gaussian_sigma(1.0, 2.0, 1e-5)                 # the theorem's condition, enforced
-    achieved = dp.gaussian_delta(_classic_sigma(2.0, 1e-5), 1.0, 2.0)
+    achieved = dp.mechanisms.gaussian_delta(_classic_sigma(2.0, 1e-5), 1.0, 2.0)
     assert f"{achieved:.3g}" == "1.34e-07" and achieved <= 1e-5
 
 
 def test_notebook_08_exercise_3_check():
     ns = _exercise_namespace("08_gaussian_mechanism.ipynb", "Exercise 3b")
-    truth_3b = dp.gaussian_delta(_classic_sigma(3.0, 1e-6), 1.0, 3.0)
+    truth_3b = dp.mechanisms.gaussian_delta(_classic_sigma(3.0, 1e-6), 1.0, 3.0)
     assert _run_check(ns, {"answer_3": '"c"', "answer_3b": repr(truth_3b)}) == [True, True]
     for wrong in ('"a"', '"b"', '"no"', '"yes"'):
         assert _run_check(ns, {"answer_3": wrong, "answer_3b": "None"})[0] is False

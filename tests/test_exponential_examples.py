@@ -152,7 +152,7 @@ def test_seed_000_form_is_twice_epsilon_when_sampled():
 # ------------------------------------------------ every mechanism is an exponential mechanism
 def test_randomized_response_is_an_exponential_mechanism():
     for eps in (0.1, math.log(3), 2.0):
-        keep = dp.randomized_response_keep_probability(eps)
+        keep = dp.mechanisms.randomized_response_keep_probability(eps)
         for bit in (0, 1):
             score = np.log(np.where(np.arange(2) == bit, keep, 1 - keep))  # u(x, r) = ln Pr[RR(x) = r]
             # the score moves by at most ln(keep / (1 - keep)) = eps between the two inputs
@@ -173,7 +173,7 @@ def test_laplace_on_a_grid_is_an_exponential_mechanism():
     grid = np.arange(-60, 61) * 0.5
     f, delta_f, eps = 3.0, 1.0, 0.7
     p = dp.exponential_probabilities(-np.abs(grid - f), delta_f, 2 * eps)
-    lap = dp.output_distribution(f, dp.laplace_scale(delta_f, eps)).pdf(grid)
+    lap = dp.mechanisms.output_distribution(f, dp.laplace_scale(delta_f, eps)).pdf(grid)
     assert np.allclose(p, lap / lap.sum())
     wrong = dp.exponential_probabilities(-np.abs(grid - f), delta_f, eps)
     assert not np.allclose(wrong, lap / lap.sum(), atol=1e-3)
@@ -217,7 +217,7 @@ def test_sigma_curves_classic_and_analytic():
         assert true_delta[i] <= 1e-5                     # valid below epsilon = 1
     assert (analytic[:3] < classic[:3]).all()            # analytic never needs more noise
     assert true_delta[-1] > 1e-5                          # the formula past 1 breaks delta
-    assert dp.gaussian_delta(analytic[-1], 1.0, 20.0) == pytest.approx(1e-5, rel=1e-6)
+    assert dp.mechanisms.gaussian_delta(analytic[-1], 1.0, 20.0) == pytest.approx(1e-5, rel=1e-6)
 
 
 def test_queries_noise_seed_002_numbers():

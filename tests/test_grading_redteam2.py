@@ -145,7 +145,7 @@ print(json.dumps(out))
 def test_a_forbidden_function_bound_by_an_assignment_is_removed(tmp_path, monkeypatch):
     kit = tmp_path / "src" / "dpteach"
     kit.mkdir(parents=True)
-    (kit / "__init__.py").write_text("_EXPORTS = {}\n")
+    (kit / "__init__.py").write_text("CONTRACT = ()\n")
     (kit / "lesson.py").write_text(FAKE_LESSON)
     monkeypatch.setattr(kk, "KIT", kit)
     plan = kk.plan([], ["dpteach.lesson:answer", "dpteach.lesson:decorated_answer"])

@@ -370,7 +370,7 @@ def test_moved_names_have_one_home():
     from dpteach import accounting, datasets, definition, exponential, rdp
     from dpteach.audit import bounds, experiment, zoo
     for name in ("hockey_stick_divergence", "max_probability_ratio", "smallest_delta"):
-        assert getattr(dp, name) is getattr(definition, name)
+        assert getattr(dp.definition, name) is getattr(definition, name)
         assert not hasattr(accounting, name), name
     for name in ("gaussian_rdp", "subsampled_gaussian_rdp", "rdp_to_dp", "zcdp_to_dp",
                  "gaussian_epsilon", "RDPAccountant"):
@@ -413,14 +413,14 @@ def test_curator_releases_through_the_laplace_mechanism():
 
 def test_laplace_std_is_the_one_home_of_sqrt2_b():
     for b in (0.1, 1.0, 7.5):
-        assert dp.laplace_std(b) == pytest.approx(stats.laplace(scale=b).std(), rel=1e-12)
-        assert dp.laplace_std(b) != pytest.approx(b, rel=1e-3)           # the wrong twin: sd = b
-    assert dp.laplace_std(0.0) == 0.0
-    assert dp.laplace_std(float("inf")) == float("inf")
+        assert dp.bounds.laplace_std(b) == pytest.approx(stats.laplace(scale=b).std(), rel=1e-12)
+        assert dp.bounds.laplace_std(b) != pytest.approx(b, rel=1e-3)           # the wrong twin: sd = b
+    assert dp.bounds.laplace_std(0.0) == 0.0
+    assert dp.bounds.laplace_std(float("inf")) == float("inf")
     for bad in (-1.0, float("nan"), "1", True):
         with pytest.raises((TypeError, ValueError), match="scale"):
-            dp.laplace_std(bad)
-    assert dp.attacks.averaging.averaging_error(2.0, 4) == pytest.approx(dp.laplace_std(2.0) / 2)
+            dp.bounds.laplace_std(bad)
+    assert dp.attacks.averaging.averaging_error(2.0, 4) == pytest.approx(dp.bounds.laplace_std(2.0) / 2)
 
 
 # -- one home per name: no import circles, no module __getattr__ ---------------------------

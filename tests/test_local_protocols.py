@@ -17,13 +17,13 @@ def test_protocol_variances_are_the_lesson_formulas(eps):
     ks = np.array([2, 5, 64, 1000])
     v = lp.protocol_variances(ks, eps)
     for m in ("krr", "sue", "oue"):
-        np.testing.assert_allclose(v[m], [dp.local_variance(1, int(k), eps, mechanism=m) for k in ks])
-    np.testing.assert_allclose(v["olh"], dp.olh_variance(1, eps))
+        np.testing.assert_allclose(v[m], [dp.local.local_variance(1, int(k), eps, mechanism=m) for k in ks])
+    np.testing.assert_allclose(v["olh"], dp.local.olh_variance(1, eps))
     np.testing.assert_allclose(v["oue"], 4 * math.exp(eps) / math.expm1(eps) ** 2)
     e = math.exp(eps)
     np.testing.assert_allclose(v["krr"], (e + ks - 2) / (e - 1) ** 2)
     # OLH at g = e^eps + 1 exactly has OUE's variance; rounding g can only cost
-    assert dp.olh_variance(1, eps, g=e + 1) == pytest.approx(v["oue"][0])
+    assert dp.local.olh_variance(1, eps, g=e + 1) == pytest.approx(v["oue"][0])
     assert v["olh"][0] >= v["oue"][0] * (1 - 1e-12)
 
 

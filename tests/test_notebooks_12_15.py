@@ -77,8 +77,8 @@ def test_13_delta_misreading_direction_and_both_directions():
     assert "Pr[L > ε] = 0.000161, 16.1 times larger" in out
     assert "smallest δ = 0.1176 (the larger)" in out and "H(x′‖x) = 0.0000" in out
     p, q = np.array([0.50, 0.30, 0.20]), np.array([0.62, 0.33, 0.05])
-    assert dp.smallest_delta(p, q, 0.5) == max(dp.hockey_stick_divergence(p, q, 0.5),
-                                               dp.hockey_stick_divergence(q, p, 0.5))
+    assert dp.definition.smallest_delta(p, q, 0.5) == max(dp.definition.hockey_stick_divergence(p, q, 0.5),
+                                               dp.definition.hockey_stick_divergence(q, p, 0.5))
 
 
 def test_12_parallel_composition_rule_and_cumulative_counts():
@@ -184,8 +184,8 @@ def test_13_gdp_section_and_functions():
     # composition is exact: the exact accountant of ten Gaussians agrees with one conversion
     mu = tradeoff.gdp_compose([0.5] * 10)
     exact = dp.gaussian_epsilon(2.0, 1e-5, k=10)
-    assert dp.privacy_loss_distribution("gaussian", sigma=1 / mu).epsilon(1e-5) == pytest.approx(exact, rel=1e-6)
-    wrong = dp.privacy_loss_distribution("gaussian", sigma=1 / (0.5 * 10)).epsilon(1e-5)  # sum of mu
+    assert dp.tradeoff.privacy_loss_distribution("gaussian", sigma=1 / mu).epsilon(1e-5) == pytest.approx(exact, rel=1e-6)
+    wrong = dp.tradeoff.privacy_loss_distribution("gaussian", sigma=1 / (0.5 * 10)).epsilon(1e-5)  # sum of mu
     assert abs(wrong - exact) > 1.0
     # conversion: the closed form of Balle & Wang
     phi = stats.norm.cdf
@@ -202,7 +202,7 @@ def test_13_gdp_clt_matches_a_simulated_composition():
     s = np.zeros(n)
     for _ in range(k):
         s += dp.mechanisms.privacy_loss(dp.laplace_mechanism(0.0, 1, eps0, rng=rng, size=n), 0.0, 1.0, b)
-    mu = tradeoff.gdp_clt_mu(dp.privacy_loss_distribution("laplace", epsilon=eps0).mean, s.var() / k, k)
+    mu = tradeoff.gdp_clt_mu(dp.tradeoff.privacy_loss_distribution("laplace", epsilon=eps0).mean, s.var() / k, k)
     for e in (0.5, 1.0):
         w = np.maximum(0, 1 - np.exp(e - s))
         se = w.std() / math.sqrt(n)
@@ -238,9 +238,9 @@ def test_14_range_is_found_privately_before_clipping():
     centred mean gets the rest of the budget, so the releases add up to the stated
     total; the notebook prints the range found and what it costs in accuracy."""
     src = code("14")
-    assert "dp.private_quantile(incomes, 0.01, 0.0, public_range, eps_range / 2" in src
-    assert "dp.private_quantile(incomes, 0.9, 0.0, public_range, eps_range / 2" in src
-    assert "dp.centred_clipped_mean(incomes, lo_r, hi_r, total - eps_range" in src
+    assert "dp.clipping.private_quantile(incomes, 0.01, 0.0, public_range, eps_range / 2" in src
+    assert "dp.clipping.private_quantile(incomes, 0.9, 0.0, public_range, eps_range / 2" in src
+    assert "dp.clipping.centred_clipped_mean(incomes, lo_r, hi_r, total - eps_range" in src
     out = outputs("14")
     assert "private range: median [" in out and "RMSE of the centred mean" in out
     # the composition the text states: eps_r/2 + eps_r/2 + (1 - eps_r) = 1

@@ -77,7 +77,7 @@ def test_18_game_is_add_remove_and_private_model_is_never_flagged():
             r, joined = sgd.membership_game(pool_X, pool_y, rng=seed, **kw, **recipe)
             assert np.array_equal(joined, coins)
             loss = sgd.logistic_loss(r.weights, pool_X, pool_y)
-            a, b, _ = dp.membership_inference(loss[joined], loss[~joined])
+            a, b, _ = dp.sgd.membership_inference(loss[joined], loss[~joined])
             flagged[name] = int(dp.tradeoff.outside_region(
                 a, b, int((~joined).sum()), int(joined.sum()), eps, 1e-5, level=1e-6).sum())
         assert flagged["private"] == 0 and flagged["plain"] > 50, flagged
@@ -105,7 +105,7 @@ def test_16_zcdp_and_rdp_compared_with_the_same_conversion():
     assert "2.4191" in text and "conversion" in text
     out = _outputs("16")
     assert "zCDP improved 2.4191, RDP improved 2.4191" in out
-    rho = 100 * dp.gaussian_zcdp(20.0)
+    rho = 100 * dp.rdp.gaussian_zcdp(20.0)
     assert round(dp.zcdp_to_dp(rho, 1e-6), 4) == 2.4191
     grid = dp.rdp.DEFAULT_ORDERS
     assert round(dp.rdp_to_dp(grid, 100 * dp.gaussian_rdp(grid, 20.0), 1e-6), 4) == 2.4191
@@ -148,7 +148,7 @@ def test_17_central_baseline_judged_alike():
     assert "sensitivity=2.0" in code
     assert r"\mathrm{Lap}(2/\varepsilon)" in text
     # the exercise's key: 4.6e5 people, not 1.84e6
-    needed = dp.local_variance(1, 8, 1.0, mechanism="oue") / \
+    needed = dp.local.local_variance(1, 8, 1.0, mechanism="oue") / \
         dp.local.central_variance(1_000, 1.0, sensitivity=2.0)
     assert needed == pytest.approx(4.6e5, rel=0.01)
     assert "central_variance(1_000, 1.0, sensitivity=2.0)" in code

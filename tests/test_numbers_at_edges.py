@@ -38,7 +38,7 @@ def test_gaussian_delta_keeps_its_relative_accuracy_at_tiny_delta(sigma, target)
     # the epsilon at which delta(sigma) is about `target`
     eps = np.sqrt(2 * np.log(1 / target)) / sigma
     exact = _mp_gaussian_delta(sigma, 1.0, eps)
-    assert dp.gaussian_delta(sigma, 1.0, eps) == pytest.approx(exact, rel=1e-11, abs=0)
+    assert dp.mechanisms.gaussian_delta(sigma, 1.0, eps) == pytest.approx(exact, rel=1e-11, abs=0)
 
 
 @pytest.mark.parametrize("eps", [0.01, 0.1, 1.0])
@@ -79,7 +79,7 @@ def _special_log_ndtr(x):
 
 # ------------------------------------------------------------------ the loss distribution
 def test_gaussian_loss_epsilon_at_tiny_delta_beyond_the_old_search_cap():
-    loss = dp.privacy_loss_distribution("gaussian", sigma=1e-3)
+    loss = dp.tradeoff.privacy_loss_distribution("gaussian", sigma=1e-3)
     eps = loss.epsilon(1e-300)
     assert eps == pytest.approx(537046.11, abs=0.01)
     assert loss.delta(eps) == pytest.approx(1e-300, rel=1e-6, abs=0)
@@ -88,7 +88,7 @@ def test_gaussian_loss_epsilon_at_tiny_delta_beyond_the_old_search_cap():
 @pytest.mark.parametrize("sigma", [1e-6, 1e-3, 0.3, 1.0, 1e3])
 @pytest.mark.parametrize("delta", [1e-300, 1e-10, 0.01])
 def test_gaussian_loss_epsilon_inverts_delta(sigma, delta):
-    loss = dp.privacy_loss_distribution("gaussian", sigma=sigma)
+    loss = dp.tradeoff.privacy_loss_distribution("gaussian", sigma=sigma)
     eps = loss.epsilon(delta)
     if eps > 0:
         assert loss.delta(eps) == pytest.approx(delta, rel=1e-6, abs=0)
@@ -98,7 +98,7 @@ def test_gaussian_loss_epsilon_inverts_delta(sigma, delta):
 
 def test_gaussian_loss_refuses_delta_zero_naming_it():
     with pytest.raises(ValueError, match="delta"):
-        dp.privacy_loss_distribution("gaussian", sigma=1.0).epsilon(0.0)
+        dp.tradeoff.privacy_loss_distribution("gaussian", sigma=1.0).epsilon(0.0)
 
 
 # ------------------------------------------------------------------ Clopper-Pearson
@@ -243,7 +243,7 @@ def test_epsilon_zero_opens_no_door_to_negative_or_nan(bad):
 
 def test_epsilon_zero_is_still_refused_where_it_means_infinite_noise():
     for func in (lambda: dp.laplace_scale(1.0, 0.0), lambda: dp.gaussian_sigma(1.0, 0.0, 1e-5),
-                 lambda: dp.privacy_loss_distribution("laplace", epsilon=0.0)):
+                 lambda: dp.tradeoff.privacy_loss_distribution("laplace", epsilon=0.0)):
         with pytest.raises(ValueError, match="epsilon"):
             func()
 
@@ -277,8 +277,8 @@ def test_the_notebooks_say_which_variance_of_randomized_response_is_which():
     text04, out04 = _notebook("04_differential_privacy.ipynb")
     assert "Which standard error?" in text04 and "Warner" in text04
     assert "one fixed table" in text04 and r"\pi(1 - \pi)/n" in text04
-    warner = dp.rr_standard_error(0.3, 10_000, np.log(3))
-    fixed = np.sqrt(dp.local_variance(10_000, 2, np.log(3), mechanism="krr", frequency=0.3))
+    warner = dp.definition.rr_standard_error(0.3, 10_000, np.log(3))
+    fixed = np.sqrt(dp.local.local_variance(10_000, 2, np.log(3), mechanism="krr", frequency=0.3))
     assert f"(Warner): {warner:.4f}" in out04
     assert f"(only the coins are random): {fixed:.4f}" in out04
     assert f"{warner:.4f}" != f"{fixed:.4f}"                  # the two are told apart
@@ -312,29 +312,12 @@ def stats_chi2_interval(s2, reps, alpha=ALPHA):
     return df * s2 / stats.chi2.isf(alpha / 2, df), df * s2 / stats.chi2.ppf(alpha / 2, df)
 
 
-# ------------------------------------------------------------------ dp.NAME for the newer modules
-NEWER_MODULES = ("properties", "tradeoff", "clipping", "sparse_vector", "rdp", "local", "sgd")
-#: public names left out of dp.NAME because two modules (or a module and a submodule) use them
-CLASHES = {
-    "MECHANISMS": "dpteach.comparison, dpteach.tradeoff and dpteach.local each have their own",
-}
-
-
-@pytest.mark.parametrize("module_name", NEWER_MODULES)
-def test_every_public_name_of_the_newer_modules_is_dp_name(module_name):
-    import importlib
-    module = importlib.import_module(f"dpteach.{module_name}")
-    missing = [name for name in module.__all__
-               if name not in CLASHES and getattr(dp, name, None) is not getattr(module, name)]
-    assert not missing, f"not reachable as dp.NAME: {missing}"
-    assert set(module.__all__) <= set(dir(dp)) | set(CLASHES)
-
-
+# ------------------------------------------------------------------ the lazy loader
 def test_the_lazy_loader_still_imports_nothing_heavy():
     import subprocess
     import sys
     code = ("import sys, dpteach; assert 'numpy' not in sys.modules and 'scipy' not in sys.modules;"
-            "dpteach.above_threshold_scales; assert 'dpteach.sparse_vector' in sys.modules;"
+            "dpteach.sparse_vector.above_threshold_scales; assert 'dpteach.sparse_vector' in sys.modules;"
             "assert 'dpteach.sgd' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(
         dp.__file__).parent.parent))
@@ -345,7 +328,7 @@ from dpteach import clipping, local, rdp, sgd as dpsgd_module  # noqa: E402
 
 
 def test_clip_gradients_does_not_overflow_the_norm():
-    out = dp.clip_gradients([[1e200, 1e200], [3.0, 4.0]], 1.0)
+    out = dp.sgd.clip_gradients([[1e200, 1e200], [3.0, 4.0]], 1.0)
     np.testing.assert_allclose(out, [[2 ** -0.5, 2 ** -0.5], [0.6, 0.8]], rtol=1e-15)
 
 
@@ -371,10 +354,10 @@ def test_composition_epsilons_takes_a_single_k():
     (lambda: local.local_variance(100, 4, 1e-320), "epsilon"),
     (lambda: local.k_randomized_response_estimate([0, 1, 3], 4, 1e-320), "epsilon"),
     (lambda: clipping.noisy_sum_and_count([0.2, 0.5], 0.0, 1.0, 1e-320, rng=0), "epsilon"),
-    (lambda: dp.privacy_loss_distribution("gaussian", sigma=1e-320), "sigma"),
+    (lambda: dp.tradeoff.privacy_loss_distribution("gaussian", sigma=1e-320), "sigma"),
     (lambda: dp.subsampled_gaussian_rdp(0.01, 1e-320, [2, 4]), "sigma"),
     (lambda: dp.RDPAccountant().compose_gaussian(1e-320, q=0.01), "sigma"),
-    (lambda: dp.above_threshold_probabilities([0.0, 1.0], 0.5, 1e-320), "epsilon"),
+    (lambda: dp.sparse_vector.above_threshold_probabilities([0.0, 1.0], 0.5, 1e-320), "epsilon"),
 ])
 def test_a_subnormal_epsilon_or_sigma_is_refused_by_name(call, param):
     with pytest.raises(ValueError, match=param):
@@ -386,9 +369,9 @@ def test_huge_sizes_are_refused_before_any_draw(size):
     rng = np.random.default_rng(0)
     state = rng.bit_generator.state
     with pytest.raises((ValueError, TypeError), match="size"):
-        dp.above_threshold_draws([1.0, 2.0], 1.5, 1.0, size=size, rng=rng)
-    for name in dp.VARIANTS:
-        mechanism = dp.variant_mechanism(name, 1.5, 1.0)
+        dp.sparse_vector.above_threshold_draws([1.0, 2.0], 1.5, 1.0, size=size, rng=rng)
+    for name in dp.sparse_vector.VARIANTS:
+        mechanism = dp.sparse_vector.variant_mechanism(name, 1.5, 1.0)
         with pytest.raises((ValueError, TypeError), match="size"):
             mechanism([1.0, 2.0], size, rng)
     assert rng.bit_generator.state == state

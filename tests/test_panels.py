@@ -226,7 +226,7 @@ def test_lecture_mode_restyles_live_panels_and_back():
     normal = ax.xaxis.label.get_fontsize()
     before = panel.png()
     try:
-        style = dp.lecture_mode()
+        style = dp.style.lecture_mode()
         assert style["font"] >= 16
         assert ax.xaxis.label.get_fontsize() >= 16
         assert max(line.get_linewidth() for line in ax.get_lines()) >= 3
@@ -234,7 +234,7 @@ def test_lecture_mode_restyles_live_panels_and_back():
         fresh = panels.laplace_density()
         assert fresh.figure.axes[0].xaxis.label.get_fontsize() >= 16
     finally:
-        dp.lecture_mode(False)
+        dp.style.lecture_mode(False)
     assert ax.xaxis.label.get_fontsize() == pytest.approx(normal)
 
 
@@ -249,7 +249,7 @@ def test_a_panel_built_in_lecture_mode_is_sized_like_a_live_one():
     line are projector-sized (the panel's stylesheet under its lecture class)."""
     live = panels.laplace_privacy_loss()
     try:
-        dp.lecture_mode()
+        dp.style.lecture_mode()
         fresh = panels.laplace_privacy_loss()
         assert _text_sizes(fresh) == _text_sizes(live)
         legend = fresh.figure.axes[0].get_legend()
@@ -264,7 +264,7 @@ def test_a_panel_built_in_lecture_mode_is_sized_like_a_live_one():
         assert any(LECTURE_CLASS in getattr(w, "value", "")
                    for w in fresh.widget.children)
     finally:
-        dp.lecture_mode(False)
+        dp.style.lecture_mode(False)
     assert LECTURE_CLASS not in fresh.widget._dom_classes
     assert fresh.status.style.font_size is None
     assert _text_sizes(fresh) == _text_sizes(panels.laplace_privacy_loss())
@@ -272,7 +272,7 @@ def test_a_panel_built_in_lecture_mode_is_sized_like_a_live_one():
 
 def test_lecture_mode_refuses_non_boolean():
     with pytest.raises(TypeError, match="on"):
-        dp.lecture_mode("yes")
+        dp.style.lecture_mode("yes")
 
 
 def _readout_text(control, value):

@@ -51,8 +51,8 @@ def test_gaussian_rdp_vectorises_and_rho_is_the_slope():
     orders = np.array([1.5, 2, 10, 100])
     r = dp.gaussian_rdp(orders, 2.0, 1.0)
     assert r.shape == (4,)
-    np.testing.assert_allclose(r / orders, dp.gaussian_zcdp(2.0), rtol=1e-15)
-    assert dp.gaussian_zcdp(2.0, 3.0) == pytest.approx(9 / 8)
+    np.testing.assert_allclose(r / orders, dp.rdp.gaussian_zcdp(2.0), rtol=1e-15)
+    assert dp.rdp.gaussian_zcdp(2.0, 3.0) == pytest.approx(9 / 8)
 
 
 # -- conversions ------------------------------------------------------------------------------
@@ -86,7 +86,7 @@ def test_classic_conversion_is_mironov_proposition_3_and_never_tighter():
 @pytest.mark.parametrize("delta", [1e-3, 1e-6, 1e-10])
 def test_conversions_are_sound_against_the_exact_gaussian_and_a_wrong_twin_is_not(sigma, delta):
     exact = dp.gaussian_epsilon(sigma, delta)
-    rho = dp.gaussian_zcdp(sigma)
+    rho = dp.rdp.gaussian_zcdp(sigma)
     improved = dp.zcdp_to_dp(rho, delta)
     classic = dp.zcdp_to_dp(rho, delta, method="classic")
     assert exact <= improved * (1 + 1e-12) <= classic * (1 + 1e-12)
@@ -162,9 +162,9 @@ def test_the_exact_gaussian_epsilon_has_one_home():
         one = _gaussian.epsilon_of_mu(mus, delta)
         assert np.array_equal(rdp._epsilon_of_mu_array(mus, delta), one)
         assert [dp.gaussian_epsilon(1.0 / m, delta) for m in mus] == [float(v) for v in one]
-        assert [dp.privacy_loss_distribution("gaussian", sigma=1.0 / m).epsilon(delta)
+        assert [dp.tradeoff.privacy_loss_distribution("gaussian", sigma=1.0 / m).epsilon(delta)
                 for m in mus] == [float(v) for v in one]
-        curves = dp.composition_epsilons(1.0 / mus[2], delta, ks=[1, 4])["exact"]
+        curves = dp.rdp.composition_epsilons(1.0 / mus[2], delta, ks=[1, 4])["exact"]
         assert curves[0] == one[2] and curves[1] == _gaussian.epsilon_of_mu(2 * mus[2], delta)
 
 
@@ -361,7 +361,7 @@ def test_five_accountants_in_order_and_against_accounting_module():
         assert adv[1] == pytest.approx(delta)
         assert c["exact"][i] == pytest.approx(dp.gaussian_epsilon(sigma, delta, k=int(k)), rel=1e-9)
         assert c["zcdp"][i] == pytest.approx(
-            dp.zcdp_to_dp(k * dp.gaussian_zcdp(sigma), delta, method="classic"), rel=1e-12)
+            dp.zcdp_to_dp(k * dp.rdp.gaussian_zcdp(sigma), delta, method="classic"), rel=1e-12)
 
 
 # -- bad input ------------------------------------------------------------------------------

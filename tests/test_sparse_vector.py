@@ -71,15 +71,15 @@ def test_exact_loss_stays_within_epsilon_however_many_queries():
     for k in (1, 10, 50):
         for x, y in [(np.zeros(k), np.ones(k)), (np.r_[np.ones(k), 0.0], np.r_[np.zeros(k), 1.0])]:
             for t in (0.5, 3.0, 8.0):
-                loss = dp.privacy_loss_between(sv.above_threshold_probabilities(x, t, EPS),
+                loss = dp.definition.privacy_loss_between(sv.above_threshold_probabilities(x, t, EPS),
                                                sv.above_threshold_probabilities(y, t, EPS))
                 assert loss <= EPS * (1 + 1e-9), (k, t, loss)
     # the broken variant's loss grows with the number of below-threshold queries
-    fresh = [dp.privacy_loss_between(sv.variant_probabilities("fresh_threshold_noise", np.zeros(k), 3.0, EPS),
+    fresh = [dp.definition.privacy_loss_between(sv.variant_probabilities("fresh_threshold_noise", np.zeros(k), 3.0, EPS),
                                      sv.variant_probabilities("fresh_threshold_noise", np.ones(k), 3.0, EPS))
              for k in (1, 10, 50)]
     assert fresh[0] <= EPS and fresh[1] < fresh[2] and fresh[2] > 3 * EPS
-    assert dp.privacy_loss_between([0.5, 0.5], [1.0, 0.0]) == np.inf
+    assert dp.definition.privacy_loss_between([0.5, 0.5], [1.0, 0.0]) == np.inf
 
 
 # ------------------------------------------------------------------ audits
@@ -124,7 +124,7 @@ def test_audit_refutes_the_broken_variants(name, x, y, t):
     (lambda: sv.above_threshold_draws(ANSWERS, T, 1.0, size=0), ValueError, "size"),
     (lambda: sv.variant_mechanism("nope", T, 1.0), ValueError, "name"),
     (lambda: sv.variant_probabilities("no_stop", ANSWERS, T, 1.0), ValueError, "name"),
-    (lambda: dp.privacy_loss_between([0.5, 0.5], [1.0]), ValueError, "same length"),
+    (lambda: dp.definition.privacy_loss_between([0.5, 0.5], [1.0]), ValueError, "same length"),
 ])
 def test_bad_input(call, exc, word):
     with pytest.raises(exc, match=word):

@@ -103,14 +103,14 @@ def test_tradeoff_region_equals_the_hockey_stick_definition(eps):
 def test_laplace_tradeoff_is_the_neyman_pearson_curve(eps):
     ts = np.linspace(-30, 30, 4001)
     a, b = threshold_points(stats.laplace(0, 1 / eps), stats.laplace(1, 1 / eps), ts)
-    np.testing.assert_allclose(dp.laplace_tradeoff(a, eps), b, rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(dp.tradeoff.laplace_tradeoff(a, eps), b, rtol=1e-9, atol=1e-14)
     # a wrong twin (means eps/2 apart) misses the Neyman-Pearson points
     assert not np.allclose(stats.laplace.cdf(stats.laplace.isf(a) - eps / 2), b, atol=1e-6)
 
 
 @pytest.mark.parametrize("eps", EPSILONS)
 def test_laplace_lies_above_the_eps_curve_touching_it_outside_the_middle(eps):
-    lap = dp.laplace_tradeoff(A, eps)
+    lap = dp.tradeoff.laplace_tradeoff(A, eps)
     f = dp.tradeoff_curve(A, eps)
     assert lies_above(lap, f)
     outer = (A <= np.exp(-eps) / 2) | (A >= 0.5)
@@ -141,7 +141,7 @@ def test_gaussian_tradeoff_equals_the_exact_gaussian_test(mu):
 def test_gaussian_is_eps_delta_eps_dp_for_every_eps_and_not_without_delta(mu):
     """mu-GDP <=> (eps, delta(eps))-DP for all eps [Dong, Roth & Su 2019]."""
     g = dp.gaussian_tradeoff(A, mu)
-    pld = dp.privacy_loss_distribution("gaussian", sigma=1 / mu)
+    pld = dp.tradeoff.privacy_loss_distribution("gaussian", sigma=1 / mu)
     for eps in [0.1, 0.5, 1.0, 2.0]:
         d = float(pld.delta(eps))
         f = dp.tradeoff_curve(A, eps, d)
@@ -179,7 +179,7 @@ PLDS = [("laplace", dict(epsilon=0.5)), ("laplace", dict(epsilon=2.0, sensitivit
 
 @pytest.mark.parametrize("mech,kw", PLDS)
 def test_loss_distribution_is_a_distribution_with_the_right_mean(mech, kw):
-    pld = dp.privacy_loss_distribution(mech, **kw)
+    pld = dp.tradeoff.privacy_loss_distribution(mech, **kw)
     assert _integral(pld, lambda l: np.ones_like(l, dtype=float)) == pytest.approx(1.0, abs=1e-10)
     assert _integral(pld, lambda l: l) == pytest.approx(pld.mean, rel=1e-8, abs=1e-12)
     # E[e^-L] = 1 (the loss of x against x', averaged over M(x), integrates p_x' to one)
@@ -188,7 +188,7 @@ def test_loss_distribution_is_a_distribution_with_the_right_mean(mech, kw):
 
 def test_laplace_loss_has_atoms_at_plus_minus_eps_and_bounded_support():
     e = 0.8
-    pld = dp.privacy_loss_distribution("laplace", epsilon=e, sensitivity=2.0)
+    pld = dp.tradeoff.privacy_loss_distribution("laplace", epsilon=e, sensitivity=2.0)
     np.testing.assert_allclose(pld.atoms, [-e, e])
     np.testing.assert_allclose(pld.atom_probs, [np.exp(-e) / 2, 0.5])
     assert pld.grid.min() > -e and pld.grid.max() < e
@@ -197,7 +197,7 @@ def test_laplace_loss_has_atoms_at_plus_minus_eps_and_bounded_support():
 
 def test_randomized_response_loss_is_two_point():
     e = 1.3
-    pld = dp.privacy_loss_distribution("randomized_response", epsilon=e)
+    pld = dp.tradeoff.privacy_loss_distribution("randomized_response", epsilon=e)
     keep = np.exp(e) / (1 + np.exp(e))
     np.testing.assert_allclose(pld.atoms, [-e, e])
     np.testing.assert_allclose(pld.atom_probs, [1 - keep, keep], rtol=1e-14)
@@ -224,7 +224,7 @@ def test_loss_distribution_matches_sampled_losses(mech, kw):
     rng = np.random.default_rng(11)
     n = 200_000
     losses = _sampled_losses(mech, kw, n, rng)
-    pld = dp.privacy_loss_distribution(mech, **kw)
+    pld = dp.tradeoff.privacy_loss_distribution(mech, **kw)
     xs = np.quantile(losses, [0.1, 0.3, 0.5, 0.7, 0.9]) - 1e-9
     for x in xs:
         x = max(float(x), 0.0)
@@ -246,7 +246,7 @@ def test_loss_distribution_matches_sampled_losses(mech, kw):
 
 @pytest.mark.parametrize("mech,kw", PLDS)
 def test_delta_is_the_hockey_stick_and_below_the_tail(mech, kw):
-    pld = dp.privacy_loss_distribution(mech, **kw)
+    pld = dp.tradeoff.privacy_loss_distribution(mech, **kw)
     for eps in [0.0, 0.1, 0.4, 1.0, 2.5]:
         brute = _integral(pld, lambda l: np.maximum(0.0, -np.expm1(eps - l)), kink=eps)
         assert float(pld.delta(eps)) == pytest.approx(brute, rel=1e-7, abs=1e-13)
@@ -259,7 +259,7 @@ def test_delta_is_the_hockey_stick_and_below_the_tail(mech, kw):
 def test_delta_against_other_definitions():
     # Gaussian: Balle & Wang's closed form as written in dpteach.mechanisms
     for s, d in [(1.0, 1.0), (3.0, 2.0), (0.5, 1.0)]:
-        pld = dp.privacy_loss_distribution("gaussian", sigma=s, sensitivity=d)
+        pld = dp.tradeoff.privacy_loss_distribution("gaussian", sigma=s, sensitivity=d)
         for eps in [0.1, 1.0, 3.0]:
             assert float(pld.delta(eps)) == pytest.approx(mechanisms.gaussian_delta(s, d, eps), rel=1e-9)
             # hockey stick as Pr_P[L > eps] - e^eps Pr_Q[L > eps], with L ~ N(-mu^2/2, mu^2) under Q
@@ -268,14 +268,14 @@ def test_delta_against_other_definitions():
             assert float(pld.delta(eps)) == pytest.approx(hs, rel=1e-9)
     # randomized response: the finite hockey stick of notebook 04
     for e in [0.5, 2.0]:
-        pld = dp.privacy_loss_distribution("randomized_response", epsilon=e)
+        pld = dp.tradeoff.privacy_loss_distribution("randomized_response", epsilon=e)
         p, q = rr_distributions(e)
         for eps in [0.0, 0.3, e]:
             assert float(pld.delta(eps)) == pytest.approx(dp.definition.hockey_stick_divergence(p, q, eps),
                                                           abs=1e-15)
     # Laplace: sup over sets of P(S) - e^eps Q(S) integrated over outputs
     e, b = 1.5, 1 / 1.5
-    pld = dp.privacy_loss_distribution("laplace", epsilon=e)
+    pld = dp.tradeoff.privacy_loss_distribution("laplace", epsilon=e)
     for eps in [0.0, 0.5, 1.2]:
         val, _ = integrate.quad(lambda y: max(0.0, stats.laplace.pdf(y, 0, b)
                                               - np.exp(eps) * stats.laplace.pdf(y, 1, b)),
@@ -287,10 +287,10 @@ def test_delta_against_other_definitions():
 def test_delta_differs_from_the_chance_the_loss_exceeds_eps():
     """The twin "delta = Pr[L > eps]" overstates delta, and for Laplace below eps0 by a lot."""
     sigma = mechanisms.gaussian_sigma(1.0, 1.0, 1e-5, analytic=True)
-    pld = dp.privacy_loss_distribution("gaussian", sigma=sigma)
+    pld = dp.tradeoff.privacy_loss_distribution("gaussian", sigma=sigma)
     assert float(pld.delta(1.0)) == pytest.approx(1e-5, rel=1e-6)
     assert float(pld.tail(1.0)) > 3 * float(pld.delta(1.0))
-    lap = dp.privacy_loss_distribution("laplace", epsilon=1.0)
+    lap = dp.tradeoff.privacy_loss_distribution("laplace", epsilon=1.0)
     assert float(lap.tail(0.5)) > 2 * float(lap.delta(0.5))
     assert float(lap.delta(1.0)) == 0.0 and float(lap.tail(1.0)) == 0.0
 
@@ -300,7 +300,7 @@ def test_cross_check_with_dp_accounting():
     plm = pytest.importorskip("dp_accounting.pld.privacy_loss_mechanism")
     for b, d in [(0.5, 1.0), (2.0, 1.0), (1.0, 3.0)]:
         theirs = plm.LaplacePrivacyLoss(b, sensitivity=d)
-        pld = dp.privacy_loss_distribution("laplace", epsilon=d / b, sensitivity=d)
+        pld = dp.tradeoff.privacy_loss_distribution("laplace", epsilon=d / b, sensitivity=d)
         for eps in [0.0, 0.1, 0.5, 0.9 * d / b]:
             assert float(pld.delta(eps)) == pytest.approx(theirs.get_delta_for_epsilon(eps), rel=1e-6)
         tail = theirs.privacy_loss_tail().tail_probability_mass_function
@@ -312,7 +312,7 @@ def test_cross_check_with_dp_accounting():
                                                            rel=1e-6, abs=1e-12)
     for s, d in [(1.0, 1.0), (5.0, 2.0), (0.7, 1.0)]:
         theirs = plm.GaussianPrivacyLoss(s, sensitivity=d)
-        pld = dp.privacy_loss_distribution("gaussian", sigma=s, sensitivity=d)
+        pld = dp.tradeoff.privacy_loss_distribution("gaussian", sigma=s, sensitivity=d)
         for eps in [0.0, 0.2, 1.0, 3.0]:
             assert float(pld.delta(eps)) == pytest.approx(theirs.get_delta_for_epsilon(eps), rel=1e-6)
 
@@ -323,7 +323,7 @@ def test_cross_check_randomized_response_with_dp_accounting_pld():
         # their RR keeps the truth with prob 1 - p and answers uniformly over 2 buckets with p
         p_noise = 2 / (1 + np.exp(e))
         theirs = pldmod.from_randomized_response(p_noise, 2, value_discretization_interval=1e-9)
-        pld = dp.privacy_loss_distribution("randomized_response", epsilon=e)
+        pld = dp.tradeoff.privacy_loss_distribution("randomized_response", epsilon=e)
         for eps in [0.0, 0.25, 0.5 * e]:
             assert float(pld.delta(eps)) == pytest.approx(theirs.get_delta_for_epsilon(eps), rel=1e-6)
 
@@ -336,7 +336,7 @@ def test_empirical_tradeoff_counts_and_clopper_pearson():
     np.testing.assert_allclose(a, [1.0, 0.5, 0.25, 0.0])
     np.testing.assert_allclose(b, [0.0, 0.2, 0.4, 1.0])
     for k, n in [(0, 50), (7, 50), (50, 50), (123, 1000)]:
-        lo, hi = dp.clopper_pearson(k, n, alpha=1e-3)
+        lo, hi = dp.audit.clopper_pearson(k, n, alpha=1e-3)
         ci = stats.binomtest(k, n).proportion_ci(confidence_level=1 - 1e-3, method="exact")
         assert (lo, hi) == pytest.approx((ci.low, ci.high), abs=1e-12)
 
@@ -348,8 +348,8 @@ def test_trial_counts_beyond_2_to_the_53_are_refused_by_name():
         with pytest.raises(ValueError, match=f"{name} must be an integer"):
             call()
     with pytest.raises(ValueError, match="n must be at most 2"):
-        dp.clopper_pearson(3, 10 ** 400)
-    lo, hi = dp.clopper_pearson(3, 2 ** 53, alpha=1e-6)          # the largest count taken
+        dp.audit.clopper_pearson(3, 10 ** 400)
+    lo, hi = dp.audit.clopper_pearson(3, 2 ** 53, alpha=1e-6)          # the largest count taken
     assert 0 < lo < 3 / 2 ** 53 < hi < 1e-14
 
 
@@ -393,8 +393,8 @@ def test_attack_catches_broken_releases_and_wrong_curves(eps):
     out, in_ = tradeoff.membership_attack(eps, n_trials=n, rng=rng)
     ts = np.quantile(np.concatenate([out, in_]), np.linspace(0.01, 0.99, 40))
     a, b = tradeoff.empirical_tradeoff(out, in_, ts)
-    _, a_hi = dp.clopper_pearson(np.round(a * n), n, alpha=ALPHA / 80)
-    _, b_hi = dp.clopper_pearson(np.round(b * n), n, alpha=ALPHA / 80)
+    _, a_hi = dp.audit.clopper_pearson(np.round(a * n), n, alpha=ALPHA / 80)
+    _, b_hi = dp.audit.clopper_pearson(np.round(b * n), n, alpha=ALPHA / 80)
     assert np.any(b_hi < twin_half(a_hi, eps))
 
 
@@ -419,14 +419,14 @@ ROWS = (
        for v in [NAN, INF, -0.1, 1.5, [0.1, NAN], "0.1", True, None, []]]
     + [(dp.gaussian_tradeoff, dict(alpha=0.1, mu=1.0), "mu", v) for v in BAD_REAL + [-0.5]]
     + [(dp.gaussian_tradeoff, dict(alpha=0.1, mu=1.0), "alpha", v) for v in [NAN, -1e-3, 2.0, "x"]]
-    + [(dp.laplace_tradeoff, dict(alpha=0.1, epsilon=1.0), "epsilon", v) for v in BAD_EPS0]
-    + [(dp.privacy_loss_distribution, dict(mechanism="laplace", epsilon=1.0), "epsilon", v)
+    + [(dp.tradeoff.laplace_tradeoff, dict(alpha=0.1, epsilon=1.0), "epsilon", v) for v in BAD_EPS0]
+    + [(dp.tradeoff.privacy_loss_distribution, dict(mechanism="laplace", epsilon=1.0), "epsilon", v)
        for v in BAD_EPS]
-    + [(dp.privacy_loss_distribution, dict(mechanism="gaussian", sigma=1.0), "sigma", v)
+    + [(dp.tradeoff.privacy_loss_distribution, dict(mechanism="gaussian", sigma=1.0), "sigma", v)
        for v in BAD_REAL + [0.0, -1.0]]
-    + [(dp.privacy_loss_distribution, dict(mechanism="laplace", epsilon=1.0), "sensitivity", v)
+    + [(dp.tradeoff.privacy_loss_distribution, dict(mechanism="laplace", epsilon=1.0), "sensitivity", v)
        for v in BAD_REAL + [0.0, -1.0]]
-    + [(dp.privacy_loss_distribution, dict(mechanism="laplace", epsilon=1.0), "mechanism", v)
+    + [(dp.tradeoff.privacy_loss_distribution, dict(mechanism="laplace", epsilon=1.0), "mechanism", v)
        for v in ["exponential", 1, None, "Laplace"]]
     + [(tradeoff.membership_attack, dict(epsilon=1.0, n_trials=10), "epsilon", v) for v in BAD_EPS]
     + [(tradeoff.membership_attack, dict(epsilon=1.0, n_trials=10), "n_trials", v)
@@ -452,25 +452,25 @@ def test_bad_input_is_refused_with_the_parameter_named(func, good, param, bad):
 
 def test_loss_distribution_needs_its_parameter():
     with pytest.raises(ValueError, match="sigma"):
-        dp.privacy_loss_distribution("gaussian")
+        dp.tradeoff.privacy_loss_distribution("gaussian")
     with pytest.raises(ValueError, match="epsilon"):
-        dp.privacy_loss_distribution("randomized_response")
+        dp.tradeoff.privacy_loss_distribution("randomized_response")
 
 
 def test_epsilon_for_a_delta_inverts_the_privacy_profile():
-    lap = dp.privacy_loss_distribution("laplace", epsilon=1.0)
+    lap = dp.tradeoff.privacy_loss_distribution("laplace", epsilon=1.0)
     for d in [1e-6, 1e-3, 0.1]:
         assert lap.epsilon(d) == pytest.approx(1.0 + 2 * np.log1p(-d), rel=1e-9)
         assert float(lap.delta(lap.epsilon(d))) == pytest.approx(d, rel=1e-8)
     for eps, d in [(0.5, 1e-5), (1.0, 1e-6), (3.0, 1e-3)]:
         sigma = mechanisms.gaussian_sigma(1.0, eps, d, analytic=True)
-        g = dp.privacy_loss_distribution("gaussian", sigma=sigma)
+        g = dp.tradeoff.privacy_loss_distribution("gaussian", sigma=sigma)
         assert g.epsilon(d) == pytest.approx(eps, rel=1e-7)
         # twin: the eps at which Pr[L > eps] = d is larger (the tail overstates delta)
         from scipy.optimize import brentq
         tail_eps = brentq(lambda e: float(g.tail(e)) - d, 0.0, 100.0)
         assert tail_eps > eps * 1.01
-    rr = dp.privacy_loss_distribution("randomized_response", epsilon=2.0)
+    rr = dp.tradeoff.privacy_loss_distribution("randomized_response", epsilon=2.0)
     keep = rr.atom_probs[1]
     assert rr.epsilon(0.01) == pytest.approx(2.0 + np.log1p(-0.01 / keep), rel=1e-9)
     assert rr.epsilon(0.9) == 0.0 or float(rr.delta(0.0)) > 0.9
@@ -505,7 +505,7 @@ def test_huge_epsilon_gives_a_curve_without_nan():
     f = dp.tradeoff_curve(np.array([0.0, 1e-300, 0.5, 1.0]), 1e6, 0.1)
     np.testing.assert_array_equal(f, [0.9, 0.0, 0.0, 0.0])
     assert tradeoff.advantage_bound(1e6, 0.0) == 1.0
-    assert np.isfinite(dp.laplace_tradeoff(np.array([0.0, 0.5, 1.0]), 800.0)).all()
+    assert np.isfinite(dp.tradeoff.laplace_tradeoff(np.array([0.0, 0.5, 1.0]), 800.0)).all()
 
 
 MORE_ROWS = (

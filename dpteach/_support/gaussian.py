@@ -1,10 +1,10 @@
 """The exact delta of the Gaussian mechanism, computed without cancellation and for
 arrays, unchecked: the one numerical home of Balle & Wang's (2018, Theorem 8) formula,
-shared by :func:`dpteach.gaussian_delta` and :func:`dpteach.gaussian_sigma`
+shared by :func:`dpteach.mechanisms.gaussian_delta` and :func:`dpteach.gaussian_sigma`
 (:mod:`dpteach.mechanisms`) and the Gaussian trade-off curves (:mod:`dpteach.tradeoff`),
 and its two inversions: in sigma for the panels' curves (:func:`analytic_sigma`), and in
 epsilon (:func:`epsilon_of_mu`), the one home of the exact Gaussian epsilon of
-:func:`dpteach.gaussian_epsilon`, :func:`dpteach.composition_epsilons` and a Gaussian
+:func:`dpteach.gaussian_epsilon`, :func:`dpteach.rdp.composition_epsilons` and a Gaussian
 privacy loss distribution's ``epsilon``. Callers validate their inputs."""
 
 from __future__ import annotations

@@ -275,15 +275,35 @@ def canonical(mods: dict, module: str, name: str, _depth=0):
 
 
 def _package_exports(mods) -> dict:
-    """dpteach/__init__.py's lazy table: public name -> submodule."""
-    for st in mods[PACKAGE].tree.body:
-        if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_EXPORTS"
-                                              for t in st.targets):
-            try:
-                return dict(ast.literal_eval(st.value))
-            except ValueError:
-                return {}
-    return {}
+    """dpteach/__init__.py's top level: each name of its ``CONTRACT`` -> the lesson (a
+    module or package just under dpteach) whose ``__all__`` lists it."""
+    contract = set(_literal_assigned(mods[PACKAGE].tree, "CONTRACT"))
+    out = {}
+    for name, mod in mods.items():
+        lesson = name[len(PACKAGE) + 1:]
+        if not name.startswith(PACKAGE + ".") or "." in lesson or lesson.startswith("_"):
+            continue
+        for public in _literal_assigned(mod.tree, "__all__"):
+            if public in contract:
+                out.setdefault(public, lesson)
+    return out
+
+
+def _literal_assigned(tree: ast.Module, target: str) -> list:
+    """The strings a module's top level assigns (``=``, ``+=``) to ``target``, where
+    they are written out."""
+    out = []
+    for st in tree.body:
+        if isinstance(st, ast.Assign):
+            hit = any(isinstance(t, ast.Name) and t.id == target for t in st.targets)
+        elif isinstance(st, ast.AugAssign):
+            hit = isinstance(st.target, ast.Name) and st.target.id == target
+        else:
+            hit = False
+        if hit and isinstance(st.value, (ast.List, ast.Tuple)):
+            out += [e.value for e in st.value.elts
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return out
 
 
 def _targets(mods, targets) -> set:

@@ -55,7 +55,7 @@ def k_randomized_response_keep_probability(k, epsilon) -> float:
     """p = e^eps / (e^eps + k - 1): the chance k-RR reports the true category.
 
     Computed as 1 / (1 + (k - 1) e^-eps), which never overflows. For k = 2 it equals
-    :func:`dpteach.randomized_response_keep_probability` (notebook 04). Each other
+    :func:`dpteach.mechanisms.randomized_response_keep_probability` (notebook 04). Each other
     category is reported with q = (1 - p) / (k - 1) = 1 / (e^eps + k - 1), so p / q = e^eps
     [Wang et al. 2017 call it "direct encoding"]. Notebook 17.
     """

@@ -1,6 +1,6 @@
 """How a panel looks in lecture mode, beyond what the figure's style reaches.
 
-``dp.lecture_mode()`` restyles every live panel. The figure follows the current style
+``dp.style.lecture_mode()`` restyles every live panel. The figure follows the current style
 through ``dpteach.plots.apply_style``; this module holds the rest: the CSS class and the
 stylesheet that make a panel's control labels, readouts and status line
 projector-sized, and a layout pass for the bigger fonts that narrows any axes title

@@ -24,7 +24,7 @@ __all__ = ["dp_randomized_response", "dp_delta_blip", "dp_prior_posterior"]
 def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
     """Randomized response: epsilon against the chance of telling the truth, and the
     error of the unbiased estimate of the true fraction against the number of people.
-    The error is Warner's (:func:`dpteach.rr_standard_error`): each simulated survey draws
+    The error is Warner's (:func:`dpteach.definition.rr_standard_error`): each simulated survey draws
     its n respondents afresh from a population whose fraction is pi (notebook 04 sets it
     beside the error for one fixed table)."""
     controls = {"epsilon": log_slider("privacy ε", epsilon, -1.3, 0.7, 0.02),

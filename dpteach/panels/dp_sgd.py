@@ -24,8 +24,8 @@ _ALPHA = np.linspace(0.0, 1.0, 201)
 #: ``save_grid_record()`` after a change to the training)
 GRID_RECORD = Path(__file__).with_name("dp_sgd_grid.npz")
 def training_grid(sigmas=SIGMAS, seeds=SEEDS, data_seed=0):
-    """Play the notebook's membership game (:func:`dpteach.membership_game`) once per σ
-    and seed: the 300 training and 300 held-out examples of :data:`dpteach.EXAMPLE` form a
+    """Play the notebook's membership game (:func:`dpteach.sgd.membership_game`) once per σ
+    and seed: the 300 training and 300 held-out examples of :data:`dpteach.sgd.EXAMPLE` form a
     pool, each joins the training set by its own coin (add/remove neighbours, the relation
     of the accountant's ε), and the model is trained on those that joined.
 

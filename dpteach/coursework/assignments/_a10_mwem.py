@@ -12,8 +12,7 @@ from ..exercises import ALPHA
 from ._student import (UNSOLVED, call, entries, fail, field, float_array, forbid, g, is_unsolved,
                        laplace_fit, number, ok, opening, short)
 
-T3_FORBIDDEN = ("dpteach:multiplicative_weights_update",
-               "dpteach.synthetic:multiplicative_weights_update", "dpteach.synthetic:_mw_step")
+T3_FORBIDDEN = ("dpteach.synthetic:multiplicative_weights_update", "dpteach.synthetic:_mw_step")
 
 
 # ------------------------------------------------------------------ Task 3
@@ -84,7 +83,7 @@ def t3_collect(answers, req):
 def t3_judge(data, req, truth):
     key = "Task 3a"
     bad = opening(key, data, "Hint: A(v)·exp(q(v)(m - q(A))/(2n)), then scale to total n.",
-                  library="your function calls dp.multiplicative_weights_update (notebook 20's "
+                  library="your function calls dp.synthetic.multiplicative_weights_update (notebook 20's "
                           "answer); the task is to write the update yourself.")
     if bad is not None:
         return bad
@@ -225,7 +224,7 @@ def t3b_judge(data, req, truth):
     key = "Task 3b"
     bad = opening(key, data, "Hint: P(q) ∝ exp((ε/2T)·|q(A) - q(x)|/2), then q(x) + Lap(2T/ε).",
                   library="your function calls the kit's MWEM (dp.mwem, "
-                          "dp.mwem_selection_probabilities); the task is to write the round "
+                          "dp.synthetic.mwem_selection_probabilities); the task is to write the round "
                           "yourself.",
                   returns=("mwem_round must return (index, measurement): a whole number "
                            "and a number"))

@@ -54,7 +54,7 @@ x_i = upper for i > n.
   weights step of MWEM [HLM12, Algorithm 1]: A'(v) proportional to
   A(v) exp(q(v) (m - q(A)) / (2n)), scaled to the total n of A. Five hidden (A, q, m) with
   q neither empty nor full and |m - q(A)| >= 0.05 n, of both signs; judged to 1e-9
-  against dp.multiplicative_weights_update. No renormalisation, normalising to 1, the
+  against dp.synthetic.multiplicative_weights_update. No renormalisation, normalising to 1, the
   wrong sign, no 1/2, and no 1/n fail on every draw.
 * Task 3b (2 points) ``mwem_round(histogram, synthetic, queries, epsilon, iterations,
   rng)`` -> (index, measurement): the selection P(q) proportional to
@@ -93,7 +93,6 @@ _T1_LIBRARY = ("dpteach:local_sensitivity_median",
                "dpteach.beyond_global:distance_to_instability",
                "dpteach.beyond_global:_a_of_k",
                "dpteach.beyond_global:_median_log_smooth_sensitivity",
-               "dpteach:median_sensitivity_window",
                "dpteach.beyond_global:median_sensitivity_window")
 
 # ------------------------------------------------------------------ the check's windows

@@ -41,7 +41,7 @@ from ._student import (collect_values, fail, field, first_problem, g, not_solved
 #: brute force answers Tasks 1-3 for any setting: the graded answer is the formula
 _BRUTE = ("dpteach:global_sensitivity", "dpteach.sensitivity:global_sensitivity",
           "dpteach.sensitivity:l1_sensitivity", "dpteach.sensitivity:l2_sensitivity",
-          "dpteach:local_sensitivity", "dpteach.sensitivity:local_sensitivity")
+          "dpteach.sensitivity:local_sensitivity")
 
 
 def _judge_calls(key, data, cases, truth, *, signature, describe, hint, rel=1e-6):

@@ -162,7 +162,7 @@ def _t1_judge(data, req, truth):
 # ------------------------------------------------------------------ Task 2
 _T2_FORBID = ("dpteach:parallel_composition", "dpteach.properties:parallel_composition",
               "dpteach:basic_composition", "dpteach.accounting:basic_composition",
-              "dpteach:parallel_costs", "dpteach.properties:parallel_costs")
+              "dpteach.properties:parallel_costs")
 
 
 def _t2_request(rng):
@@ -225,7 +225,7 @@ def _t2_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 3
 _T3_FORBID = ("dpteach:tradeoff_curve", "dpteach.tradeoff:tradeoff_curve",
-              "dpteach:advantage_bound", "dpteach.tradeoff:advantage_bound")
+              "dpteach.tradeoff:advantage_bound")
 
 
 def _t3_request(rng):
@@ -287,7 +287,7 @@ def _t3_judge(data, req, truth):
 
 
 # ------------------------------------------------------------------ Task 4
-_T4_FORBID = ("dpteach:empirical_tradeoff", "dpteach.tradeoff:empirical_tradeoff")
+_T4_FORBID = ("dpteach.tradeoff:empirical_tradeoff",)
 
 
 def _t4_request(rng):
@@ -352,8 +352,8 @@ def _t4_judge(data, req, truth):
 
 
 # ------------------------------------------------------------------ Task 5
-_T5_FORBID = ("dpteach:outside_region", "dpteach.tradeoff:outside_region",
-              "dpteach:clopper_pearson", "dpteach.audit:clopper_pearson",
+_T5_FORBID = ("dpteach.tradeoff:outside_region",
+              "dpteach.audit:clopper_pearson",
               "dpteach:tradeoff_curve", "dpteach.tradeoff:tradeoff_curve")
 
 #: kinds of hidden case: (below the curve as a point, flagged at level, flagged at 0.05)
@@ -444,8 +444,8 @@ def _t5_judge(data, req, truth):
 
 
 # ------------------------------------------------------------------ Task 6
-_T6_FORBID = ("dpteach:smallest_delta", "dpteach.definition:smallest_delta",
-              "dpteach:hockey_stick_divergence", "dpteach.definition:hockey_stick_divergence")
+_T6_FORBID = ("dpteach.definition:smallest_delta",
+              "dpteach.definition:hockey_stick_divergence")
 
 
 def _hs(p, q, eps):

@@ -16,7 +16,7 @@ Every task runs the student's function on inputs the check draws itself:
   whose range [0, c] minimises the predicted root-mean-squared error of the clipped
   mean, sqrt(bias² + noise_sd²) (first order, :func:`dpteach.clipped_mean_error`), on
   four hidden datasets whose best candidate lies strictly inside the list. A call of
-  dp.clipped_mean_error fails.
+  dp.clipping.clipped_mean_error fails.
 * Task 3 (4 points) ``my_above_threshold(answers, threshold, epsilon, rng,
   sensitivity=1.0)``: AboveThreshold [DR14 Algorithm 1]; called 4,000 times on each of
   three hidden query vectors, the reported indices are compared with the exact
@@ -49,15 +49,15 @@ from ._student import (UNSOLVED, call, chi2_too_good, entries, fail, field, forb
                        ks_too_good, number, ok, opening, short, whole_counts)
 
 #: the building blocks every task may use (the grading kernel keeps them, though
-#: dp.clamped_sum, which Task 1 forbids, is made of them)
+#: dp.mechanisms.clamped_sum, which Task 1 forbids, is made of them)
 ALLOWED = ("dpteach.mechanisms:laplace_mechanism", "dpteach.mechanisms:laplace_scale")
 
 # ------------------------------------------------------------------ Task 1
 _T1_CALLS = 5000
 _T1_REFERENCE = 100_000
 _T1_LIBRARY = ("dpteach:clipped_mean", "dpteach.clipping:clipped_mean",
-               "dpteach:noisy_sum_and_count", "dpteach.clipping:noisy_sum_and_count",
-               "dpteach:clamped_sum", "dpteach.mechanisms:clamped_sum",
+               "dpteach.clipping:noisy_sum_and_count",
+               "dpteach.mechanisms:clamped_sum",
                "dpteach.clipping:clamped_sum")
 
 
@@ -132,7 +132,7 @@ def _t1_judge(data, req, truth):
     bad = opening(key, data, "Hint: clamp, then Laplace noise on the sum and on the count, "
                              "epsilon/2 each.",
                   library="your function calls dp.clipped_mean, dp.clipping.noisy_sum_and_count or "
-                          "dp.clamped_sum (notebook 14's answer); the task is to write the "
+                          "dp.mechanisms.clamped_sum (notebook 14's answer); the task is to write the "
                           "clamping and the noise yourself with numpy.",
                   returns="my_clipped_mean must return one number (the noisy mean)")
     if bad is not None:
@@ -197,7 +197,7 @@ def field_int(d, key):
 
 
 # ------------------------------------------------------------------ Task 2
-_T2_LIBRARY = ("dpteach:clipped_mean_error", "dpteach.clipping:clipped_mean_error")
+_T2_LIBRARY = ("dpteach.clipping:clipped_mean_error",)
 
 
 def predicted_rmse(values, c, epsilon):
@@ -250,7 +250,7 @@ def _t2_judge(data, req, truth):
     key = "Task 2"
     bad = opening(key, data, "Hint: for each candidate c compute bias and noise of the mean "
                              "over [0, c].",
-                  library="your function calls dp.clipped_mean_error (notebook 14's answer); "
+                  library="your function calls dp.clipping.clipped_mean_error (notebook 14's answer); "
                           "the task is to compute the bias and the noise yourself.")
     if bad is not None:
         return bad
@@ -285,7 +285,7 @@ def _t2_judge(data, req, truth):
 # ------------------------------------------------------------------ Task 3
 _T3_CALLS = 4000
 _T3_LIBRARY = ("dpteach:above_threshold", "dpteach.sparse_vector:above_threshold",
-               "dpteach:above_threshold_draws", "dpteach.sparse_vector:above_threshold_draws")
+               "dpteach.sparse_vector:above_threshold_draws")
 
 
 def _t3_request(rng):
@@ -407,7 +407,7 @@ def _t3_judge(data, req, truth):
 
 # ------------------------------------------------------------------ Task 4
 _T4_CALLS = 3000
-_T4_LIBRARY = ("dpteach:private_quantile", "dpteach.clipping:private_quantile",
+_T4_LIBRARY = ("dpteach.clipping:private_quantile",
                "dpteach.clipping:quantile_interval_probabilities")
 
 
@@ -481,7 +481,7 @@ def _t4_judge(data, req, truth):
     key = "Task 4"
     bad = opening(key, data, "Hint: score each interval between sorted values by −|i − q·n|, "
                              "weight by length × exp(ε·score/2), pick one, return a uniform point.",
-                  library="your function calls dp.private_quantile or "
+                  library="your function calls dp.clipping.private_quantile or "
                           "dp.clipping.quantile_interval_probabilities (notebook 14's answer); "
                           "the task is to write the exponential mechanism yourself.",
                   returns="my_private_quantile must return one number")

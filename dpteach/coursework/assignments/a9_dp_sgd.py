@@ -20,7 +20,7 @@ Both tasks run the student's functions on inputs the check draws itself:
   N(0, σ²C²): a Kolmogorov-Smirnov test and a χ² test of the per-coordinate means over
   1,000 calls (fresh noise every call), each at α/2 with α = 1e-6. Noise not scaled by C,
   noise on every example, and clipping the sum instead of each example all fail; so does
-  a call of the kit's dp.noisy_gradient_sum or dp.clip_gradients (noticed while the check
+  a call of the kit's dp.sgd.noisy_gradient_sum or dp.sgd.clip_gradients (noticed while the check
   runs), and in Task 1 a call of the check's own search.
 * Task 3 (2 points) ``subsampled_rdp(q, sigma, alpha)``: the RDP at integer order α ≥ 2
   of one Poisson-subsampled Gaussian step (rate q, noise multiplier σ; add/remove
@@ -179,8 +179,8 @@ def _t1_judge(data, req, truth, key="Task 1a"):
 _CLIPS = (0.3, 0.5, 2.0, 4.0)        # never 1: forgetting the factor C must show
 _NOISE_CALLS = 1000
 #: notebook 18's answer, which the student's function must not call (however reached)
-_LIBRARY = ("dpteach:noisy_gradient_sum", "dpteach.sgd:noisy_gradient_sum",
-            "dpteach:clip_gradients", "dpteach.sgd:clip_gradients")
+_LIBRARY = ("dpteach.sgd:noisy_gradient_sum",
+            "dpteach.sgd:clip_gradients")
 
 
 def _t2_request(rng):
@@ -265,7 +265,7 @@ def _t2_judge(data, req, truth):
     key = "Task 2"
     bad = opening(key, data, "Hint: clip each row to norm C, sum, add N(0, (sigma C)^2) per "
                              "coordinate.",
-                  library="your function calls dp.noisy_gradient_sum or dp.clip_gradients (the "
+                  library="your function calls dp.sgd.noisy_gradient_sum or dp.sgd.clip_gradients (the "
                           "notebook's answer); the task is to write the clipping and the noise "
                           "yourself with numpy.")
     if bad is not None:
