@@ -10,7 +10,7 @@ import pkgutil
 import platform
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "panels"))
 
 #: instructor machinery that needs the grading extra (nbformat, nbclient)
 GRADING_MODULES = {"dpteach.coursework.grading", "dpteach.coursework.student_copies",
