@@ -1,4 +1,5 @@
-"""The local model (notebook 17): k-ary randomized response and unary encoding.
+"""The local model (notebook 17, dpteach.local and dpteach.local_protocols): k-ary
+randomized response, unary encoding, optimal local hashing and the protocols compared.
 
 Every mechanism's output distribution is tested against its formula (chi-square at
 alpha = 1e-6) and a wrong twin is rejected; every estimator is unbiased and has the
@@ -13,6 +14,7 @@ from scipy import stats
 
 import dpteach as dp
 from dpteach import local
+from dpteach import local_protocols as lp, panels
 
 ALPHA = 1e-6
 
@@ -397,3 +399,142 @@ def test_panel_measures_errors_that_agree_with_the_formulas():
             assert rc[i] == pytest.approx(want_c, rel=0.1)
         # the gap grows like sqrt(n): 100 times more people, 10 times larger ratio
         assert (rl[1] / rc[1]) / (rl[0] / rc[0]) == pytest.approx(10.0, rel=0.15)
+
+
+# ------------------------------------------------------------------
+# Optimal local hashing (Wang, Blocki, Li & Jha 2017): unbiased counts, the variance
+# formula, and the epsilon-LDP of the report given the hash function; each against a twin.
+
+
+def test_hash_size_is_e_to_the_epsilon_plus_one():
+    assert local.olh_hash_size(1.0) == round(math.e + 1)
+    assert local.olh_hash_size(3.0) == round(math.exp(3) + 1)
+
+
+def test_estimates_are_unbiased_with_the_stated_variance():
+    k, n, eps = 50, 4000, 2.0
+    values = np.random.default_rng(0).integers(0, 10, size=n)  # only 0..9 occur
+    truth = np.bincount(values, minlength=k)
+    runs = 60
+    est = np.array([dp.olh_estimate(values, k, eps, rng=np.random.default_rng(100 + s)) for s in range(runs)])
+    err = est - truth
+    # each count's error has mean 0: a z-test over all runs and cells at alpha = 1e-6
+    g = local.olh_hash_size(eps)
+    p = math.exp(eps) / (math.exp(eps) + g - 1)
+    q = 1 / g
+    cell_var = (truth * p * (1 - p) + (n - truth) * q * (1 - q)) / (p - q) ** 2
+    z = err.sum() / math.sqrt(runs * cell_var.sum())
+    assert abs(z) < stats.norm.isf(ALPHA / 2)
+    var = local.olh_variance(n, eps)
+    # the variance of an absent value's estimate matches n q(1 - q) / (p - q)^2 (chi-square test)
+    absent = err[:, 10:].ravel()
+    chi2 = (absent ** 2).sum() / var
+    lo, hi = stats.chi2.ppf(ALPHA / 2, absent.size), stats.chi2.isf(ALPHA / 2, absent.size)
+    assert lo < chi2 < hi
+    twin = n * p * (1 - p) / (p - 1 / g) ** 2    # wrong twin: the variance of the true value's own bucket
+    assert not (stats.chi2.ppf(ALPHA / 2, absent.size) < (absent ** 2).sum() / twin
+                < stats.chi2.isf(ALPHA / 2, absent.size))
+    # at g = e^eps + 1 the variance is close to n 4 e^eps / (e^eps - 1)^2
+    assert local.olh_variance(n, 3.0, g=math.exp(3.0) + 1) == pytest.approx(
+        n * 4 * math.exp(3.0) / (math.exp(3.0) - 1) ** 2, rel=1e-9)
+
+
+def test_report_is_epsilon_ldp_given_the_hash():
+    """Given the user's hash seed, the report is g-ary randomized response of H(v):
+    the probability ratio of any report between two inputs is at most e^epsilon."""
+    eps = 1.5
+    g = local.olh_hash_size(eps)
+    p = math.exp(eps) / (math.exp(eps) + g - 1)
+    q = 1 / (math.exp(eps) + g - 1)
+    assert p / q == pytest.approx(math.exp(eps))
+    rng = np.random.default_rng(3)
+    seeds, reports = local.olh_reports(np.zeros(40_000, int), 5, eps, rng=rng)
+    hashed = local._hash(seeds, np.zeros(seeds.size, np.int64), g)
+    kept = np.mean(reports == hashed)
+    assert stats.binomtest(int(kept * seeds.size), seeds.size, p).pvalue > ALPHA
+    assert stats.binomtest(int(kept * seeds.size), seeds.size, 1 / g).pvalue < ALPHA  # no-privacy twin
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: dp.olh_estimate([0, 1, 5], 3, 1.0), "values"),
+    (lambda: dp.olh_estimate([0, 1], 1, 1.0), "k"),
+    (lambda: dp.olh_estimate([0, 1], 3, 0.0), "epsilon"),
+    (lambda: dp.olh_estimate([0, 1], 3, 100.0), "epsilon"),
+    (lambda: dp.olh_estimate([0, 1], 3, float("nan")), "epsilon"),
+])
+def test_bad_input_names_the_parameter(call, name):
+    with pytest.raises((ValueError, TypeError), match=name):
+        call()
+
+
+# ------------------------------------------------------------------
+# The local protocols compared in notebook 17 (k-ary randomized response, unary encoding,
+# optimal local hashing): their variances are the lesson's formulas, the crossing points
+# are where the variances meet, and the local_protocols_variance panel marks them.
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0, 2.5])
+def test_protocol_variances_are_the_lesson_formulas(eps):
+    ks = np.array([2, 5, 64, 1000])
+    v = lp.protocol_variances(ks, eps)
+    for m in ("krr", "sue", "oue"):
+        np.testing.assert_allclose(v[m], [dp.local_variance(1, int(k), eps, mechanism=m) for k in ks])
+    np.testing.assert_allclose(v["olh"], dp.olh_variance(1, eps))
+    np.testing.assert_allclose(v["oue"], 4 * math.exp(eps) / math.expm1(eps) ** 2)
+    e = math.exp(eps)
+    np.testing.assert_allclose(v["krr"], (e + ks - 2) / (e - 1) ** 2)
+    # OLH at g = e^eps + 1 exactly has OUE's variance; rounding g can only cost
+    assert dp.olh_variance(1, eps, g=e + 1) == pytest.approx(v["oue"][0])
+    assert v["olh"][0] >= v["oue"][0] * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 3.0])
+def test_krr_crossover_k_is_where_the_variances_meet(eps):
+    k_oue = lp.krr_crossover_k(eps, against="oue")
+    assert k_oue == pytest.approx(3 * math.exp(eps) + 2)
+    assert k_oue != pytest.approx(3 * math.exp(eps))                      # twin: k - 2 dropped
+    for against in ("oue", "sue", "olh"):
+        k = lp.krr_crossover_k(eps, against=against)
+        lo, hi = math.floor(k), math.ceil(k)
+        if lo < 2:
+            continue
+        v = lp.protocol_variances(np.array([lo, hi]), eps)
+        assert v["krr"][0] <= v[against][0] <= v["krr"][1]
+        # k-RR's variance is linear in k: interpolating at k meets the other exactly
+        assert np.interp(k, [lo, hi], v["krr"]) == pytest.approx(v[against][0]) if hi > lo else True
+    for k in range(2, 40):
+        assert local.krr_is_better(k, eps) == (k < k_oue)
+
+
+@pytest.mark.parametrize("k", [6, 16, 64, 1000])
+def test_krr_crossover_epsilon_is_where_the_variances_meet(k):
+    e = lp.krr_crossover_epsilon(k, against="oue")
+    assert e == pytest.approx(math.log((k - 2) / 3), abs=1e-9)
+    for against in ("oue", "olh"):
+        e = lp.krr_crossover_epsilon(k, against=against)
+        gap = [lp.protocol_variances(k, x)["krr"] - lp.protocol_variances(k, x)[against]
+               for x in (e - 1e-6, e + 1e-6)]
+        assert gap[0] > 0 > gap[1] or abs(gap[0] - gap[1]) > 0       # k-RR worse below, better above
+    assert lp.krr_crossover_epsilon(4) is None                     # k <= 5: k-RR always better
+
+
+def test_report_bits():
+    assert lp.report_bits(1024, 1.0, "krr") == 10
+    assert lp.report_bits(1024, 1.0, "oue") == 1024
+    assert lp.report_bits(1024, 1.0, "olh") == 2 + 64            # g = 4 buckets
+    with pytest.raises(ValueError, match="protocol"):
+        lp.report_bits(8, 1.0, "rappor")
+
+
+# ------------------------------------------------------------------ the two panels
+def test_local_protocols_panel_marks_the_crossings_the_lesson_computes():
+    panel = panels.local_protocols_variance(epsilon=1.0, k=64)
+    ax1, ax2 = panel.figure.axes[:2]
+    cross_k = [ln for ln in ax1.get_lines() if "3e" in (ln.get_label() or "")][0]
+    assert cross_k.get_xdata()[0] == pytest.approx(lp.krr_crossover_k(1.0))
+    cross_e = [ln for ln in ax2.get_lines() if ln.get_label() == "k-RR = OUE"][0]
+    assert cross_e.get_xdata()[0] == pytest.approx(math.log(62 / 3))
+    assert "best: OUE" in panel.status.value
+    panel.controls["k"].value = 4
+    assert "best: KRR" in panel.status.value
+    panel.close()
