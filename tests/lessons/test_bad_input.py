@@ -10,6 +10,12 @@ pytest's own bookkeeping: there are over ten thousand values).
 To cover another module, add a ``Spec`` to ``SPECS`` below (a callable, keyword arguments
 that work, and for each parameter the list of bad values -- the shared lists such as
 ``BAD_EPSILON`` cover the usual suspects), or append raw rows to ``EXTRA_ROWS``.
+
+Below the table: the rows generated from the checks a function declares with
+``@checked`` (its ``__checks__``), and the fuzz of dpteach.sparse_vector, dpteach.local,
+dpteach.local_protocols and dpteach.pld. The bad-input rows of a module that has its own
+test file are in that file (clipping, sparse_vector, beyond_global, synthetic), from the
+same lists of tests/_bad_values.py.
 """
 
 import re
@@ -19,12 +25,20 @@ import numpy as np
 import pytest
 
 from dpteach import accounting, bounds, mechanisms
-from _bad_values import swept  # bad rows for a parameter that accepts arrays
+from _bad_values import public_names, swept  # bad rows for a parameter that accepts arrays
 # the usual bad values by kind, one table for every bad-input test
 from _bad_values import (BAD_BITS, BAD_BOOL_FLAG, BAD_COUNT, BAD_DELTA, BAD_DELTA_REQUIRED,
                          BAD_EPSILON, BAD_REAL, BAD_RNG, BAD_SCALE, BAD_SCORES, BAD_SENSITIVITY,
                          BAD_SENSITIVITY_POSITIVE, BAD_SIZE, INF, NAN, NOT_A_NUMBER)
 from _bad_values import BAD_VALUES_NONEMPTY as BAD_VALUES
+import inspect
+from dpteach import _validate as v
+from dpteach import notebook
+from _bad_values import bad_values_for
+import math
+import time
+from _bad_values import check_row, rows
+from dpteach import local, local_protocols as lp, pld, sparse_vector as sv
 
 
 @dataclass
@@ -962,29 +976,20 @@ EXEMPT = {
 
 # modules whose own test file runs the same table over every public function
 EXEMPT_MODULES = {
-    "dpteach.clipping": "bad-input rows in tests/test_clipping.py (lists of tests/_bad_values.py)",
-    "dpteach.sparse_vector": "bad-input rows in tests/test_sparse_vector.py (same lists)",
-    "dpteach.synthetic": "bad-input and edge rows in tests/test_bad_input_synthetic.py (same lists)",
+    "dpteach.clipping": "bad-input rows in tests/lessons/test_clipping.py (lists of tests/_bad_values.py)",
+    "dpteach.sparse_vector": "bad-input rows in tests/lessons/test_sparse_vector.py (same lists)",
+    "dpteach.synthetic": "bad-input and edge rows in tests/lessons/test_synthetic.py (same lists)",
 }
 
 
 def _public_callables():
-    import importlib
     import inspect
-    import pkgutil
-
-    import dpteach
 
     found = {}
-    for info in pkgutil.walk_packages(dpteach.__path__, "dpteach."):
-        if any(part.startswith("_") for part in info.name.split(".")[1:]):
+    for module, name, obj in public_names():
+        if not callable(obj) or (inspect.isclass(obj) and issubclass(obj, BaseException)):
             continue
-        module = importlib.import_module(info.name)
-        for name in getattr(module, "__all__", ()):
-            obj = getattr(module, name, None)
-            if not callable(obj) or (inspect.isclass(obj) and issubclass(obj, BaseException)):
-                continue
-            found.setdefault(obj, f"{info.name}.{name}")
+        found.setdefault(obj, f"{module}.{name}")
     return found
 
 
@@ -1446,3 +1451,386 @@ _EDGE_EXEMPT = {
     "ClippedMeanError": "record returned by clipped_mean_error",
     "DPSGDResult": "record returned by dp_sgd (its epsilon property has rows)",
 }
+
+
+# ------------------------------------------------------------------
+# The parameter checks declared with ``@checked`` (dpteach/_validate.py).
+#
+# Every public lesson function that declares its checks stores them as ``__checks__``; the
+# bad-input rows here are generated from those stored constraints and the one table of bad
+# values by kind (tests/_bad_values.py, :func:`bad_values_for`): every bad value of every
+# declared parameter must be refused with ValueError or TypeError naming the parameter,
+# before a random number is drawn. The decorator must also keep what a reader and the tools
+# see of the function: its name, docstring, signature and source.
+
+
+def _declared():
+    """Every public callable of the lesson modules that declares its checks, and the
+    methods of their public classes that do: {qualified name: function}."""
+    found = {}
+    for _, _, obj in public_names():
+        members = vars(obj).items() if inspect.isclass(obj) else [(None, obj)]
+        for attr, fn in members:
+            if callable(fn) and hasattr(fn, "__checks__"):
+                label = f"{fn.__module__}.{fn.__qualname__}"
+                found.setdefault(label, fn)
+    return found
+
+
+DECLARED = _declared()
+
+_LAPLACE_LOSS = tradeoff.privacy_loss_distribution("laplace", epsilon=1.0)
+
+#: calls that work, where the declared kinds alone cannot make one (a module's own
+#: validator, arguments that must agree with each other, a method): the callable and
+#: its keyword arguments; every other function is called with GOOD values by kind
+CALLS = {
+    "dpteach.mechanisms.clamped_sum": (None, dict(values=[1.0, 7.0, 30.0], lower=0.0,
+                                                  upper=10.0, epsilon=0.5, size=3)),
+    "dpteach.mechanisms.sigma_curves": (None, dict(eps_grid=[0.5, 1.0], l2_sensitivity=1.0,
+                                                   delta=1e-5)),
+    "dpteach.mechanisms.exponential_mechanism": (None, dict(candidates=["a", "b"],
+                                                            scores=[1.0, 2.0], sensitivity=1.0,
+                                                            epsilon=0.5, size=4)),
+    "dpteach.tradeoff.tradeoff_curve": (None, dict(alpha=0.1, epsilon=1.0)),
+    "dpteach.tradeoff.gaussian_tradeoff": (None, dict(alpha=0.1, mu=1.0)),
+    "dpteach.tradeoff.laplace_tradeoff": (None, dict(alpha=0.1, epsilon=1.0)),
+    "dpteach.tradeoff.gdp_delta": (None, dict(epsilon=1.0, mu=1.0)),
+    "dpteach.tradeoff.gdp_compose": (None, dict(mus=[0.5, 1.0])),
+    "dpteach.tradeoff.privacy_loss_distribution": (None, dict(mechanism="laplace",
+                                                              epsilon=1.0)),
+    "dpteach.tradeoff.membership_attack": (None, dict(epsilon=1.0, n_trials=10)),
+    "dpteach.tradeoff.outside_region": (None, dict(alpha=[0.1], beta=[0.5], n_out=100,
+                                                   n_in=100, epsilon=1.0)),
+    "dpteach.sparse_vector.above_threshold": (None, dict(query_answers=[1.0, 5.0, 2.0],
+                                                         threshold=4.0, epsilon=1.0)),
+    "dpteach.sparse_vector.sparse": (None, dict(query_answers=[1.0, 5.0, 2.0], threshold=4.0,
+                                                epsilon=1.0, c=2)),
+    "dpteach.sparse_vector.numeric_sparse": (None, dict(query_answers=[1.0, 5.0, 2.0],
+                                                        threshold=4.0, epsilon=1.0, c=2)),
+    "dpteach.sparse_vector.noisy_top_c": (None, dict(query_answers=[1.0, 5.0, 2.0],
+                                                     epsilon=1.0, c=2)),
+    "dpteach.beyond_global.ptr_median": (None, dict(values=[1.0, 2.0, 3.0, 5.0, 5.0],
+                                                    lower=0.0, upper=10.0, epsilon=1.0,
+                                                    delta=1e-5, proposed_bound=1.0)),
+    "dpteach.clipping.quantile_interval_probabilities": (None, dict(values=[1.0, 7.0, 30.0],
+                                                                     q=0.5, lower=0.0,
+                                                                     upper=10.0, epsilon=1.0)),
+    "dpteach.local.k_randomized_response": (None, dict(values=[0, 1, 2], k=3, epsilon=1.0)),
+    "dpteach.local.unary_encoding": (None, dict(values=[0, 1, 2], k=3, epsilon=1.0)),
+    "dpteach.local.olh_estimate": (None, dict(values=[0, 1, 2], k=3, epsilon=1.0)),
+    "dpteach.sgd.clip_gradients": (None, dict(per_example_grads=[[3.0, 4.0], [0.1, 0.2]],
+                                              clip=1.0)),
+    "dpteach.attacks.reconstruction.lp_decode": (None, dict(queries=[[1, 0], [0, 1], [1, 1]],
+                                                            answers=[1.0, 0.0, 1.0])),
+    "dpteach.tradeoff.LossDistribution.tail": (_LAPLACE_LOSS.tail, dict(epsilon=0.5)),
+    "dpteach.tradeoff.LossDistribution.delta": (_LAPLACE_LOSS.delta, dict(epsilon=0.5)),
+    "dpteach.tradeoff.LossDistribution.epsilon": (_LAPLACE_LOSS.epsilon, dict(delta=0.01)),
+}
+
+#: a good value of each kind, for the functions not in CALLS
+GOOD = {v.Real: 0.5, v.Reals: 0.5, v.Probability: 0.5, v.Epsilon: 0.5, v.Delta: 1e-5,
+        v.Sensitivity: 1.0, v.PositiveInt: 3, v.NonnegativeInt: 3, v.PositiveInts: 3,
+        v.Count: 3, v.Values: [1.0, 2.0], v.Scores: [1.0, 2.0], v.Bits: [0, 1, 1],
+        v.Flag: False, v.Rng: 0, v.Size: 2}
+
+
+def _good_call(label, fn):
+    if label in CALLS:
+        call, kwargs = CALLS[label]
+        return call or fn, dict(kwargs)
+    params = inspect.signature(fn).parameters
+    return fn, {name: GOOD[type(check)] for name, check in fn.__checks__.items()
+                if params[name].default is inspect.Parameter.empty}
+
+
+def _rows():
+    for label, fn in sorted(DECLARED.items()):
+        for param, check in fn.__checks__.items():
+            yield pytest.param(label, param, bad_values_for(check), id=f"{label}-{param}")
+
+
+def test_the_lesson_modules_declare_their_checks():
+    """mechanisms and tradeoff declare the checks of every public function; each stored
+    constraint is one of the kinds the bad-value table knows."""
+    for module in (mechanisms, tradeoff):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj):
+                assert hasattr(obj, "__checks__"), f"{module.__name__}.{name}"
+    for label, fn in DECLARED.items():
+        for param, check in fn.__checks__.items():
+            assert bad_values_for(check), (label, param, check)
+    assert len(DECLARED) >= 30
+
+
+@pytest.mark.parametrize("label", sorted(DECLARED))
+def test_the_good_call_works(label):
+    call, kwargs = _good_call(label, DECLARED[label])
+    call(**kwargs)
+
+
+@pytest.mark.parametrize("label,param,bads", list(_rows()))
+def test_every_declared_parameter_refuses_its_bad_values(label, param, bads):
+    call, good = _good_call(label, DECLARED[label])
+    slipped = []
+    for bad in bads:
+        kwargs = dict(good)
+        rng = np.random.default_rng(0)
+        if "rng" in inspect.signature(call).parameters and param != "rng":
+            kwargs["rng"] = rng
+        state = rng.bit_generator.state
+        kwargs[param] = bad
+        try:
+            call(**kwargs)
+        except (ValueError, TypeError) as err:
+            if param not in str(err):
+                slipped.append(f"{bad!r}: the message does not name {param}: {err}")
+            elif rng.bit_generator.state != state:
+                slipped.append(f"{bad!r}: a random number was drawn before the check")
+        else:
+            slipped.append(f"{bad!r}: accepted")
+    assert not slipped, "\n".join(slipped)
+
+
+def test_a_constraint_that_lets_bad_values_through_is_caught():
+    """The wrong twin: an epsilon declared with a kind that accepts whatever it is given
+    leaves the generated bad rows accepted, so the rows test the declaration."""
+    class LaxEpsilon(v.Epsilon):
+        validator = staticmethod(lambda value, name: value)
+
+    @v.checked(epsilon=LaxEpsilon())
+    def scale(epsilon):
+        return 1.0 / epsilon if epsilon else 0.0
+
+    accepted = []
+    for bad in bad_values_for(scale.__checks__["epsilon"]):
+        try:
+            scale(epsilon=bad)
+        except (ValueError, TypeError, ZeroDivisionError):
+            continue
+        accepted.append(bad)
+    assert len(accepted) >= 5
+
+
+@pytest.mark.parametrize("label", sorted(DECLARED))
+def test_the_decorator_keeps_name_docstring_signature_and_source(label):
+    fn = DECLARED[label]
+    inner = inspect.unwrap(fn)
+    assert inner is not fn and fn.__wrapped__ is inner
+    assert (fn.__name__, fn.__qualname__, fn.__doc__, fn.__module__) == \
+        (inner.__name__, inner.__qualname__, inner.__doc__, inner.__module__)
+    assert inspect.signature(fn) == inspect.signature(inner)
+    assert fn.__doc__ and "@checked(" not in fn.__doc__
+    source = inspect.getsource(fn)
+    assert source.lstrip().startswith("@checked(") and f"def {fn.__name__}(" in source
+    assert set(fn.__checks__) <= set(inspect.signature(fn).parameters)
+
+
+def test_show_source_shows_the_declaration_one_parameter_per_line_at_most():
+    shown = notebook.show_source(mechanisms.laplace_mechanism).data
+    lines = shown.splitlines()
+    assert lines[1].startswith("@checked(value=Values(), sensitivity=Sensitivity()")
+    assert "def laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):" in shown
+    assert "valid_" not in shown.split('"""')[-1]        # the body is the mathematics
+    for label, fn in DECLARED.items():
+        source = inspect.getsource(fn)
+        declaration = source[:source.index(f"def {fn.__name__}(")]
+        assert declaration.count("\n") <= len(fn.__checks__), label
+
+
+def test_checks_run_in_the_declared_order_on_given_and_default_values():
+    seen = []
+
+    class Note(v.Constraint):
+        validator = staticmethod(lambda value, name: seen.append(name) or value)
+
+    @v.checked(b=Note(), a=Note(), rng=v.Rng())
+    def f(a, b=2, *, rng=None):
+        return a, b, rng
+
+    a, b, rng = f(1)
+    assert seen == ["b", "a"] and (a, b) == (1, 2)
+    assert isinstance(rng, np.random.Generator)           # the default went through Rng
+    assert f(1, rng=7)[2].random() == np.random.default_rng(7).random()
+    assert f.__checks__["rng"].options == {} and repr(f.__checks__["a"]) == "Note()"
+
+
+def test_a_call_that_does_not_fit_gets_python_s_own_type_error():
+    plain = mechanisms.laplace_mechanism.__wrapped__
+    for args, kwargs in [((1.0, 1.0), {}), ((1.0, 1.0, 0.5, 4), {}),
+                         ((1.0, 1.0, float("nan")), {"value": 1.0}),
+                         ((1.0, 1.0, 0.5), {"seed": 3})]:
+        with pytest.raises(TypeError) as wrapped:
+            mechanisms.laplace_mechanism(*args, **kwargs)
+        with pytest.raises(TypeError) as bare:
+            plain(*args, **kwargs)
+        assert str(wrapped.value) == str(bare.value)
+
+
+def test_a_declaration_that_names_no_parameter_or_refuses_its_default_is_refused():
+    with pytest.raises(TypeError, match="no parameter 'eps'"):
+        v.checked(eps=v.Epsilon())(lambda epsilon: epsilon)
+    with pytest.raises(TypeError, match="must be a Constraint"):
+        v.checked(epsilon=v.valid_epsilon)(lambda epsilon: epsilon)
+    with pytest.raises(TypeError, match="epsilon must be a real number"):
+        v.checked(epsilon=v.Epsilon())(lambda epsilon=None: epsilon)
+
+
+# ------------------------------------------------------------------
+# Issue 31: the edges and the fuzz of dpteach.sparse_vector, dpteach.local,
+# dpteach.local_protocols and dpteach.pld.
+#
+# A fuzz over every public function of the four modules (NaN, infinities, 0, negatives, 1e-320,
+# 1e308, 10**400, booleans, strings, empty and ragged arrays, huge sizes; each probe in a forked
+# child with time and memory limits) found inputs that were silently accepted, that crashed with
+# an exception other than ValueError/TypeError, that ran for minutes or that were refused with a
+# message not naming the parameter. Each row below is one of them: before the fix it failed;
+# now the input is answered finitely and quickly, or refused (ValueError/TypeError) naming the
+# parameter before any random number is drawn. The rows follow tests/_bad_values.py's house
+# style (``check_row``: the good call works, the bad one is refused by name).
+
+
+NAN, INF = float("nan"), float("inf")
+ANS = [10.0, 30.0, 60.0]
+RAGGED = [[1.0, 2.0], [3.0]]
+
+
+def pld_delta(epsilon=1.0):
+    return pld.PLDAccountant(interval=1e-2).compose_gaussian(1.0, q=0.5, steps=3).delta(epsilon)
+
+
+# ------------------------------------------------------------------ refused by name
+_TABLE = [
+    # a flag that took any truthy value (NaN, "1", 1j, None) as True or False
+    (sv.sparse_scales, dict(epsilon=1.0, c=2), dict(numeric=[NAN, INF, "1", 1j, None, 1, 0.0])),
+    (sv.sparse_draws, dict(query_answers=ANS, threshold=40.0, epsilon=1.0, c=2, size=3),
+     dict(numeric=[NAN, "1", 1j, None, 1])),
+    # c restarts at a tiny epsilon: every scale 4c Δ/ε (9c Δ/ε for values) overflowed to inf
+    (sv.sparse, dict(query_answers=np.zeros(1000), threshold=0.0, epsilon=1.0, c=1000),
+     dict(epsilon=[5e-305, 1e-306])),
+    (sv.numeric_sparse, dict(query_answers=np.zeros(1000), threshold=0.0, epsilon=1.0, c=1000),
+     dict(epsilon=[5e-305, 1e-306])),
+    (sv.sparse_draws, dict(query_answers=np.zeros(1000), threshold=0.0, epsilon=1.0, c=1000, size=2),
+     dict(epsilon=[5e-305])),
+    (sv.noisy_top_c, dict(query_answers=np.zeros(1000), epsilon=1.0, c=1000), dict(epsilon=[1e-303])),
+    # ragged booleans: numpy's "inhomogeneous shape" message, naming nothing
+    (sv.sparse_run_error, dict(query_answers=ANS, threshold=40.0, answered=[False, True, True], c=2),
+     dict(answered=[RAGGED, [[True, False], [True]], "abc", [1, 0, 1]])),
+    (sv.no_stop_pattern_probability, dict(query_answers=ANS, pattern=[True, False, True],
+                                          threshold=40.0, epsilon=1.0),
+     dict(pattern=[RAGGED, [[True], [True, False]], "abc", [True, False]])),
+    # errors a_i - T beyond the float range: inf
+    (sv.run_error, dict(query_answers=[1e308, -1e308], threshold=0.0, index=1), dict(threshold=[-1e308, 1e308])),
+    (sv.sparse_run_error, dict(query_answers=[1e308, -1e308], threshold=0.0, answered=[False, True], c=1),
+     dict(threshold=[-1e308, 1e308])),
+    # exact distributions of long streams (quadrature, k^2 work): minutes at k = 10^5
+    (sv.above_threshold_probabilities, dict(query_answers=np.zeros(10), threshold=1.0, epsilon=1.0),
+     dict(query_answers=[np.zeros(sv.MAX_EXACT_QUERIES + 1), np.zeros(10**5)])),
+    (sv.no_stop_pattern_probability, dict(query_answers=np.zeros(3), pattern=[True, False, True],
+                                          threshold=1.0, epsilon=1.0),
+     dict(query_answers=[np.zeros(10**5)])),
+    (sv.example_answers, dict(k=60), dict(k=[10**7, 10**8])),
+    # the accuracy bound's overflow named epsilon only
+    (sv.accuracy_bound, dict(k=10, epsilon=1.0, beta=0.05), dict(sensitivity=[1e308])),
+    # OLH at n = 10^5, k = 10^6: 10^11 hash evaluations (about 2 hours)
+    (local.olh_estimate, dict(values=[0, 1, 3], k=10**6, epsilon=1.0),
+     dict(values=[np.zeros(10**5, dtype=int), np.zeros(1000, dtype=int)])),
+    (local.olh_estimate, dict(values=np.zeros(10**5, dtype=int), k=4, epsilon=1.0),
+     dict(k=[10**6, 2000])),
+    # a person's one-hot vector of k bits, for n people: a 93 GiB MemoryError
+    (local.unary_encoding, dict(values=np.zeros(10**5, dtype=int), k=4, epsilon=1.0), dict(k=[10**6])),
+    (local.k_randomized_response_probabilities, dict(k=4, epsilon=1.0), dict(k=[5000, 10**4])),
+    (local.unary_encoding_estimate, dict(reports=[[1, 0], [0, 1]], epsilon=1.0), dict(reports=[RAGGED])),
+    # Laplace noise of scale 1e308: counts of -inf
+    (local.central_histogram_estimate, dict(counts=[5, 3, 2], epsilon=1.0),
+     dict(sensitivity=[1e308, 1e306], epsilon=[1e-306])),
+    # (1e100 / 1e-100)^2: OverflowError
+    (local.central_variance, dict(n=1, epsilon=1.0, sensitivity=1e100), dict(epsilon=[1e-100, 1e-60])),
+    # 10^8 binomial draws: over a minute
+    (local.report_counts, dict(counts=np.ones(10**6), epsilon=1.0), dict(size=[100, 10**4])),
+    # a Python loop over a million (k, epsilon) points
+    (lp.protocol_variances, dict(k=64, epsilon=1.0),
+     dict(epsilon=[np.linspace(0.1, 5.0, 10**6)], k=[np.arange(2, 10**6)])),
+]
+
+
+@pytest.mark.parametrize("func, good, param, bad", rows(_TABLE))
+def test_fuzz_findings_are_refused_by_name(func, good, param, bad):
+    check_row(func, good, param, bad)
+
+
+# ------------------------------------------------------------------ answered finitely
+@pytest.mark.parametrize("call", [
+    # OLH at a tiny epsilon: p - q = 0 in floating point, estimates of +-inf
+    lambda: local.olh_estimate([0, 1, 3], 4, 1e-20, rng=0),
+    # ZeroDivisionError from the same cancellation
+    lambda: local.olh_variance(100, 1e-20),
+    lambda: local.olh_variance(10**15, 1e-100, g=1e12),
+    # OverflowError: cannot convert float infinity to integer
+    lambda: pld_delta(1e308),
+    lambda: pld.PLDAccountant(interval=1e-4).compose_gaussian(1.0).delta(1e300),
+    # 2-D values: "operands could not be broadcast together"
+    lambda: local.olh_estimate([[0, 1], [3, 2]], 4, 1.0, rng=0),
+], ids=["olh_estimate-1e-20", "olh_variance-1e-20", "olh_variance-g-1e12", "pld-delta-1e308",
+        "pld-delta-1e300-fine-grid", "olh_estimate-2d"])
+def test_fuzz_findings_are_answered_finitely(call):
+    assert is_finite_answer(call())
+
+
+def test_olh_at_tiny_epsilon_is_unbiased_in_expectation_formula():
+    """p - q without cancellation: at epsilon = 1e-20, (g - 1)(e^eps - 1)/(g(e^eps + g - 1))
+    = 1e-20 / 4 for g = 2, and the variance n q (1 - q)/(p - q)^2 = n * 4e40."""
+    assert local.olh_variance(1, 1e-20) == pytest.approx(0.25 / (1e-20 / 4) ** 2, rel=1e-12)
+    est = local.olh_estimate([0, 1, 3], 4, 1e-20, rng=np.random.default_rng(0))
+    assert np.isfinite(est).all() and np.abs(est).max() < 1e21
+
+
+def test_olh_estimate_refuses_the_two_hour_case_at_once_and_stays_fast_below_the_limit():
+    values = np.random.default_rng(1).integers(0, 10**6, size=10**5)
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="values and k"):
+        local.olh_estimate(values, 10**6, 1.0, rng=0)
+    assert time.perf_counter() - t0 < 1.0
+    # 2 * 10^6 pairs (the issue's 10^11 took about 2 h at the old rate of ~1.3e7 pairs/s)
+    t0 = time.perf_counter()
+    local.olh_estimate(values[:2000] % 1000, 1000, 1.0, rng=0)
+    assert time.perf_counter() - t0 < 2.0
+
+
+def test_pld_refuses_a_composition_sure_to_outgrow_the_grid_before_convolving():
+    """interval 1e-5, σ = 1, q = 1e-3, 10^7 steps needs about 9e6 points: it was refused
+    only after seconds of convolutions; the width estimate refuses it at once. Neighbouring
+    compositions that fit are still computed (and stay upper bounds: tests/test_pld.py)."""
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"\bsteps\b"):
+        pld.PLDAccountant(interval=1e-5).compose_gaussian(1.0, q=1e-3, steps=10**7)
+    assert time.perf_counter() - t0 < 3.0
+
+
+def test_pld_width_estimate_never_refuses_what_fits():
+    """The early refusal allows twice the limit: a composition that fits (about 1e6 points)
+    is computed, and agrees with the same composition done in two halves."""
+    one = pld.PLDAccountant(interval=1e-3).compose_gaussian(1.0, q=0.01, steps=10**5)
+    two = pld.PLDAccountant(interval=1e-3).compose_gaussian(1.0, q=0.01, steps=5 * 10**4) \
+        .compose_gaussian(1.0, q=0.01, steps=5 * 10**4)
+    assert math.isfinite(one.epsilon(1e-5))
+    assert one.epsilon(1e-5) == pytest.approx(two.epsilon(1e-5), abs=0.05)
+
+
+def test_extreme_epsilons_of_sparse_are_refused_or_finite():
+    """The fuzz's extreme values for every real parameter of Sparse, NumericSparse and the
+    peeled exponential mechanism: refused by name or finite, never inf or NaN."""
+    calls = {
+        "epsilon": lambda v: sv.numeric_sparse(np.zeros(50), 0.0, v, 50, rng=0),
+        "sensitivity": lambda v: sv.numeric_sparse(np.zeros(50), 0.0, 1.0, 50, sensitivity=v, rng=0),
+        "threshold": lambda v: sv.numeric_sparse(np.zeros(50), v, 1.0, 50, rng=0),
+    }
+    for name, call in calls.items():
+        for v in (1e-320, 1e-300, 1e-250, 1e250, 1e308, 10**400, -1e308):  # noqa: F402
+            try:
+                out = call(v)
+            except (ValueError, TypeError) as err:
+                assert name in str(err), (name, v, err)
+            else:
+                assert is_finite_answer(out), (name, v, out)
