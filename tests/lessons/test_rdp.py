@@ -414,20 +414,6 @@ def test_extreme_sigma_and_k_answer_or_refuse_clearly():
         rdp.gaussian_epsilon(1e-160, 1e-5)                # μ² overflows
 
 
-def test_the_accounting_names_have_one_home():
-    """The notebook-16 names are dp.NAME and rdp.NAME, the same objects; dp.accounting
-    (composition of (ε, δ) budgets) no longer forwards them (issue 21: one home per name)."""
-    import dpteach as dp
-    from dpteach import accounting, rdp
-
-    for name in ("gaussian_rdp", "subsampled_gaussian_rdp", "rdp_to_dp", "zcdp_to_dp",
-                 "gaussian_epsilon", "RDPAccountant"):
-        assert getattr(rdp, name) is getattr(dp, name)
-        assert not hasattr(accounting, name)
-    with pytest.raises(AttributeError):
-        accounting.no_such_accountant
-
-
 # -- delta(epsilon): the same conversion solved for delta -------------------------------------
 @pytest.mark.parametrize("q,sigma,k", [(1.0, 2.0, 10), (0.01, 1.0, 1000), (0.1, 0.8, 100),
                                        (1.0, 50.0, 1)])

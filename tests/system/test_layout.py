@@ -301,33 +301,6 @@ def test_register_names_the_panel_after_its_function_and_refuses_a_name():
     assert "made_up_panel" not in panels.REGISTRY
 
 
-def test_moved_names_have_one_home():
-    """A name that moved lives in its new module only: the old module does not reach it."""
-    from dpteach import accounting, audit, audit_zoo, datasets, definition, exponential, rdp
-    for name in ("hockey_stick_divergence", "max_probability_ratio", "smallest_delta"):
-        assert getattr(dp, name) is getattr(definition, name)
-        assert not hasattr(accounting, name), name
-    for name in ("gaussian_rdp", "subsampled_gaussian_rdp", "rdp_to_dp", "zcdp_to_dp",
-                 "gaussian_epsilon", "RDPAccountant"):
-        assert getattr(dp, name) is getattr(rdp, name)
-        assert not hasattr(accounting, name), name
-    for name in ("ZooEntry", "ZOO", "ZOO_ALPHA", "audit_zoo", "audit_convergence_counts"):
-        assert hasattr(audit_zoo, name) and not hasattr(audit, name), name
-    assert hasattr(exponential, "posted_price_revenue")
-    assert not hasattr(datasets, "posted_price_revenue")
-    from dpteach.panels import gaussian as p_gaussian, properties as p_properties
-    from dpteach.panels import tradeoff as p_tradeoff
-    for module, name in [(p_gaussian, "sigma_curves"), (p_gaussian, "queries_noise"),
-                         (p_properties, "group_curves"), (p_properties, "parallel_costs"),
-                         (p_tradeoff, "attack_thresholds")]:
-        assert name not in module.__all__, (module.__name__, name)
-    assert not hasattr(p_tradeoff, "attack_thresholds")
-    from dpteach.coursework import exercises
-    for name in ("Feedback", "NOT_SOLVED", "ALPHA", "DEFAULT_SEED", "MECHANISM_PROBE",
-                 "mechanism_request", "mechanism_collect", "mechanism_judge", "check_mechanism"):
-        assert hasattr(exercises, name), name
-
-
 def test_panels_modules_compute_nothing_they_could_import():
     """The computations the panels used to hold live in the core modules now."""
     from dpteach.panels import audit as p_audit, gaussian as p_gaussian
