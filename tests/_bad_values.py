@@ -1,4 +1,4 @@
-"""The usual bad values by kind, as in tests/test_bad_input.py's table, for the modules of
+"""The usual bad values by kind, as in tests/lessons/test_bad_input.py's table, for the modules of
 notebooks 14 and 15 (dpteach.clipping, dpteach.sparse_vector), whose tests run the same
 check: every bad value raises ValueError or TypeError naming the parameter, and no random
 number is drawn first."""

@@ -56,7 +56,7 @@ def rng():
 # `pytest --seed-shift K` adds K to every integer seed given to np.random.default_rng
 # (tests, the kit and the graders' hidden draws alike), so the whole suite runs on a
 # different stream of random numbers: a test that passes only on lucky seeds shows up.
-# Run e.g.: for k in $(seq 1 10); do pytest tests/test_assignments_a1_a3.py --seed-shift $k; done
+# Run e.g.: for k in $(seq 1 10); do pytest tests/coursework/test_assignments_a1_a3.py --seed-shift $k; done
 def pytest_addoption(parser):
     parser.addoption("--seed-shift", type=int, default=0,
                      help="add this to every integer seed given to numpy.random.default_rng")

@@ -447,7 +447,7 @@ def test_bad_input(call, exc, text):
         call()
 
 
-# -- panels (the generic sweep and timing live in tests/test_panels.py) --------------------
+# -- panels (the generic sweep and timing live in tests/panels/test_panels.py) --------------------
 def test_generalizer_panel_reproduces_the_seed_table():
     from dpteach import panels
 

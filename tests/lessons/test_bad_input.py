@@ -603,7 +603,7 @@ SPECS += [
 ]
 
 EXEMPT_PARAMS = {
-    # grading runs hand-ins in sandboxes: its jobs/repeats are checked by tests/test_grading.py
+    # grading runs hand-ins in sandboxes: its jobs/repeats are checked by tests/coursework/test_grading.py
     "dpteach.coursework.grading.grade": {"jobs", "repeats"},
     "dpteach.coursework.grading.grade_notebook": {"repeats"},
     "dpteach.attacks.skewness_attack": {"value"},   # a sensitive value: a category label
@@ -1801,7 +1801,7 @@ def test_olh_estimate_refuses_the_two_hour_case_at_once_and_stays_fast_below_the
 def test_pld_refuses_a_composition_sure_to_outgrow_the_grid_before_convolving():
     """interval 1e-5, σ = 1, q = 1e-3, 10^7 steps needs about 9e6 points: it was refused
     only after seconds of convolutions; the width estimate refuses it at once. Neighbouring
-    compositions that fit are still computed (and stay upper bounds: tests/test_pld.py)."""
+    compositions that fit are still computed (and stay upper bounds: tests/lessons/test_pld.py)."""
     t0 = time.perf_counter()
     with pytest.raises(ValueError, match=r"\bsteps\b"):
         pld.PLDAccountant(interval=1e-5).compose_gaussian(1.0, q=1e-3, steps=10**7)

@@ -576,7 +576,7 @@ def test_notebook_19_states_the_far_end_of_a_k_and_the_sources_rightly():
 # subnormals (1e-320), 1e308, 10**400, booleans, strings, None, empty and ragged arrays
 # and huge sizes.
 #
-# Three tables, in tests/test_bad_input.py's style (tests/_bad_values.py's lists and its
+# Three tables, in tests/lessons/test_bad_input.py's style (tests/_bad_values.py's lists and its
 # ``check_row``):
 #
 # * BAD: every value is refused with ValueError or TypeError naming the parameter, before

@@ -336,7 +336,7 @@ def test_huge_workloads_and_runaway_mwem_are_refused_by_name():
 # ------------------------------------------------------------------
 # Bad and extreme input for every public function of dpteach.synthetic (issue 31).
 #
-# Three tables, in the house style of tests/test_bad_input.py and tests/_bad_values.py:
+# Three tables, in the house style of tests/lessons/test_bad_input.py and tests/_bad_values.py:
 #
 # * ``_TABLE``: the usual bad values by kind (NaN, infinities, booleans, strings, None,
 #   empty and ragged arrays, wrong shapes): each raises ValueError or TypeError naming the

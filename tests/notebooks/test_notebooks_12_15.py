@@ -1,6 +1,6 @@
 """Notebooks 12-15 and assignments A7/A8 (issue 19): the imprecisions stay fixed, the gaps stay
 filled, and the panels of these notebooks fit what they draw (typeset formulas and quoted
-numbers are held for every notebook by tests/test_notebook_text.py). Each test reads the committed notebook JSON or builds the panel headless."""
+numbers are held for every notebook by tests/notebooks/test_notebook_text.py). Each test reads the committed notebook JSON or builds the panel headless."""
 
 import math
 from pathlib import Path
@@ -260,7 +260,7 @@ def test_14_known_n_mean_is_laplace_at_width_over_n():
         clipping.known_n_mean([], 0.0, 1.0, 1.0)
 
 
-# typeset maths and numbers tied to outputs: tests/test_notebook_text.py, for every notebook
+# typeset maths and numbers tied to outputs: tests/notebooks/test_notebook_text.py, for every notebook
 
 
 # ------------------------------------------------------------------ panels a student can read

@@ -190,7 +190,7 @@ def test_a9_has_the_subsampled_rdp_task():
     assert "def subsampled_rdp(q, sigma, alpha):" in src and "math.comb(alpha, i)" not in src
 
 
-# typeset maths and numbers tied to outputs: tests/test_notebook_text.py, for every notebook
+# typeset maths and numbers tied to outputs: tests/notebooks/test_notebook_text.py, for every notebook
 
 
 # ------------------------------------------------------------------ panels
