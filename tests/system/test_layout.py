@@ -221,7 +221,7 @@ def test_the_clash_check_would_see_a_clash():
 def test_every_panel_is_listed_once():
     with pytest.raises(KeyError):
         panels.REGISTRY["no_such_panel"]
-    # listed once: the generic harness of tests/test_panels.py iterates REGISTRY
+    # listed once: the generic harness of tests/panels/test_panels.py iterates REGISTRY
     builders = list(panels.REGISTRY.values())
     assert len(builders) == len(set(builders))
 
@@ -443,3 +443,15 @@ def test_the_package_docstring_names_every_module_a_newcomer_meets():
     names += [p.stem for p in (PACKAGE / "coursework").glob("[a-z]*.py")]
     missing = [n for n in sorted(set(names)) if f"``{n}" not in doc]
     assert not missing, f"modules the package docstring does not name: {missing}"
+
+
+def test_test_files_have_unique_basenames_and_heavy_first_names_them():
+    """The test folders hold no two files of one basename (pytest imports each under its
+    basename), and every file HEAVY_FIRST (tests/conftest.py) starts early exists."""
+    from collections import Counter
+
+    from conftest import HEAVY_FIRST
+
+    files = [p.name for p in (PACKAGE.parent / "tests").rglob("*.py")]
+    assert [name for name, n in Counter(files).items() if n > 1] == []
+    assert sorted(set(HEAVY_FIRST) - set(files)) == []
