@@ -31,7 +31,7 @@ TEST_TOOLS = ("pytest", "hypothesis")
 #: environment layers (and the peers they cross-check against) stay in the main layer
 UNIT_TESTS = (
     "accounting", "anonymity", "attacks", "audit", "bad_input", "beyond_global", "bounds", "validate",
-    "clipping", "comparison", "accounting_crossover", "curator", "discrete", "dp_definition",
+    "clipping", "comparison", "curator", "discrete", "dp_definition",
     "exponential_examples", "floating_point", "local", "mechanisms",
     "invariants", "properties_of_dp", "reconstruction", "sensitivity", "sgd", "sparse_vector",
     "synthetic", "tradeoff",
