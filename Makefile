@@ -85,7 +85,7 @@ chromium:
 	fi
 
 # The notebooks' formulas are parsed by KaTeX (one of the two renderers JupyterLab offers)
-# in tests/test_notebook_text.py: KaTeX from the npm registry, into .node/ (Node.js runs it;
+# in tests/notebooks/test_notebook_text.py: KaTeX from the npm registry, into .node/ (Node.js runs it;
 # with CI=true Debian's nodejs and npm are installed first where missing)
 KATEX := .node/node_modules/katex/package.json
 $(KATEX):
@@ -110,12 +110,19 @@ test: $(STAMP) $(GRADE_STAMP) $(NBG_STAMP) $(KATEX) chromium bubblewrap lite-sit
 		-q -p no:cacheprovider --durations=10 --junitxml=test-artifacts/notebooks.xml $(XDIST_NB) \
 		notebooks/*.ipynb
 
-# make check: the quick loop while writing a lesson (about a minute): lint, the layout
-# rules and the lesson modules' own tests. make test runs all of these again, and the rest.
-CHECK_TESTS := tests/test_layout.py tests/test_validate.py tests/test_mechanisms.py \
-	tests/test_sensitivity.py tests/test_accounting.py tests/test_dp_definition.py \
-	tests/test_tradeoff.py tests/test_bounds.py tests/test_discrete.py \
-	tests/test_properties_of_dp.py tests/test_exponential_examples.py tests/test_comparison.py
+# make check: the quick loop while writing a lesson (under a minute on two cores): lint,
+# the layout rules and every file of tests/lessons but the slow ones. make test runs all
+# of these again, and the rest. The rule for CHECK_SLOW: a lesson file whose tests take
+# more than 5 CPU seconds in a make test run (test-artifacts/cpu-*.csv, written by
+# tests/conftest.py) is left to make test. A new lesson file is in make check until it
+# is that slow; then it goes in this list (and, if it takes half a minute or more, in
+# HEAVY_FIRST too).
+CHECK_SLOW := $(addprefix tests/lessons/test_,$(addsuffix .py, \
+	accountants_upper_bound pld rdp sparse sparse_vector beyond_global bad_input synthetic \
+	epsilon_delta_lessons reliability reconstruction clipping pycanon_crosscheck invariants \
+	anonymity audit sgd mechanisms curator))
+CHECK_TESTS := tests/system/test_layout.py \
+	$(filter-out $(CHECK_SLOW),$(sort $(wildcard tests/lessons/test_*.py)))
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -133,16 +140,16 @@ help:
 	@echo "make grade FILES=\"a.ipynb ...\" REPORT=grades.csv   grade hand-ins in the sandbox"
 	@echo "make nbgrader   export the assignments for nbgrader"
 	@echo "make lint       ruff, with the rules in pyproject.toml"
-	@echo "make check      lint, layout and the lesson tests (about a minute)"
+	@echo "make check      lint, layout and the quick lesson tests (under a minute)"
 	@echo "make test       every test layer (about 15-20 minutes on 2 cores)"
 	@echo "make bench      the speed figures of DESIGN.md (benchmarks/)"
 	@echo "make clean      remove the environments and build output"
 
 test-unit: $(STAMP)
-	$(PY) -m pytest tests -q -m "not browser and not minversions" --ignore=tests/test_panels.py
+	$(PY) -m pytest tests -q -m "not browser and not minversions" --ignore=tests/panels/test_panels.py
 
 test-panels: $(STAMP)
-	$(PY) -m pytest tests/test_panels.py -q
+	$(PY) -m pytest tests/panels/test_panels.py -q
 
 test-notebooks: $(STAMP)
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
@@ -153,7 +160,7 @@ test-browser: $(STAMP) chromium
 
 # the lowest declared versions on the lowest Python (cached in .venv-min/)
 test-min: $(STAMP)
-	$(PY) -m pytest tests/test_min_versions.py -q -ra
+	$(PY) -m pytest tests/system/test_min_versions.py -q -ra
 
 # Voilà dashboard of one notebook (code hidden): make demo NB=06 [DEMO_PORT=8866]
 # A preheated kernel runs the notebook as the server starts, so a visitor who arrives once
@@ -197,7 +204,7 @@ $(GRADE_STAMP): pyproject.toml | $(UV)
 	$(UV) pip install --quiet --compile-bytecode --python $(GRADE_VENV)/bin/python -r pyproject.toml --extra grading
 	@touch $(GRADE_STAMP)
 
-# nbgrader itself (for tests/test_nbgrader.py) lives in its own venv: it pins its own
+# nbgrader itself (for tests/coursework/test_nbgrader.py) lives in its own venv: it pins its own
 # Jupyter stack, which must not move the kit's JupyterLab and Voila. Compiled at install
 # like the test venv: where PYTHONDONTWRITEBYTECODE is set, each of its processes would
 # compile every module it imports again (measured: test_nbgrader 2.2 min -> 3.8 min).
@@ -209,7 +216,7 @@ $(NBG_STAMP): pyproject.toml | $(UV)
 nbgrader-setup: $(NBG_STAMP)
 
 test-nbgrader: $(STAMP) $(NBG_STAMP)
-	$(PY) -m pytest tests/test_nbgrader.py -q
+	$(PY) -m pytest tests/coursework/test_nbgrader.py -q
 
 # The course website: the committed notebooks as they are (never executed), the guide, the
 # exercises and the API reference, built into docs/_build/html (open index.html there).
@@ -229,7 +236,7 @@ bench: $(STAMP)
 # and the student exercises) in _build/lite/, built by lite/build.py with the pinned tools of
 # lite/requirements-build.txt (in .venv-lite). LITE_PYODIDE=release (the default) takes
 # Pyodide from its official release archive (network needed); LITE_PYODIDE=registries
-# assembles it from the npm and PyPI registries alone, as make test does (tests/test_lite.py).
+# assembles it from the npm and PyPI registries alone, as make test does (tests/system/test_lite.py).
 # The checked Pyodide is cached in ~/.cache/dpteach-lite. Serve it: python -m http.server -d _build/lite
 LITE_VENV  := .venv-lite
 LITE_STAMP := $(LITE_VENV)/.installed

@@ -20,7 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 def _sample(folder, quick):
     paths = []
     if quick:
-        sys.path.insert(0, str(ROOT / "tests"))
+        sys.path.insert(0, str(ROOT / "tests" / "coursework"))
         import nbformat
         from test_grading import exercise, solution
         for i in range(4):

@@ -32,7 +32,7 @@ rows, so each metric handles 10^5 rows in well under a second):
 
 Where the pycanon library (Sainz-Pardo Díaz & López García 2022) differs
 -------------------------------------------------------------------------
-``tests/test_pycanon_crosscheck.py`` checks k, distinct l and t against pycanon 1.x on
+``tests/lessons/test_pycanon_crosscheck.py`` checks k, distinct l and t against pycanon 1.x on
 the seed tables and on random tables; they agree, except where pycanon is wrong:
 
 1. entropy l-diversity: pycanon returns ``int(e ** H)``; three equally frequent values

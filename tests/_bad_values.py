@@ -1,4 +1,4 @@
-"""The usual bad values by kind, as in tests/test_bad_input.py's table, for the modules of
+"""The usual bad values by kind, as in tests/lessons/test_bad_input.py's table, for the modules of
 notebooks 14 and 15 (dpteach.clipping, dpteach.sparse_vector), whose tests run the same
 check: every bad value raises ValueError or TypeError naming the parameter, and no random
 number is drawn first."""
@@ -146,3 +146,25 @@ def is_finite_answer(value) -> bool:
     if isinstance(value, (numbers.Number, np.number)):
         return bool(np.isfinite(value))
     return True
+
+
+# ------------------------------------------------------------------ the public callables
+def public_names():
+    """Every name a public module of the kit exports: ``(module name, name, object)`` for
+    each entry of the ``__all__`` of every module or package under dpteach whose dotted
+    path has no private part (``dpteach._validate``, ``dpteach.panels._render`` are left
+    out), in the order pkgutil walks them. The one walk over the lesson callables that the
+    bad-input table and the declared checks both start from."""
+    import importlib
+    import pkgutil
+
+    import dpteach
+
+    out = []
+    for info in pkgutil.walk_packages(dpteach.__path__, "dpteach."):
+        if any(part.startswith("_") for part in info.name.split(".")[1:]):
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", ()):
+            out.append((info.name, name, getattr(module, name, None)))
+    return out

@@ -5,6 +5,7 @@ import csv
 import os
 import pathlib
 import resource
+import sys
 from collections import Counter
 
 import matplotlib
@@ -16,6 +17,18 @@ matplotlib.use("Agg")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 ALPHA = 1e-6
+
+# The test files live in one folder per wing (lessons/, panels/, coursework/, notebooks/,
+# system/); the shared helpers (this file, _bad_values.py, _tasks.py) stay here, in
+# tests/, which pytest puts on sys.path for this conftest. Every wing folder goes on
+# sys.path too, so that a test file imports a helper of another file by its basename
+# (`from test_browser import find_chromium`) from any folder, whichever file a run starts
+# with. Basenames are unique across the folders (there is no __init__.py: pytest imports
+# each file under its basename and refuses two files of the same name).
+_HERE = pathlib.Path(__file__).resolve().parent
+for _folder in sorted(p for p in _HERE.iterdir() if p.is_dir() and p.name[0] not in "_."):
+    if str(_folder) not in sys.path:
+        sys.path.append(str(_folder))
 
 
 def ks_pvalue(samples, cdf) -> float:
@@ -43,7 +56,7 @@ def rng():
 # `pytest --seed-shift K` adds K to every integer seed given to np.random.default_rng
 # (tests, the kit and the graders' hidden draws alike), so the whole suite runs on a
 # different stream of random numbers: a test that passes only on lucky seeds shows up.
-# Run e.g.: for k in $(seq 1 10); do pytest tests/test_assignments_a1_a3.py --seed-shift $k; done
+# Run e.g.: for k in $(seq 1 10); do pytest tests/coursework/test_assignments_a1_a3.py --seed-shift $k; done
 def pytest_addoption(parser):
     parser.addoption("--seed-shift", type=int, default=0,
                      help="add this to every integer seed given to numpy.random.default_rng")

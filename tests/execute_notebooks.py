@@ -6,7 +6,7 @@
 A committed notebook keeps every output a reader needs before running anything (text,
 tables and each panel's static picture) but none of what changes on every run or only
 makes sense in a live kernel: the saved widget state, the widget-view part of a panel's
-output (its picture stays), and the execution timestamps. `tests/test_notebook_files.py`
+output (its picture stays), and the execution timestamps. `tests/notebooks/test_notebook_files.py`
 holds the committed notebooks to this.
 """
 

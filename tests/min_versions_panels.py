@@ -1,4 +1,4 @@
-"""Run inside the minimum-versions environment by tests/test_min_versions.py (not a test
+"""Run inside the minimum-versions environment by tests/system/test_min_versions.py (not a test
 module itself): every panel in the registry builds, every control is moved across its
 range and changes the picture; every lesson module imports without the grading extra.
 Prints one JSON line: the versions this ran on and what it checked."""
@@ -10,7 +10,7 @@ import pkgutil
 import platform
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "panels"))
 
 #: instructor machinery that needs the grading extra (nbformat, nbclient)
 GRADING_MODULES = {"dpteach.coursework.grading", "dpteach.coursework.student_copies",

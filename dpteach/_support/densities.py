@@ -5,7 +5,7 @@ form (private; no notebook reads this).
 panel of a notebook may take in all (benchmarks/bench_first_panel.py), while Lap(loc, b)
 and N(loc, sigma^2) have closed forms. Each function here computes exactly what the
 ``scipy.stats`` call named in its docstring computes -- the same formula on the same
-standardised value (x - loc) / scale, so the same floats (tests/test_first_panel.py
+standardised value (x - loc) / scale, so the same floats (tests/notebooks/test_first_panel.py
 compares them bit for bit) -- and a lesson that teaches ``scipy.stats`` still uses it.
 """
 

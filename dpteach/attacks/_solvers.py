@@ -14,7 +14,7 @@ At n = 1000, m = 4n (benchmarks/bench_reconstruction.py --highs-1000) the same H
 solve took 46 s (65 s under a load average of 8), and this method 1.7 s (5-6 s under that
 load) in 12 iterations, for the same optimum (relative difference 6e-12) and the same
 bits, with a certified relative gap below 1e-10. Tests check it against HiGHS to
-optimality (tests/test_reconstruction.py).
+optimality (tests/lessons/test_reconstruction.py).
 """
 
 from __future__ import annotations

@@ -353,7 +353,7 @@ def mechanism_collect(student_fn, request):
 #: exceeds 1.5·b only when mean|z| > 1.5·q_hi·b. With N >= 12 × 14,000 runs per (Δ, ε)
 #: point and alpha_i = 1e-6/274, q_hi = 1.014: 1.1 × Δ/ε fails only if its mean |z| is
 #: 1.38 times its expectation, 2 × Δ/ε passes only if it is 0.76 times it; both have
-#: probability below 1e-300 (tests/test_mechanism_waste.py), so both verdicts hold on
+#: probability below 1e-300 (tests/coursework/test_mechanism_waste.py), so both verdicts hold on
 #: every seed, and a correct mechanism's chance of failing is unchanged.
 WASTE_TOLERANCE = 1.5
 

@@ -15,7 +15,7 @@ holds (part of) an answer carries the cell tag ``solution``, once. This module w
 
 Run ``dpteach exercises`` (``make exercises``) in a clone of the repository after editing
 a solution; ``dpteach exercises --check`` exits with status 1 when the committed
-exercises differ from what would be generated (tests/test_coursework.py checks the
+exercises differ from what would be generated (tests/coursework/test_coursework.py checks the
 same). ``python -m dpteach.coursework.student_copies`` [``--check``] does the same; its default
 folders, like the command's, are ``notebooks/solutions`` and ``notebooks/exercises``
 under the current folder. Handed-in notebooks are graded by :mod:`dpteach.coursework.grading`

@@ -8,7 +8,7 @@ leading underscore) and notes the functions written under ``@register``, importi
 nothing; the registry holds a stand-in for each. Looking a builder up (``REGISTRY[name]``,
 ``.get``, ``.values()``, ``.items()``, ``dp.panels.NAME``) imports that builder's module
 only, whose ``@register`` puts the real builder in place. Reading the sources costs a few
-milliseconds; ``tests/test_layout.py`` holds what it finds to what the modules register.
+milliseconds; ``tests/system/test_layout.py`` holds what it finds to what the modules register.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ SIGMAS = (0.0, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
 SEEDS = 3
 _ALPHA = np.linspace(0.0, 1.0, 201)
 #: :func:`training_grid`'s results as the panel reads them (:func:`grid_record`), so that
-#: the panel opens without training for a second and a half; tests/test_sgd.py retrains
+#: the panel opens without training for a second and a half; tests/lessons/test_sgd.py retrains
 #: the grid and compares it with this file bit for bit (rewrite it with
 #: ``save_grid_record()`` after a change to the training)
 GRID_RECORD = Path(__file__).with_name("dp_sgd_grid.npz")
