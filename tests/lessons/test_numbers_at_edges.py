@@ -61,7 +61,7 @@ def test_gaussian_delta_agrees_with_mpmath_on_a_grid():
 def test_a_gaussian_delta_below_the_float_range_is_not_reported_as_zero():
     # the true delta at eps = 60, sigma = 1 is about 1e-800: 0 would claim pure DP
     smallest = np.nextafter(0.0, 1.0)
-    assert dp.gaussian_delta(1.0, 1.0, 60.0) == smallest
+    assert dp.mechanisms.gaussian_delta(1.0, 1.0, 60.0) == smallest
     assert dp.tradeoff.gdp_delta(1e3, 1.0) == smallest
     loss = dp.tradeoff.privacy_loss_distribution("gaussian", sigma=1.0)
     assert np.all(loss.delta(np.array([60.0, 1e4])) == smallest)
