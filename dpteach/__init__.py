@@ -145,7 +145,7 @@ def _strings(text: str):
 
 
 def _homes(*, importing: bool = False) -> dict:
-    """public name -> the lessons whose ``__all__`` lists it (``"krr_is_better"`` ->
+    """public name -> the lessons whose ``__all__`` lists it (``"k_randomized_response_is_better"`` ->
     ``("local",)``), over every module of ``_SUBMODULES``, read once on first use. Without
     ``importing``, from the sources alone (the contract's names are spelled out there);
     with it, a lesson whose ``__all__`` is computed is imported to read it."""

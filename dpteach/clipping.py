@@ -261,14 +261,14 @@ def clipped_mean_error(values, lower, upper, epsilon):
 
 
 # ------------------------------------------------------------------ private quantile
-def _quantile_scores(values, q, lower, upper):
+def _quantile_scores(values, quantile, lower, upper):
     """Edges z_0 = lower <= z_1 <= ... <= z_n <= z_{n+1} = upper (the clipped values,
-    sorted), interval lengths z_{i+1} - z_i and scores -|i - q n|, i = 0..n."""
+    sorted), interval lengths z_{i+1} - z_i and scores -|i - quantile n|, i = 0..n."""
     x = np.sort(np.clip(values.ravel(), lower, upper))
     n = x.size
     edges = np.concatenate([[lower], x, [upper]])
     lengths = np.diff(edges)
-    scores = -np.abs(np.arange(n + 1) - q * n)
+    scores = -np.abs(np.arange(n + 1) - quantile * n)
     return edges, lengths, scores
 
 
@@ -281,14 +281,14 @@ def _valid_quantile_epsilon(epsilon, name="epsilon"):
     return epsilon
 
 
-@checked(values=Values(allow_empty=True), q=Probability(), lower=Real(), upper=Real(),
+@checked(values=Values(allow_empty=True), quantile=Probability(), lower=Real(), upper=Real(),
          epsilon=Using(_valid_quantile_epsilon))
-def quantile_interval_probabilities(values, q, lower, upper, epsilon):
+def quantile_interval_probabilities(values, quantile, lower, upper, epsilon):
     """Exact probabilities with which :func:`private_quantile` picks each interval.
 
     Sort the values clipped to [lower, upper] and add the two ends:
     lower = z_0 <= z_1 <= ... <= z_n <= z_{n+1} = upper. Interval i = [z_i, z_{i+1}]
-    (i = 0..n) has exactly i values below it, so its score is u_i = -|i - q n|, and
+    (i = 0..n) has exactly i values below it, so its score is u_i = -|i - quantile n|, and
     adding or removing one person moves every u_i by at most 1 (sensitivity 1). The
     exponential mechanism over the points of [lower, upper] (base measure: length)
     picks interval i with probability
@@ -301,7 +301,7 @@ def quantile_interval_probabilities(values, q, lower, upper, epsilon):
     Returns (edges, probabilities): n + 2 edges and n + 1 probabilities. Notebook 14.
     """
     clip_range(lower, upper)                       # lower < upper
-    edges, lengths, scores = _quantile_scores(values, q, lower, upper)
+    edges, lengths, scores = _quantile_scores(values, quantile, lower, upper)
     probs = np.zeros(lengths.size)
     pos = lengths > 0
     probs[pos] = exponential_probabilities(scores[pos] + (2.0 / epsilon) * np.log(lengths[pos]),
@@ -309,24 +309,24 @@ def quantile_interval_probabilities(values, q, lower, upper, epsilon):
     return edges, probs
 
 
-def private_quantile(values, q, lower, upper, epsilon, *, rng=None, size=None):
-    """An epsilon-DP estimate of the q-quantile of values in [lower, upper] (Smith 2011).
+def private_quantile(values, quantile, lower, upper, epsilon, *, rng=None, size=None):
+    """An epsilon-DP estimate of the ``quantile`` (a number in [0, 1]) of values in [lower, upper] (Smith 2011).
 
     Picks interval i of the sorted, clipped values with probability
-    P(i) proportional to (z_{i+1} - z_i) exp(-epsilon |i - q n| / 2)
+    P(i) proportional to (z_{i+1} - z_i) exp(-epsilon |i - quantile n| / 2)
     (see :func:`quantile_interval_probabilities`: the exponential mechanism with score
-    -|rank - q n| of sensitivity 1), through :func:`dpteach.exponential_mechanism`, then a
+    -|rank - quantile n| of sensitivity 1), through :func:`dpteach.exponential_mechanism`, then a
     point uniformly inside it. The result is always in [lower, upper], in the values'
-    units. ``q`` in [0, 1] (0.5 is the median). ``size`` draws that many independent
+    units. ``quantile`` in [0, 1] (0.5 is the median). ``size`` draws that many independent
     releases. Used in notebook 14 to choose a clipping bound privately.
     """
     values = valid_values(values, "values", allow_empty=True)
-    q = valid_probability(q, "q")
+    quantile = valid_probability(quantile, "quantile")
     lo, hi = clip_range(lower, upper)
     epsilon = _valid_quantile_epsilon(epsilon)
     size = valid_size(size)
     rng = valid_rng(rng)
-    edges, lengths, scores = _quantile_scores(values, q, lo, hi)
+    edges, lengths, scores = _quantile_scores(values, quantile, lo, hi)
     pos = np.flatnonzero(lengths > 0)
     idx = exponential_mechanism(pos, scores[pos] + (2.0 / epsilon) * np.log(lengths[pos]), 1.0,
                                 epsilon, rng=rng, size=size)

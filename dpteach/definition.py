@@ -15,7 +15,7 @@ from ._support.lazy import lazy_module
 
 special = lazy_module("scipy.special")   # imported by the first function that uses it
 
-__all__ = ["coin_flip_survey", "rr_standard_error", "posterior_bounds", "blip_distributions",
+__all__ = ["coin_flip_survey", "randomized_response_standard_error", "posterior_bounds", "blip_distributions",
            "gaussian_loss_tail", "hockey_stick_divergence", "smallest_delta", "max_probability_ratio",
            "privacy_loss_between"]
 
@@ -35,7 +35,7 @@ def coin_flip_survey(bits, *, rng=None):
     return int(out) if out.ndim == 0 else out
 
 
-def rr_standard_error(pi, n, epsilon):
+def randomized_response_standard_error(pi, n, epsilon):
     """Standard error of :func:`dpteach.randomized_response_estimate` as an estimate of a
     *population's* fraction pi, when the n respondents are drawn at random from that
     population: sqrt(q(1-q)/n) / (2p - 1) (Warner 1965), where p = e^eps/(1+e^eps) keeps

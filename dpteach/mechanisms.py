@@ -98,27 +98,27 @@ def gaussian_delta(sigma, l2_sensitivity, epsilon) -> float:
     return gaussian_delta_exact(sigma, l2_sensitivity, epsilon)
 
 
-def _valid_eps_grid(eps_grid, name):
-    grid = valid_values(eps_grid, name)
+def _valid_epsilons(epsilons, name):
+    grid = valid_values(epsilons, name)
     if grid.ndim != 1 or (grid <= 0).any():
         raise ValueError(f"{name} must be a 1-D list of epsilons > 0")
     return grid
 
 
-@checked(eps_grid=Using(_valid_eps_grid), l2_sensitivity=Sensitivity(positive=True),
+@checked(epsilons=Using(_valid_epsilons), l2_sensitivity=Sensitivity(positive=True),
          delta=Delta(required=True))
-def sigma_curves(eps_grid, l2_sensitivity, delta):
-    """Classic and analytic sigma over ``eps_grid`` and the delta each really gives.
+def sigma_curves(epsilons, l2_sensitivity, delta):
+    """Classic and analytic sigma over ``epsilons`` and the delta each really gives.
 
     The classic sigma is computed by :func:`gaussian_sigma` at epsilon 0.5 and
     carried to other epsilons by its 1/epsilon form, so that its (invalid) continuation
     past epsilon = 1 can be drawn and its true delta measured with
     :func:`gaussian_delta`. Returns (classic, analytic, true_delta_classic). Notebook 08.
     """
-    classic = gaussian_sigma(l2_sensitivity, 0.5, delta) * 0.5 / eps_grid
-    analytic = l2_sensitivity * analytic_sigma(eps_grid, delta)   # gaussian_sigma(.., analytic=True)
+    classic = gaussian_sigma(l2_sensitivity, 0.5, delta) * 0.5 / epsilons
+    analytic = l2_sensitivity * analytic_sigma(epsilons, delta)   # gaussian_sigma(.., analytic=True)
     true_delta = np.array([gaussian_delta(s, l2_sensitivity, e)
-                           for s, e in zip(classic, eps_grid)])
+                           for s, e in zip(classic, epsilons)])
     return classic, analytic, true_delta
 
 

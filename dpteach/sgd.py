@@ -4,7 +4,7 @@ Logistic regression trained by noisy gradient descent (Abadi et al. 2016, "Deep 
 with differential privacy", Algorithm 1), in NumPy. One step:
 
 1. Poisson subsampling: each training example joins the batch independently with
-   probability q (``batch_rate``);
+   probability q (``sampling_rate``);
 2. per-example gradients g_i of the logistic loss, each clipped to L2 norm at most C:
    g_i · min(1, C / ||g_i||₂) (:func:`clip_gradients`);
 3. the clipped gradients are summed and Gaussian noise N(0, σ²C² I) is added
@@ -45,11 +45,11 @@ __all__ = ["clip_gradients", "noisy_gradient_sum", "per_example_gradients", "log
 #: training recipe shared by the private and the non-private run (the non-private run
 #: uses noise_multiplier 0 and clip inf).
 EXAMPLE = {"n_train": 300, "n_test": 1000, "d": 1500, "noise_scale": 0.15, "signal": 0.7,
-           "epochs": 10, "batch_rate": 0.1, "clip": 1.0, "learning_rate": 3.0,
+           "epochs": 10, "sampling_rate": 0.1, "clip": 1.0, "learning_rate": 3.0,
            "noise_multiplier": 3.0, "delta": 1e-5}
 
 
-#: the most gradient steps one call of dp_sgd takes (epochs x round(1/batch_rate))
+#: the most gradient steps one call of dp_sgd takes (epochs x round(1/sampling_rate))
 _MAX_STEPS = 10 ** 6
 
 
@@ -186,7 +186,7 @@ class DPSGDResult:
     ``weights`` (d,): the final model; ``epochs`` (E,): 1..E; ``epsilons`` (E,): ε at δ
     after each epoch (inf when σ = 0; None when the run kept no account,
     ``accountant=None``); ``steps``: steps taken (E·round(1/q)); ``history`` (E + 1, d):
-    the weights at the start and after each epoch; ``delta``, ``batch_rate``,
+    the weights at the start and after each epoch; ``delta``, ``sampling_rate``,
     ``noise_multiplier``, ``clip``: the run's parameters.
     """
 
@@ -196,7 +196,7 @@ class DPSGDResult:
     steps: int
     history: np.ndarray
     delta: float
-    batch_rate: float
+    sampling_rate: float
     noise_multiplier: float
     clip: float
 
@@ -209,11 +209,11 @@ class DPSGDResult:
         return float(self.epsilons[-1]) if self.epsilons.size else 0.0
 
 
-def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, rng=None,
+def dp_sgd(X, y, *, epochs, sampling_rate, clip, noise_multiplier, learning_rate, rng=None,
            accountant="rdp", delta=1e-5, w0=None, progress=False):
     """Train logistic regression with DP-SGD; return a :class:`DPSGDResult`.
 
-    Each epoch has round(1/q) steps (q = ``batch_rate``). Each step draws a Poisson
+    Each epoch has round(1/q) steps (q = ``sampling_rate``). Each step draws a Poisson
     sample (every example with probability q), takes the sampled examples' gradients
     (:func:`per_example_gradients`), clips each to L2 norm C (``clip``; inf = no
     clipping) and adds N(0, σ²C² I) to their sum (:func:`noisy_gradient_sum`; σ =
@@ -235,7 +235,7 @@ def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, r
     X, y = _data(X, y)
     n, d = X.shape
     epochs, q, c, sigma, eta, delta, accountant = _valid_training(
-        epochs, batch_rate, clip, noise_multiplier, learning_rate, delta, accountant)
+        epochs, sampling_rate, clip, noise_multiplier, learning_rate, delta, accountant)
     rng = valid_rng(rng)
     steps_per_epoch = max(1, int(round(1.0 / q)))
     w = np.zeros(d) if w0 is None else _weights(w0, d, "w0").copy()
@@ -263,13 +263,13 @@ def dp_sgd(X, y, *, epochs, batch_rate, clip, noise_multiplier, learning_rate, r
                        else None, epochs * steps_per_epoch, np.array(history), delta, q, sigma, c)
 
 
-def _valid_training(epochs, batch_rate, clip, noise_multiplier, learning_rate, delta, accountant):
+def _valid_training(epochs, sampling_rate, clip, noise_multiplier, learning_rate, delta, accountant):
     """Every training parameter of :func:`dp_sgd`, checked before any work or draw; the
     accountant comes back ready to use ("rdp" -> a fresh RDPAccountant)."""
     from .rdp import RDPAccountant
 
     epochs = valid_positive_int(epochs, "epochs", maximum=100_000)
-    q = valid_real(batch_rate, "batch_rate", low=0.0, high=1.0, low_open=True)
+    q = valid_real(sampling_rate, "sampling_rate", low=0.0, high=1.0, low_open=True)
     c = _clip(clip)
     sigma = valid_real(noise_multiplier, "noise_multiplier", low=0.0, high=1e150)
     if 0 < sigma < 1e-150:
@@ -290,12 +290,12 @@ def _valid_training(epochs, batch_rate, clip, noise_multiplier, learning_rate, d
         raise TypeError(f"accountant must be 'rdp', an RDPAccountant or None, got "
                         f"{type(accountant).__name__}")
     if q * _MAX_STEPS < 1:   # round(1/q) steps per epoch: a tiny q would run for ever
-        raise ValueError(f"batch_rate must be >= {1 / _MAX_STEPS:g} (round(1/batch_rate) "
+        raise ValueError(f"sampling_rate must be >= {1 / _MAX_STEPS:g} (round(1/sampling_rate) "
                          f"steps per epoch, at most {_MAX_STEPS:,} steps), got {q:g}")
     steps_per_epoch = max(1, int(round(1.0 / q)))
     if epochs * steps_per_epoch > _MAX_STEPS:
-        raise ValueError(f"epochs * round(1/batch_rate) must be <= {_MAX_STEPS:,} steps, got "
-                         f"{epochs} epochs of {steps_per_epoch:,} (batch_rate = {q:g})")
+        raise ValueError(f"epochs * round(1/sampling_rate) must be <= {_MAX_STEPS:,} steps, got "
+                         f"{epochs} epochs of {steps_per_epoch:,} (sampling_rate = {q:g})")
     return epochs, q, c, sigma, eta, delta, accountant
 
 
@@ -367,7 +367,7 @@ def membership_game(X, y, *, rng=None, **training):
     args = inspect.signature(dp_sgd).bind(X, y, **training)
     args.apply_defaults()
     a = args.arguments
-    _valid_training(a["epochs"], a["batch_rate"], a["clip"], a["noise_multiplier"],
+    _valid_training(a["epochs"], a["sampling_rate"], a["clip"], a["noise_multiplier"],
                     a["learning_rate"], a["delta"], a["accountant"])
     rng = valid_rng(rng)
     joined = rng.random(X.shape[0]) < 0.5

@@ -38,7 +38,7 @@ One idea per module, every public name reached from here (``dp.local.NAME``):
 """
 
 from .hashing import olh_estimate, olh_hash_size, olh_reports, olh_variance
-from .protocols import (PROTOCOLS, krr_crossover_epsilon, krr_crossover_k, protocol_variances,
+from .protocols import (PROTOCOLS, k_randomized_response_crossover_epsilon, k_randomized_response_crossover_k, protocol_variances,
                         report_bits)
 from .randomizers import (MECHANISMS, estimate_from_counts, k_randomized_response,
                           k_randomized_response_estimate, k_randomized_response_keep_probability,
@@ -46,7 +46,7 @@ from .randomizers import (MECHANISMS, estimate_from_counts, k_randomized_respons
                           unary_encoding_estimate, unary_encoding_output_probabilities,
                           unary_encoding_probabilities)
 from .simulation import central_histogram_estimate, example_frequencies, report_counts, true_counts
-from .variance import central_variance, krr_is_better, local_variance
+from .variance import central_variance, k_randomized_response_is_better, local_variance
 
 __all__ = [
     "olh_hash_size",
@@ -70,10 +70,10 @@ __all__ = [
     "central_histogram_estimate",
     "example_frequencies",
     "true_counts",
-    "krr_is_better",
+    "k_randomized_response_is_better",
     "PROTOCOLS",
     "protocol_variances",
-    "krr_crossover_k",
-    "krr_crossover_epsilon",
+    "k_randomized_response_crossover_k",
+    "k_randomized_response_crossover_epsilon",
     "report_bits",
 ]

@@ -25,7 +25,7 @@ from .._support.validate import valid_positive_int, valid_real, valid_values
 from .hashing import olh_hash_size, olh_variance
 from .variance import local_variance
 
-__all__ = ["PROTOCOLS", "protocol_variances", "krr_crossover_k", "krr_crossover_epsilon", "report_bits"]
+__all__ = ["PROTOCOLS", "protocol_variances", "k_randomized_response_crossover_k", "k_randomized_response_crossover_epsilon", "report_bits"]
 
 #: the frequency oracles compared: k-RR, symmetric and optimized unary encoding, OLH
 PROTOCOLS = ("krr", "sue", "oue", "olh")
@@ -74,12 +74,12 @@ def protocol_variances(k, epsilon, protocols=PROTOCOLS) -> dict:
     return out
 
 
-def krr_crossover_k(epsilon, *, against="oue") -> float:
+def k_randomized_response_crossover_k(epsilon, *, against="oue") -> float:
     """The domain size k at which k-RR's Var* equals ``against``'s; k-RR is better below it.
 
     k-RR's n Var* = (e^eps + k - 2) / (e^eps - 1)^2 grows linearly in k [WBLJ17];
     the others' V do not depend on k, so k = V (e^eps - 1)^2 - e^eps + 2. Against OUE
-    (V = 4 e^eps / (e^eps - 1)^2) it is 3 e^eps + 2, :func:`dpteach.local.krr_is_better`'s
+    (V = 4 e^eps / (e^eps - 1)^2) it is 3 e^eps + 2, :func:`dpteach.local.k_randomized_response_is_better`'s
     rule [WBLJ17]; against OLH the rounding of g moves it slightly. Notebook 17.
     """
     epsilon = valid_real(epsilon, "epsilon", low=1e-3, high=30.0)
@@ -87,7 +87,7 @@ def krr_crossover_k(epsilon, *, against="oue") -> float:
     return float(v * np.expm1(epsilon) ** 2 - np.exp(epsilon) + 2.0)
 
 
-def krr_crossover_epsilon(k, *, against="oue", low=1e-3, high=20.0):
+def k_randomized_response_crossover_epsilon(k, *, against="oue", low=1e-3, high=20.0):
     """The epsilon at which k-RR's Var* equals ``against``'s at domain size k (k-RR is
     better above it), or None when one of them is better on all of [low, high].
 

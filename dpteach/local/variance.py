@@ -16,7 +16,7 @@ from .._support.validate import valid_positive_int, valid_real, valid_values
 from ._inputs import MAX_N, valid_k, valid_local_epsilon
 from .randomizers import report_probabilities, valid_mechanism
 
-__all__ = ["local_variance", "central_variance", "krr_is_better"]
+__all__ = ["local_variance", "central_variance", "k_randomized_response_is_better"]
 
 
 def local_variance(n, k, epsilon, *, mechanism="oue", frequency=None):
@@ -35,7 +35,7 @@ def local_variance(n, k, epsilon, *, mechanism="oue", frequency=None):
     (f_v is the dataset's own fraction) and only the mechanism's coins are random. If the
     n people are instead drawn at random from a population with fraction f_v, add the
     sampling variance f_v (1 - f_v) / n; for k = 2 that sum is Warner's formula,
-    :func:`dpteach.definition.rr_standard_error` squared. Notebook 17.
+    :func:`dpteach.definition.randomized_response_standard_error` squared. Notebook 17.
     """
     n = valid_positive_int(n, "n", maximum=MAX_N)
     k = valid_k(k)
@@ -72,7 +72,7 @@ def central_variance(n, epsilon, *, sensitivity=1.0) -> float:
     return float(var)
 
 
-def krr_is_better(k, epsilon) -> bool:
+def k_randomized_response_is_better(k, epsilon) -> bool:
     """True when k-RR's Var* is below OUE's: k - 2 < 3 e^eps (Wang et al. 2017 compare the two).
 
     From (e^eps + k - 2) < 4 e^eps. Notebook 17.

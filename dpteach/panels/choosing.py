@@ -30,12 +30,12 @@ _COLOURS = {"Laplace": PALETTE["orange"], "Gaussian": PALETTE["blue"],
             "Exponential": PALETTE["green"]}
 
 
-def error_curves(eps_grid, *, delta, count):
-    """Expected absolute errors of the three mechanisms over ``eps_grid`` (dict of arrays)."""
-    eps_grid = valid_values(eps_grid, "eps_grid")
-    if eps_grid.ndim != 1 or (eps_grid <= 0).any():
-        raise ValueError("eps_grid must be a 1-D list of epsilons > 0")
-    return count_release_error_curves(eps_grid, delta=delta, count=count, n_max=N_MAX)
+def error_curves(epsilons, *, delta, count):
+    """Expected absolute errors of the three mechanisms over ``epsilons`` (dict of arrays)."""
+    epsilons = valid_values(epsilons, "epsilons")
+    if epsilons.ndim != 1 or (epsilons <= 0).any():
+        raise ValueError("epsilons must be a 1-D list of epsilons > 0")
+    return count_release_error_curves(epsilons, delta=delta, count=count, n_max=N_MAX)
 
 
 @register

@@ -10,7 +10,7 @@ from scipy import special
 
 from .. import mechanisms
 from ..definition import (blip_distributions, max_probability_ratio, posterior_bounds,
-                          rr_standard_error, smallest_delta)
+                          randomized_response_standard_error, smallest_delta)
 from ..plots import PALETTE, bars, density_line, hline, label_axes, log_axes, new_figure, set_band, vline
 from ._controls import float_slider, log_slider
 from ._panel import Panel
@@ -24,7 +24,7 @@ __all__ = ["dp_randomized_response", "dp_delta_blip", "dp_prior_posterior"]
 def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
     """Randomized response: epsilon against the chance of telling the truth, and the
     error of the unbiased estimate of the true fraction against the number of people.
-    The error is Warner's (:func:`dpteach.definition.rr_standard_error`): each simulated survey draws
+    The error is Warner's (:func:`dpteach.definition.randomized_response_standard_error`): each simulated survey draws
     its n respondents afresh from a population whose fraction is pi (notebook 04 sets it
     beside the error for one fixed table)."""
     controls = {"epsilon": log_slider("privacy ε", epsilon, -1.3, 0.7, 0.02),
@@ -57,7 +57,7 @@ def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
         n = int(round(n))
         p = mechanisms.randomized_response_keep_probability(epsilon)
         dot.set_data([epsilon], [p])
-        se = rr_standard_error(pi, ns, epsilon)
+        se = randomized_response_standard_error(pi, ns, epsilon)
         theory.set_ydata(se)
         q = p * pi + (1 - p) * (1 - pi)
         # the number of reported ones in a survey of n people is Binomial(n, q); a fixed
@@ -65,7 +65,7 @@ def dp_randomized_response(epsilon=float(np.log(3)), pi=0.3, n=1000.0):
         counts = np.random.default_rng(2024).binomial(ns[:, None], q, size=(ns.size, reps))
         est = (counts / ns[:, None] - (1 - p)) / (2 * p - 1)
         emp.set_ydata(np.sqrt(((est - pi) ** 2).mean(axis=1)))
-        se_n = rr_standard_error(pi, n, epsilon)
+        se_n = randomized_response_standard_error(pi, n, epsilon)
         here.set_data([n], [se_n])
         return (f"ε = {epsilon:.3g}: truth kept with p = {p:.3f}; with n = {n:,} and π = {pi:.2f} "
                 f"the estimate's standard error is {se_n:.3g} (Warner's: respondents drawn "

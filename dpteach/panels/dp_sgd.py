@@ -44,7 +44,7 @@ def training_grid(sigmas=SIGMAS, seeds=SEEDS, data_seed=0):
     for s in sigmas:
         for seed in range(seeds):
             r, joined = _sgd.membership_game(
-                pool_X, pool_y, epochs=ex["epochs"], batch_rate=ex["batch_rate"],
+                pool_X, pool_y, epochs=ex["epochs"], sampling_rate=ex["sampling_rate"],
                 clip=ex["clip"] if s else np.inf, noise_multiplier=s,
                 learning_rate=ex["learning_rate"], rng=1000 + seed,
                 accountant="rdp" if seed == 0 else None, delta=ex["delta"])
@@ -210,8 +210,8 @@ def dp_sgd_attack(noise_multiplier=3.0, epoch=10, seed=0):
                       fontsize=title_size)
         eps_text = "∞ (no noise)" if s == 0 else f"{eps[e]:.3g}"
         return (f"{'non-private' if s == 0 else f'σ = {s:g}'}, after epoch {epoch} "
-                f"({int(epoch) * int(round(1 / ex['batch_rate']))} steps, q = "
-                f"{ex['batch_rate']:g}): ε = {eps_text} at δ = {delta:g}; test accuracy "
+                f"({int(epoch) * int(round(1 / ex['sampling_rate']))} steps, q = "
+                f"{ex['sampling_rate']:g}): ε = {eps_text} at δ = {delta:g}; test accuracy "
                 f"{acc[e]:.3f} (non-private {nonpriv:.3f}). The attack's best α + β is "
                 f"{best:.2f}; {int(out.sum())} of its {alpha.size} thresholds lie in the region "
                 f"forbidden by {which} beyond sampling doubt.")

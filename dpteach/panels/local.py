@@ -186,13 +186,13 @@ def local_protocols_variance(epsilon=1.0, k=64):
                 by_eps.clear()
             by_eps[epsilon] = ({**local.protocol_variances(_K_GRID[:1], epsilon, protocols=("sue", "oue", "olh")),
                                 **local.protocol_variances(_K_GRID, epsilon, protocols=("krr",))},
-                               local.krr_crossover_k(epsilon, against="oue"),
-                               local.krr_crossover_k(epsilon, against="olh"))
+                               local.k_randomized_response_crossover_k(epsilon, against="oue"),
+                               local.k_randomized_response_crossover_k(epsilon, against="olh"))
         if k not in by_k:
             if len(by_k) > 64:
                 by_k.clear()
             by_k[k] = ({**flat, **local.protocol_variances(k, _EPS_GRID, protocols=("krr",))},
-                       local.krr_crossover_epsilon(k, against="oue", low=0.1, high=10.0))
+                       local.k_randomized_response_crossover_epsilon(k, against="oue", low=0.1, high=10.0))
         over_k, k_oue, k_olh = by_eps[epsilon]
         over_e, e_oue = by_k[k]
         here = local.protocol_variances(k, epsilon)

@@ -98,8 +98,8 @@ def loss_distribution(mechanism="laplace", epsilon=1.0, delta=1e-5, ratio=0.5):
         y = dens.get_ydata()
         set_band(shade, x, zero, np.where(x > ratio, np.nan_to_num(y), 0.0))
         cut.set_xdata([ratio, ratio])
-        eps_grid = r * epsilon
-        d, t = pld.delta(eps_grid), pld.tail(eps_grid)
+        epsilons = r * epsilon
+        d, t = pld.delta(epsilons), pld.tail(epsilons)
         l_delta.set_ydata(np.where(d > 0, d, np.nan))
         l_tail.set_ydata(np.where(t > 0, t, np.nan))
         d0, t0 = float(pld.delta(ratio * epsilon)), float(pld.tail(ratio * epsilon))

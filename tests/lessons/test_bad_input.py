@@ -305,7 +305,7 @@ SPECS += [
     # definition (notebook 04)
     Spec(definition.coin_flip_survey, dict(bits=[0, 1, 1]),
          dict(bits=BAD_BITS, rng=BAD_RNG + [-1])),
-    Spec(definition.rr_standard_error, dict(pi=0.3, n=100, epsilon=1.0),
+    Spec(definition.randomized_response_standard_error, dict(pi=0.3, n=100, epsilon=1.0),
          dict(pi=BAD_PROB, n=[0, 2.5, NAN, INF, True, "3", None, [0]], epsilon=BAD_EPSILON)),
     Spec(definition.posterior_bounds, dict(prior=0.3, epsilon=1.0),
          dict(prior=BAD_VALUES + [-0.1, 1.5, [0.5, 2.0]], epsilon=BAD_EPSILON)),
@@ -469,10 +469,10 @@ SPECS += [
          dict(class_size=BAD_COUNT + [1000], class_share=BAD_PROB, n=BAD_COUNT + [10 ** 400],
               positives=BAD_COUNT + [1001], other_size=BAD_COUNT)),
     # panel helpers (the builders are checked over REGISTRY below)
-    Spec(p_choosing.error_curves, dict(eps_grid=[0.5, 1.0], delta=1e-5, count=50),
-         dict(eps_grid=BAD_VALUES + [[0.0, 1.0]], delta=BAD_DELTA_REQUIRED, count=BAD_INT0)),
-    Spec(mechanisms.sigma_curves, dict(eps_grid=[0.5, 0.9], l2_sensitivity=1.0, delta=1e-5),
-         dict(eps_grid=BAD_VALUES + [[0.0, 1.0]], l2_sensitivity=BAD_SENSITIVITY_POSITIVE,
+    Spec(p_choosing.error_curves, dict(epsilons=[0.5, 1.0], delta=1e-5, count=50),
+         dict(epsilons=BAD_VALUES + [[0.0, 1.0]], delta=BAD_DELTA_REQUIRED, count=BAD_INT0)),
+    Spec(mechanisms.sigma_curves, dict(epsilons=[0.5, 0.9], l2_sensitivity=1.0, delta=1e-5),
+         dict(epsilons=BAD_VALUES + [[0.0, 1.0]], l2_sensitivity=BAD_SENSITIVITY_POSITIVE,
               delta=BAD_DELTA_REQUIRED)),
     Spec(comparison.queries_noise, dict(k=[1, 4], epsilon=0.5, delta=1e-5),
          dict(k=BAD_VALUES + [[0, 1]], epsilon=BAD_EPSILON, delta=BAD_DELTA_REQUIRED,
@@ -653,7 +653,7 @@ SPECS += [
     Spec(_opt(_local, "example_frequencies"), dict(k=4), dict(k=BAD_K2)),
     Spec(_opt(_local, "true_counts"), dict(n=10, frequencies=[0.5, 0.5]),
          dict(n=BAD_INT0)),
-    Spec(_opt(_local, "krr_is_better"), dict(k=4, epsilon=1.0),
+    Spec(_opt(_local, "k_randomized_response_is_better"), dict(k=4, epsilon=1.0),
          dict(k=BAD_K2, epsilon=BAD_EPSILON)),
     Spec(_opt(_rdp, "gaussian_rdp"), dict(order=2.0, sigma=1.0),
          dict(sigma=BAD_SCALE, l2_sensitivity=BAD_SENSITIVITY)),
@@ -682,15 +682,15 @@ _X2, _Y2 = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]]), np.array(
 
 SPECS += [
     Spec(_opt(_sgd, "dp_sgd"),
-         dict(X=_X2, y=_Y2, epochs=1, batch_rate=0.5, clip=1.0, noise_multiplier=1.0,
+         dict(X=_X2, y=_Y2, epochs=1, sampling_rate=0.5, clip=1.0, noise_multiplier=1.0,
               learning_rate=0.1),
-         dict(delta=BAD_DELTA_REQUIRED, epochs=BAD_COUNT, batch_rate=BAD_PROB + [0],
+         dict(delta=BAD_DELTA_REQUIRED, epochs=BAD_COUNT, sampling_rate=BAD_PROB + [0],
               clip=BAD_SCALE, noise_multiplier=BAD_SCALE[:-4], learning_rate=BAD_SCALE,
               rng=BAD_RNG + [-1], accountant=["rpd", "", True, 1.0, object()])),
     Spec(_opt(_sgd, "calibrate_noise_multiplier"),
-         dict(target_epsilon=1.0, delta=1e-5, steps=10, batch_rate=0.1),
+         dict(target_epsilon=1.0, delta=1e-5, steps=10, sampling_rate=0.1),
          dict(target_epsilon=BAD_EPSILON, delta=BAD_DELTA_REQUIRED, steps=BAD_COUNT,
-              batch_rate=BAD_PROB + [0], tol=BAD_SCALE)),
+              sampling_rate=BAD_PROB + [0], tol=BAD_SCALE)),
     Spec(_opt(_sgd, "make_overfit_data"), dict(n_train=20, n_test=20, d=10),
          dict(n_train=BAD_COUNT, n_test=BAD_COUNT, d=BAD_COUNT, informative=BAD_COUNT,
               signal=BAD_REAL, noise_scale=BAD_SENSITIVITY, rng=BAD_RNG + [-1])),
@@ -803,9 +803,9 @@ SPECS += [
          dict(k=[[2, 2.5], [1], [NAN], "8", None, [True]],
               epsilon=[v for v in BAD_EPSILON if not isinstance(v, list)],
               protocols=[["nope"], [None], 3])),
-    Spec(_lp.krr_crossover_k, dict(epsilon=1.0),
+    Spec(_lp.k_randomized_response_crossover_k, dict(epsilon=1.0),
          dict(epsilon=BAD_EPSILON + [100.0], against=["krr", "nope", None])),
-    Spec(_lp.krr_crossover_epsilon, dict(k=64),
+    Spec(_lp.k_randomized_response_crossover_epsilon, dict(k=64),
          dict(k=BAD_COUNT, against=["krr", "nope", None], low=BAD_EPSILON + [100.0],
               high=BAD_EPSILON + [100.0, 1e-3])),
     Spec(_lp.report_bits, dict(k=64, epsilon=1.0, protocol="olh"),
@@ -946,7 +946,7 @@ NUMERIC_NAMES = {
     "t_grid", "beta", "opt", "n_candidates", "n", "m", "size", "universe_size", "count",
     "count_x", "count_y", "count_all", "count_without_target", "mean_all", "n_all",
     "mean_rest", "n_rest", "bound", "noise_bound", "z", "pi", "prior", "keep", "threshold",
-    "min_fraction", "max_epsilon", "top", "copies", "window", "eps_grid", "k_grid", "ratio",
+    "min_fraction", "max_epsilon", "top", "copies", "window", "epsilons", "k_grid", "ratio",
     "ratios", "ns", "alpha", "lower", "upper", "output", "candidate", "outputs", "p", "q",
     "spread", "split", "prevalence", "timeout", "task_timeout", "points", "max_points",
 }
@@ -1153,13 +1153,13 @@ def _variant_closure(name):
 
 
 def _dpsgd_result_epsilon(delta=1e-5):
-    res = _sgd.dp_sgd(_X2, _Y2, epochs=1, batch_rate=0.5, clip=1.0, noise_multiplier=1.0,
+    res = _sgd.dp_sgd(_X2, _Y2, epochs=1, sampling_rate=0.5, clip=1.0, noise_multiplier=1.0,
                          learning_rate=0.1, delta=delta, rng=np.random.default_rng(0))
     return res.epsilon
 
 
 _ANS = [10.0, 30.0, 60.0]
-_SGD = dict(X=_X2, y=_Y2, epochs=1, batch_rate=0.5, clip=1.0, noise_multiplier=1.0,
+_SGD = dict(X=_X2, y=_Y2, epochs=1, sampling_rate=0.5, clip=1.0, noise_multiplier=1.0,
             learning_rate=0.1)
 _W = [0.1, -0.2]
 
@@ -1230,11 +1230,11 @@ EDGE_SPECS = [
                                                 upper=1.0),
              ("lower", "upper"), arrays=("noisy_sum", "noisy_count")),
     EdgeSpec(_clipping.quantile_interval_probabilities,
-             dict(values=[0.2, 0.5], q=0.5, lower=0.0, upper=1.0, epsilon=1.0),
-             ("q", "lower", "upper", "epsilon"), arrays=("values",)),
+             dict(values=[0.2, 0.5], quantile=0.5, lower=0.0, upper=1.0, epsilon=1.0),
+             ("quantile", "lower", "upper", "epsilon"), arrays=("values",)),
     EdgeSpec(_clipping.private_quantile,
-             dict(values=[0.2, 0.5], q=0.5, lower=0.0, upper=1.0, epsilon=1.0, rng=0),
-             ("q", "lower", "upper", "epsilon"), ("size",), arrays=("values",)),
+             dict(values=[0.2, 0.5], quantile=0.5, lower=0.0, upper=1.0, epsilon=1.0, rng=0),
+             ("quantile", "lower", "upper", "epsilon"), ("size",), arrays=("values",)),
     EdgeSpec(_clipping.example_incomes, dict(n=10), sizes=("n", "seed")),
     # sparse vector
     EdgeSpec(_sv.above_threshold, dict(query_answers=_ANS, threshold=40.0, epsilon=1.0, rng=0),
@@ -1312,7 +1312,7 @@ EDGE_SPECS = [
              ("epsilon",), ("size",), arrays=("counts",)),
     EdgeSpec(_local.example_frequencies, dict(k=4), sizes=("k",)),
     EdgeSpec(_local.true_counts, dict(n=10, frequencies=[0.5, 0.5]), sizes=("n",)),
-    EdgeSpec(_local.krr_is_better, dict(k=4, epsilon=1.0), ("epsilon",), ("k",)),
+    EdgeSpec(_local.k_randomized_response_is_better, dict(k=4, epsilon=1.0), ("epsilon",), ("k",)),
     # dp_sgd
     EdgeSpec(_sgd.clip_gradients, dict(per_example_grads=[[3.0, 4.0], [0.1, 0.2]], clip=1.0),
              ("clip",), arrays=("per_example_grads",)),
@@ -1324,7 +1324,7 @@ EDGE_SPECS = [
     EdgeSpec(_sgd.predict, dict(w=_W, X=_X2), arrays=("w", "X")),
     EdgeSpec(_sgd.accuracy, dict(w=_W, X=_X2, y=_Y2), arrays=("w", "X")),
     EdgeSpec(_sgd.dp_sgd, dict(_SGD, rng=0),
-             ("batch_rate", "clip", "noise_multiplier", "learning_rate", "delta"), ("epochs",),
+             ("sampling_rate", "clip", "noise_multiplier", "learning_rate", "delta"), ("epochs",),
              arrays=("X", "w0")),
     EdgeSpec(_dpsgd_result_epsilon, dict(delta=1e-5), ("delta",), name="DPSGDResult.epsilon"),
     EdgeSpec(_sgd.membership_inference, dict(member_losses=[0.1, 0.2], nonmember_losses=[0.5, 0.9]),
@@ -1332,9 +1332,9 @@ EDGE_SPECS = [
              infinite_ok=("member_losses", "nonmember_losses")),   # thresholds -inf, +inf (docstring)
     EdgeSpec(_sgd.make_overfit_data, dict(n_train=5, n_test=5, d=6, rng=0),
              ("signal", "noise_scale"), ("n_train", "n_test", "d", "informative")),
-    EdgeSpec(_sgd.membership_game, dict(X=_X2, y=_Y2, epochs=1, batch_rate=0.5, clip=1.0,
+    EdgeSpec(_sgd.membership_game, dict(X=_X2, y=_Y2, epochs=1, sampling_rate=0.5, clip=1.0,
                                            noise_multiplier=1.0, learning_rate=0.1, rng=0),
-             ("batch_rate", "clip", "noise_multiplier", "learning_rate"), ("epochs",), arrays=("X",)),
+             ("sampling_rate", "clip", "noise_multiplier", "learning_rate"), ("epochs",), arrays=("X",)),
     EdgeSpec(properties.group_privacy_chain, dict(epsilon=0.5, delta=1e-6, k=3), ("epsilon", "delta"), ("k",),
              infinite_ok=("epsilon", "k")),
     EdgeSpec(tradeoff.gdp_delta, dict(epsilon=1.0, mu=1.0), ("epsilon", "mu")),
@@ -1364,8 +1364,8 @@ EDGE_SPECS = [
     EdgeSpec(_sv.noisy_top_c, dict(query_answers=_ANS, epsilon=1.0, c=2, rng=0),
              ("epsilon", "sensitivity"), ("c",), arrays=("query_answers",)),
     EdgeSpec(_lp.protocol_variances, dict(k=[2, 64], epsilon=1.0), ("epsilon",), arrays=("k",)),
-    EdgeSpec(_lp.krr_crossover_k, dict(epsilon=1.0), ("epsilon",)),
-    EdgeSpec(_lp.krr_crossover_epsilon, dict(k=64), ("low", "high"), ("k",)),
+    EdgeSpec(_lp.k_randomized_response_crossover_k, dict(epsilon=1.0), ("epsilon",)),
+    EdgeSpec(_lp.k_randomized_response_crossover_epsilon, dict(k=64), ("low", "high"), ("k",)),
     EdgeSpec(_lp.report_bits, dict(k=64, epsilon=1.0, protocol="olh"), ("epsilon",), ("k", "seed_bits")),
 ]
 _EDGE_ROWS = [row for spec in EDGE_SPECS for row in spec.rows()]
@@ -1489,7 +1489,7 @@ _LAPLACE_LOSS = tradeoff.privacy_loss_distribution("laplace", epsilon=1.0)
 CALLS = {
     "dpteach.mechanisms.clamped_sum": (None, dict(values=[1.0, 7.0, 30.0], lower=0.0,
                                                   upper=10.0, epsilon=0.5, size=3)),
-    "dpteach.mechanisms.sigma_curves": (None, dict(eps_grid=[0.5, 1.0], l2_sensitivity=1.0,
+    "dpteach.mechanisms.sigma_curves": (None, dict(epsilons=[0.5, 1.0], l2_sensitivity=1.0,
                                                    delta=1e-5)),
     "dpteach.mechanisms.exponential_mechanism": (None, dict(candidates=["a", "b"],
                                                             scores=[1.0, 2.0], sensitivity=1.0,
@@ -1516,7 +1516,7 @@ CALLS = {
                                                     lower=0.0, upper=10.0, epsilon=1.0,
                                                     delta=1e-5, proposed_bound=1.0)),
     "dpteach.clipping.quantile_interval_probabilities": (None, dict(values=[1.0, 7.0, 30.0],
-                                                                     q=0.5, lower=0.0,
+                                                                     quantile=0.5, lower=0.0,
                                                                      upper=10.0, epsilon=1.0)),
     "dpteach.local.randomizers.k_randomized_response": (None, dict(values=[0, 1, 2], k=3, epsilon=1.0)),
     "dpteach.local.randomizers.unary_encoding": (None, dict(values=[0, 1, 2], k=3, epsilon=1.0)),

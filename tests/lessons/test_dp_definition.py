@@ -40,19 +40,19 @@ def test_rr_standard_error_matches_simulated_estimates(rng):
     truth = (np.arange(n) < int(pi * n)).astype(int)
     est = np.array([dp.randomized_response_estimate(dp.randomized_response(truth, eps, rng=rng), eps)
                     for _ in range(surveys)])
-    se = dd.rr_standard_error(pi, n, eps)
+    se = dd.randomized_response_standard_error(pi, n, eps)
     # the estimate is (count/n - (1-p))/(2p-1) with count ~ Binomial(n, q) when the
     # truth fraction is exactly pi: standardised estimates follow N(0, 1) closely
     assert ks_pvalue((est - pi) / se, stats.norm.cdf) > ALPHA
-    wrong = dd.rr_standard_error(pi, n, eps / 2)             # wrong twin: eps/2
+    wrong = dd.randomized_response_standard_error(pi, n, eps / 2)             # wrong twin: eps/2
     assert ks_pvalue((est - pi) / wrong, stats.norm.cdf) < ALPHA
 
 
 def test_rr_standard_error_shape_and_limits():
     ns = np.array([10, 100, 1000])
-    se = dd.rr_standard_error(0.5, ns, 1.0)
+    se = dd.randomized_response_standard_error(0.5, ns, 1.0)
     assert se.shape == (3,) and np.allclose(se[:-1] / se[1:], math.sqrt(10))
-    assert dd.rr_standard_error(0.5, 100, 0.01) > 50 * dd.rr_standard_error(0.5, 100, 1.0)
+    assert dd.randomized_response_standard_error(0.5, 100, 0.01) > 50 * dd.randomized_response_standard_error(0.5, 100, 1.0)
 
 
 # ---------------------------------------------------------------- posteriors
@@ -137,12 +137,12 @@ def test_seed000_calibration_keeps_the_pair_eps_dp():
     (dd.coin_flip_survey, ([0, 2],), {}, ValueError, "bits"),
     (dd.coin_flip_survey, ("01",), {}, TypeError, "bits"),
     (dd.coin_flip_survey, ([0, 1],), dict(rng="x"), TypeError, "rng"),
-    (dd.rr_standard_error, (1.5, 10, 1.0), {}, ValueError, "pi"),
-    (dd.rr_standard_error, (0.5, 0, 1.0), {}, ValueError, "n"),
-    (dd.rr_standard_error, (0.5, 2.5, 1.0), {}, ValueError, "n"),
-    (dd.rr_standard_error, (0.5, "10", 1.0), {}, ValueError, "n"),
-    (dd.rr_standard_error, (0.5, 10, 0.0), {}, ValueError, "epsilon"),
-    (dd.rr_standard_error, (0.5, 10, float("nan")), {}, ValueError, "epsilon"),
+    (dd.randomized_response_standard_error, (1.5, 10, 1.0), {}, ValueError, "pi"),
+    (dd.randomized_response_standard_error, (0.5, 0, 1.0), {}, ValueError, "n"),
+    (dd.randomized_response_standard_error, (0.5, 2.5, 1.0), {}, ValueError, "n"),
+    (dd.randomized_response_standard_error, (0.5, "10", 1.0), {}, ValueError, "n"),
+    (dd.randomized_response_standard_error, (0.5, 10, 0.0), {}, ValueError, "epsilon"),
+    (dd.randomized_response_standard_error, (0.5, 10, float("nan")), {}, ValueError, "epsilon"),
     (dd.posterior_bounds, (1.2, 1.0), {}, ValueError, "prior"),
     (dd.posterior_bounds, (float("nan"), 1.0), {}, ValueError, "prior"),
     (dd.posterior_bounds, (0.5, -1.0), {}, ValueError, "epsilon"),

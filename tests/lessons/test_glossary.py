@@ -35,7 +35,6 @@ SVT_SENSITIVITY = ("the design contract's above_threshold(query_answers, thresho
 TWO_DISTRIBUTIONS = "p and q name two distributions, the textbooks' notation"
 RECORD_COUNT = ("size is a record count here, in the design contract's "
                 "global_sensitivity(query, universe, size)")
-TO_RENAME = "a departure to remove: the glossary's name is the right one"
 DEPARTURES = {
     "CompositionAccountant.compose_gaussian": {"q": CONTRACT_Q},
     "ExactGaussianAccountant.compose_gaussian": {"q": CONTRACT_Q},
@@ -77,16 +76,6 @@ DEPARTURES = {
     "privacy_loss_distribution": {"order": "a mechanism's name and its own parameters, keyword-only"},
     "variant_mechanism": {"order": "a variant's name and its own parameters"},
     "variant_probabilities": {"order": "a variant's name and its own parameters"},
-    # not renamed yet: each is shown in a notebook, so a rename re-executes it
-    "krr_is_better": {"rr": TO_RENAME},
-    "krr_crossover_k": {"rr": TO_RENAME},
-    "krr_crossover_epsilon": {"rr": TO_RENAME},
-    "rr_standard_error": {"rr": TO_RENAME},
-    "private_quantile": {"q": TO_RENAME + " (q is the quantile)"},
-    "quantile_interval_probabilities": {"q": TO_RENAME + " (q is the quantile)"},
-    "sigma_curves": {"eps": TO_RENAME + " (eps_grid)"},
-    "dp_sgd": {"q": TO_RENAME + " (batch_rate is the sampling rate)"},
-    "DPSGDResult": {"q": TO_RENAME + " (batch_rate is the sampling rate)"},
 }
 
 

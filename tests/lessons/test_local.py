@@ -250,7 +250,7 @@ def test_oue_never_worse_than_sue_and_the_krr_rule():
         assert dp.local.local_variance(1000, 8, eps, mechanism="oue") <= dp.local.local_variance(1000, 8, eps, mechanism="sue") * (1 + 1e-12)
         for k in (2, 3, 5, 10, 30, 100, 1000):
             better = dp.local.local_variance(1000, k, eps, mechanism="krr") < dp.local.local_variance(1000, k, eps, mechanism="oue")
-            assert local.krr_is_better(k, eps) == better
+            assert local.k_randomized_response_is_better(k, eps) == better
 
 
 def test_the_central_local_gap():
@@ -362,7 +362,7 @@ BAD = [
     (local.report_counts, dict(counts=[1, 2], epsilon=1.0, size=-2), "size"),
     (local.true_counts, dict(n=10, frequencies=[0.5, 0.6]), "frequencies"),
     (local.unary_encoding_output_probabilities, dict(k=13, epsilon=1.0), "k"),
-    (local.krr_is_better, dict(k=1, epsilon=1.0), "k"),
+    (local.k_randomized_response_is_better, dict(k=1, epsilon=1.0), "k"),
     (dp.local.local_variance, dict(n=10**400, k=3, epsilon=1.0), "n"),
     (local.central_variance, dict(n=1e308, epsilon=1.0), "n"),
     (local.true_counts, dict(n=10**400, frequencies=[0.5, 0.5]), "n"),
@@ -491,11 +491,11 @@ def test_protocol_variances_are_the_lesson_formulas(eps):
 
 @pytest.mark.parametrize("eps", [0.5, 1.0, 3.0])
 def test_krr_crossover_k_is_where_the_variances_meet(eps):
-    k_oue = lp.krr_crossover_k(eps, against="oue")
+    k_oue = lp.k_randomized_response_crossover_k(eps, against="oue")
     assert k_oue == pytest.approx(3 * math.exp(eps) + 2)
     assert k_oue != pytest.approx(3 * math.exp(eps))                      # twin: k - 2 dropped
     for against in ("oue", "sue", "olh"):
-        k = lp.krr_crossover_k(eps, against=against)
+        k = lp.k_randomized_response_crossover_k(eps, against=against)
         lo, hi = math.floor(k), math.ceil(k)
         if lo < 2:
             continue
@@ -504,19 +504,19 @@ def test_krr_crossover_k_is_where_the_variances_meet(eps):
         # k-RR's variance is linear in k: interpolating at k meets the other exactly
         assert np.interp(k, [lo, hi], v["krr"]) == pytest.approx(v[against][0]) if hi > lo else True
     for k in range(2, 40):
-        assert local.krr_is_better(k, eps) == (k < k_oue)
+        assert local.k_randomized_response_is_better(k, eps) == (k < k_oue)
 
 
 @pytest.mark.parametrize("k", [6, 16, 64, 1000])
 def test_krr_crossover_epsilon_is_where_the_variances_meet(k):
-    e = lp.krr_crossover_epsilon(k, against="oue")
+    e = lp.k_randomized_response_crossover_epsilon(k, against="oue")
     assert e == pytest.approx(math.log((k - 2) / 3), abs=1e-9)
     for against in ("oue", "olh"):
-        e = lp.krr_crossover_epsilon(k, against=against)
+        e = lp.k_randomized_response_crossover_epsilon(k, against=against)
         gap = [lp.protocol_variances(k, x)["krr"] - lp.protocol_variances(k, x)[against]
                for x in (e - 1e-6, e + 1e-6)]
         assert gap[0] > 0 > gap[1] or abs(gap[0] - gap[1]) > 0       # k-RR worse below, better above
-    assert lp.krr_crossover_epsilon(4) is None                     # k <= 5: k-RR always better
+    assert lp.k_randomized_response_crossover_epsilon(4) is None                     # k <= 5: k-RR always better
 
 
 def test_report_bits():
@@ -532,7 +532,7 @@ def test_local_protocols_panel_marks_the_crossings_the_lesson_computes():
     panel = panels.local_protocols_variance(epsilon=1.0, k=64)
     ax1, ax2 = panel.figure.axes[:2]
     cross_k = [ln for ln in ax1.get_lines() if "3e" in (ln.get_label() or "")][0]
-    assert cross_k.get_xdata()[0] == pytest.approx(lp.krr_crossover_k(1.0))
+    assert cross_k.get_xdata()[0] == pytest.approx(lp.k_randomized_response_crossover_k(1.0))
     cross_e = [ln for ln in ax2.get_lines() if ln.get_label() == "k-RR = OUE"][0]
     assert cross_e.get_xdata()[0] == pytest.approx(math.log(62 / 3))
     assert "best: OUE" in panel.status.value

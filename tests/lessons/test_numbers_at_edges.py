@@ -251,11 +251,11 @@ def test_epsilon_zero_is_still_refused_where_it_means_infinite_noise():
 # ------------------------------------------------------------------ two variances of RR
 def test_warner_and_fixed_dataset_variances_are_told_apart():
     pi, n, eps = 0.5, 1000, 3.0
-    warner = dp.definition.rr_standard_error(pi, n, eps) ** 2
+    warner = dp.definition.randomized_response_standard_error(pi, n, eps) ** 2
     fixed = dp.local.local_variance(n, 2, eps, mechanism="krr", frequency=pi)
     assert warner == pytest.approx(3.05e-4, rel=1e-3) and fixed == pytest.approx(5.51e-5, rel=1e-3)
     assert warner == pytest.approx(fixed + pi * (1 - pi) / n, rel=1e-12)
-    doc_w, doc_f = dp.definition.rr_standard_error.__doc__, dp.local.local_variance.__doc__
+    doc_w, doc_f = dp.definition.randomized_response_standard_error.__doc__, dp.local.local_variance.__doc__
     assert "Warner" in doc_w and "population" in doc_w and "fixed-dataset" in doc_w
     assert "fixed dataset" in doc_f and "Warner" in doc_f and "sampling variance" in doc_f
 
@@ -277,7 +277,7 @@ def test_the_notebooks_say_which_variance_of_randomized_response_is_which():
     text04, out04 = _notebook("04_differential_privacy.ipynb")
     assert "Which standard error?" in text04 and "Warner" in text04
     assert "one fixed table" in text04 and r"\pi(1 - \pi)/n" in text04
-    warner = dp.definition.rr_standard_error(0.3, 10_000, np.log(3))
+    warner = dp.definition.randomized_response_standard_error(0.3, 10_000, np.log(3))
     fixed = np.sqrt(dp.local.local_variance(10_000, 2, np.log(3), mechanism="krr", frequency=0.3))
     assert f"(Warner): {warner:.4f}" in out04
     assert f"(only the coins are random): {fixed:.4f}" in out04
@@ -302,7 +302,7 @@ def test_fixed_dataset_variance_matches_simulation_and_warner_does_not():
     lo, hi = stats_chi2_interval(s2, reps)
     fixed = dp.local.local_variance(n, 2, eps, mechanism="krr", frequency=0.5)
     assert lo <= fixed <= hi
-    assert not lo <= dp.definition.rr_standard_error(0.5, n, eps) ** 2 <= hi   # the twin
+    assert not lo <= dp.definition.randomized_response_standard_error(0.5, n, eps) ** 2 <= hi   # the twin
 
 
 def stats_chi2_interval(s2, reps, alpha=ALPHA):
@@ -379,7 +379,7 @@ def test_huge_sizes_are_refused_before_any_draw(size):
 
 def test_dp_sgd_checks_noise_multiplier_and_accountant_before_training():
     X, y = np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([0, 1])
-    kwargs = dict(epochs=1, batch_rate=0.5, clip=1.0, learning_rate=0.1)
+    kwargs = dict(epochs=1, sampling_rate=0.5, clip=1.0, learning_rate=0.1)
     for bad, param in ((dict(noise_multiplier=1e-320), "noise_multiplier"),
                        (dict(noise_multiplier=1.0, accountant="rpd"), "accountant"),
                        (dict(noise_multiplier=1.0, accountant=object()), "accountant"),

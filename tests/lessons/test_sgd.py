@@ -119,7 +119,7 @@ def test_per_example_gradients_match_finite_differences():
 
 def test_no_noise_no_clipping_full_batch_is_plain_gradient_descent():
     X, y, _, _ = sgd.make_overfit_data(40, 1, 8, rng=0)
-    r = sgd.dp_sgd(X, y, epochs=25, batch_rate=1.0, clip=np.inf, noise_multiplier=0.0,
+    r = sgd.dp_sgd(X, y, epochs=25, sampling_rate=1.0, clip=np.inf, noise_multiplier=0.0,
                    learning_rate=0.7, rng=1)
     w = np.zeros(8)
     for _ in range(25):
@@ -136,7 +136,7 @@ def test_no_noise_no_clipping_full_batch_is_plain_gradient_descent():
 
 def test_training_is_reproducible_and_seeded():
     X, y, _, _ = sgd.make_overfit_data(50, 1, 20, rng=0)
-    kw = dict(epochs=3, batch_rate=0.2, clip=1.0, noise_multiplier=1.0, learning_rate=1.0)
+    kw = dict(epochs=3, sampling_rate=0.2, clip=1.0, noise_multiplier=1.0, learning_rate=1.0)
     a = sgd.dp_sgd(X, y, rng=7, **kw)
     b = sgd.dp_sgd(X, y, rng=7, **kw)
     c = sgd.dp_sgd(X, y, rng=8, **kw)
@@ -148,7 +148,7 @@ def test_training_is_reproducible_and_seeded():
 # -- accounting ------------------------------------------------------------------------------
 def test_epsilon_trajectory_is_the_kits_accountant():
     X, y, _, _ = sgd.make_overfit_data(60, 1, 10, rng=0)
-    r = sgd.dp_sgd(X, y, epochs=4, batch_rate=0.1, clip=1.0, noise_multiplier=1.3,
+    r = sgd.dp_sgd(X, y, epochs=4, sampling_rate=0.1, clip=1.0, noise_multiplier=1.3,
                    learning_rate=1.0, rng=0, delta=1e-6)
     for k, eps in enumerate(r.epsilons, start=1):
         acc = dp.RDPAccountant().compose_gaussian(1.3, q=0.1, steps=10 * k)
@@ -158,7 +158,7 @@ def test_epsilon_trajectory_is_the_kits_accountant():
 
 def test_accountant_is_the_kits_or_none_never_a_fake():
     X, y, _, _ = sgd.make_overfit_data(40, 1, 8, rng=0)
-    kw = dict(epochs=3, batch_rate=0.25, clip=1.0, noise_multiplier=1.1, learning_rate=1.0,
+    kw = dict(epochs=3, sampling_rate=0.25, clip=1.0, noise_multiplier=1.1, learning_rate=1.0,
               delta=1e-5)
     default = sgd.dp_sgd(X, y, rng=3, **kw)
     given = dp.RDPAccountant()
@@ -191,7 +191,7 @@ def test_training_loop_calls_the_lesson_functions(monkeypatch):
     """Each step is per_example_gradients then noisy_gradient_sum (nothing retyped): a wrong
     twin of noisy_gradient_sum (noise forgotten) changes the model."""
     X, y, _, _ = sgd.make_overfit_data(30, 1, 6, rng=0)
-    kw = dict(epochs=2, batch_rate=0.5, clip=1.0, noise_multiplier=1.0, learning_rate=1.0,
+    kw = dict(epochs=2, sampling_rate=0.5, clip=1.0, noise_multiplier=1.0, learning_rate=1.0,
               accountant=None)
     calls = {"grad": 0, "sum": 0}
     real_grad, real_sum = sgd.per_example_gradients, sgd.noisy_gradient_sum
@@ -232,7 +232,7 @@ def test_epsilon_matches_dp_accounting(q, sigma, epochs):
     from dp_accounting.rdp import rdp_privacy_accountant as dpa_rdp
     orders = np.concatenate([np.arange(2, 64), [128, 256]]).astype(float)
     X, y, _, _ = sgd.make_overfit_data(40, 1, 5, rng=0)
-    r = sgd.dp_sgd(X, y, epochs=epochs, batch_rate=q, clip=1.0, noise_multiplier=sigma,
+    r = sgd.dp_sgd(X, y, epochs=epochs, sampling_rate=q, clip=1.0, noise_multiplier=sigma,
                    learning_rate=1.0, rng=0, accountant=dp.RDPAccountant(orders=orders),
                    delta=1e-5)
     theirs = dpa_rdp.RdpAccountant(orders=list(orders))
@@ -258,7 +258,7 @@ def _attack(sigma, seed, epsilon_region):
     X, y, Xt, yt = sgd.make_overfit_data(EX["n_train"], EX["n_test"], EX["d"],
                                          noise_scale=EX["noise_scale"], signal=EX["signal"],
                                          rng=seed)
-    r = sgd.dp_sgd(X, y, epochs=EX["epochs"], batch_rate=EX["batch_rate"],
+    r = sgd.dp_sgd(X, y, epochs=EX["epochs"], sampling_rate=EX["sampling_rate"],
                    clip=EX["clip"] if sigma else np.inf, noise_multiplier=sigma,
                    learning_rate=EX["learning_rate"], rng=100 + seed, delta=EX["delta"])
     n = len(y)
@@ -280,9 +280,9 @@ def test_membership_attack_private_inside_nonprivate_outside():
 # -- bad input -------------------------------------------------------------------------------
 def test_dp_sgd_rejects_bad_parameters():
     X, y, _, _ = sgd.make_overfit_data(10, 1, 6, rng=0)
-    good = dict(epochs=1, batch_rate=0.5, clip=1.0, noise_multiplier=1.0, learning_rate=0.1)
-    for name, bad in [("epochs", 0), ("epochs", 1.5), ("batch_rate", 0.0), ("batch_rate", 1.1),
-                      ("batch_rate", float("nan")), ("clip", -1.0), ("noise_multiplier", -0.1),
+    good = dict(epochs=1, sampling_rate=0.5, clip=1.0, noise_multiplier=1.0, learning_rate=0.1)
+    for name, bad in [("epochs", 0), ("epochs", 1.5), ("sampling_rate", 0.0), ("sampling_rate", 1.1),
+                      ("sampling_rate", float("nan")), ("clip", -1.0), ("noise_multiplier", -0.1),
                       ("learning_rate", 0.0), ("learning_rate", "0.1"), ("epochs", True)]:
         with pytest.raises((ValueError, TypeError), match=name):
             sgd.dp_sgd(X, y, **{**good, name: bad})
@@ -295,11 +295,11 @@ def test_dp_sgd_rejects_bad_parameters():
     # round(1/q) steps per epoch: a tiny batch rate (5e-324 overflowed) or too many steps
     # in all are refused before any work, naming the parameters
     for q in (5e-324, 1e-300, 1e-7):
-        with pytest.raises(ValueError, match="batch_rate"):
-            sgd.dp_sgd(X, y, **{**good, "batch_rate": q})
+        with pytest.raises(ValueError, match="sampling_rate"):
+            sgd.dp_sgd(X, y, **{**good, "sampling_rate": q})
     with pytest.raises(ValueError, match="epochs"):
-        sgd.dp_sgd(X, y, **{**good, "epochs": 100_000, "batch_rate": 0.01})
-    assert sgd.dp_sgd(X, y, **{**good, "epochs": 2, "batch_rate": 0.25}).steps == 8
+        sgd.dp_sgd(X, y, **{**good, "epochs": 100_000, "sampling_rate": 0.01})
+    assert sgd.dp_sgd(X, y, **{**good, "epochs": 2, "sampling_rate": 0.25}).steps == 8
 
 
 def test_exported():

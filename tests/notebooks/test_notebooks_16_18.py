@@ -66,7 +66,7 @@ def test_18_game_is_add_remove_and_private_model_is_never_flagged():
     X, y, Xt, yt = sgd.make_overfit_data(ex["n_train"], ex["n_test"], ex["d"],
                                          noise_scale=ex["noise_scale"], signal=ex["signal"], rng=0)
     pool_X, pool_y = np.vstack([X, Xt[:300]]), np.r_[y, yt[:300]]
-    recipe = dict(epochs=ex["epochs"], batch_rate=ex["batch_rate"],
+    recipe = dict(epochs=ex["epochs"], sampling_rate=ex["sampling_rate"],
                   learning_rate=ex["learning_rate"], delta=ex["delta"])
     eps = dp.PLDAccountant().compose_gaussian(3.0, q=0.1, steps=100).epsilon(1e-5)
     for seed in (18, 19, 20):

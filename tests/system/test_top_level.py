@@ -105,7 +105,7 @@ def test_the_source_reading_sees_what_it_cannot_read():
 
 
 @pytest.mark.parametrize("name, spelling", [
-    ("krr_is_better", "dp.local.krr_is_better"),
+    ("k_randomized_response_is_better", "dp.local.k_randomized_response_is_better"),
     ("privacy_loss", "dp.mechanisms.privacy_loss"),
     ("run_error", "dp.sparse_vector.run_error"),
     ("lecture_mode", "dp.style.lecture_mode"),
@@ -136,7 +136,7 @@ def test_a_name_nowhere_is_a_plain_attribute_error():
 
 def test_reading_the_homes_imports_no_lesson():
     code = ("import dpteach, sys\n"
-            "assert dpteach._homes()['krr_is_better'] == ('local',)\n"
+            "assert dpteach._homes()['k_randomized_response_is_better'] == ('local',)\n"
             "print(sorted(m for m in sys.modules if m.startswith('dpteach')), "
             "'numpy' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -150,8 +150,11 @@ def test_every_kit_function_the_coursework_names_resolves():
     spelling left behind by a move would silently lift a ban."""
     from dpteach.coursework import _grade_run, assignments
 
-    every = [task for key in assignments.ASSIGNMENTS for task in assignments.tasks(key)]
-    targets = _grade_run.forbidden_targets(every) + _grade_run.allowed_targets(every)
+    targets = []
+    for key in assignments.ASSIGNMENTS:
+        tasks = assignments.tasks(key)
+        targets += _grade_run.forbidden_targets(tasks) + _grade_run.allowed_targets(key)
+        targets += [t for task in tasks for t in task.needs]
     assert targets
     lost = [t for t in targets if not hasattr(importlib.import_module(t.split(":")[0]),
                                               t.split(":")[1])]
