@@ -6,6 +6,7 @@ import pytest
 
 import dpteach as dp
 from dpteach.coursework.assignments import _transport
+from _notebook_json import code, markdown, outputs
 from _tasks import run_task, tasks_of
 from dpteach.coursework.assignments import a9_dp_sgd as a9
 
@@ -366,3 +367,17 @@ def test_subsampled_rdp_stub_garbage_and_json():
     # the hidden draw has one case of each kind, so the kinds' slips are told apart
     alphas = sorted(c["alpha"] for c in req["cases"])
     assert alphas[0] == 2 and 3 <= alphas[1] <= 6 and alphas[2] >= 7
+
+
+# ------------------------------------------------------------------ the solution notebook's text
+def test_a9_model_answer_on_clipping_the_sum():
+    text = markdown("A9")
+    assert "bounds nothing" not in text
+    assert "by $2C$, not $C$" in text
+
+
+def test_a9_has_the_subsampled_rdp_task():
+    assert 'dp.assignments.check("A9", "Task 3", subsampled_rdp=subsampled_rdp)' in code("A9")
+    assert "✅ Task 3" in outputs("A9")
+    student = code("A9", student=True)
+    assert "def subsampled_rdp(q, sigma, alpha):" in student and "math.comb(alpha, i)" not in student

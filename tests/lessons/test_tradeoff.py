@@ -529,3 +529,17 @@ def test_more_bad_input_is_refused(func, good, param, bad):
     func(**good)
     with pytest.raises((ValueError, TypeError), match=param):
         func(**{**good, param: bad})
+
+
+def test_false_alarm_level_holds_on_a_point_on_the_curve():
+    # a correct mechanism exactly on the curve: each upper end misses with prob <= level/2
+    rng = np.random.default_rng(19)
+    eps, n, level = 1.0, 400, 0.02
+    a_true = 0.2
+    b_true = float(dp.tradeoff_curve(a_true, eps))
+    a = rng.binomial(n, a_true, 20000) / n
+    b = rng.binomial(n, b_true, 20000) / n
+    rate = tradeoff.outside_region(a, b, n, n, eps, level=level).mean()
+    # at most `level`; Clopper-Pearson bound on the measured rate at 1e-6
+    upper_rate = stats.binomtest(int(rate * 20000), 20000).proportion_ci(0.999999, "exact").low
+    assert upper_rate <= level
