@@ -118,7 +118,7 @@ test: $(STAMP) $(GRADE_STAMP) $(NBG_STAMP) $(KATEX) chromium bubblewrap lite-sit
 # is that slow; then it goes in this list (and, if it takes half a minute or more, in
 # HEAVY_FIRST too).
 CHECK_SLOW := $(addprefix tests/lessons/test_,$(addsuffix .py, \
-	accountants_upper_bound pld rdp sparse sparse_vector beyond_global bad_input synthetic \
+	accountants_upper_bound pld rdp sparse_vector beyond_global bad_input synthetic \
 	epsilon_delta_lessons reliability reconstruction clipping pycanon_crosscheck invariants \
 	anonymity audit sgd mechanisms curator))
 CHECK_TESTS := tests/system/test_layout.py \

@@ -1530,6 +1530,41 @@ CALLS = {
     "dpteach.tradeoff.LossDistribution.epsilon": (_LAPLACE_LOSS.epsilon, dict(delta=0.01)),
 }
 
+# good calls of lessons of part I: sensitivity, exponential, properties, definition, discrete, curator, bounds
+CALLS.update({
+})
+#
+#
+#
+
+# good calls of sparse_vector, synthetic, comparison
+CALLS.update({
+})
+#
+#
+#
+
+# good calls of dpteach/attacks/ and anonymity
+CALLS.update({
+})
+#
+#
+#
+
+# good calls of accounting, rdp, pld, clipping, sgd, beyond_global, datasets
+CALLS.update({
+})
+#
+#
+#
+
+# good calls of dpteach/local/ and dpteach/audit/
+CALLS.update({
+})
+#
+#
+#
+
 #: a good value of each kind, for the functions not in CALLS
 GOOD = {v.Real: 0.5, v.Reals: 0.5, v.Probability: 0.5, v.Epsilon: 0.5, v.Delta: 1e-5,
         v.Sensitivity: 1.0, v.PositiveInt: 3, v.NonnegativeInt: 3, v.PositiveInts: 3,

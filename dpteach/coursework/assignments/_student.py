@@ -191,9 +191,14 @@ def ok(key, text, **details) -> Feedback:
     return Feedback(True, f"{key}: {text}", details={"reason": "passed", **details})
 
 
-def early(key, data, hint=""):
-    """For data collect returned as one dict: the Feedback for unsolved / error /
-    malformed data, or None to go on judging."""
+def opening(key, data, hint="", *, library=None, returns=None):
+    """Where a judge of data collected as one dict starts: the Feedback that ends the
+    judging before any value is read, or None to go on. In order: not a dict (the
+    "malformed" failure), unsolved, raised (the "error" failure, ``hint`` after the
+    error); with ``library``, that text as the "library" failure when collect saw a
+    forbidden kit function called (``data["called_library"]``); with ``returns`` (what
+    the function must return), ``"<returns>, found <what came>."`` as the "type" failure
+    when collect found a value of another kind (``data["type"]``)."""
     if not isinstance(data, dict):
         return fail(key, f"the check received {type(data).__name__} instead of its data; "
                          "run the check cell again.", "malformed")
@@ -202,19 +207,6 @@ def early(key, data, hint=""):
     if "error" in data:
         return fail(key, f"your function raised {str(data.get('error'))[:300]}. {hint}".strip(),
                     "error")
-    return None
-
-
-def opening(key, data, hint="", *, library=None, returns=None):
-    """Where a judge of data collected as one dict starts: the Feedback that ends the
-    judging before any value is read, or None to go on. In order: :func:`early`'s
-    (unsolved, raised, not a dict); with ``library``, that text as the "library" failure
-    when collect saw a forbidden kit function called (``data["called_library"]``); with
-    ``returns`` (what the function must return), ``"<returns>, found <what came>."`` as
-    the "type" failure when collect found a value of another kind (``data["type"]``)."""
-    bad = early(key, data, hint)
-    if bad is not None:
-        return bad
     if library is not None and data.get("called_library") is True:
         return fail(key, library, "library")
     if returns is not None and "type" in data:
@@ -236,7 +228,7 @@ def listed(key, data, name, expected_len, hint=""):
     """For data collect returned as ``{name: [one entry per call]}`` (see
     :func:`call_each`): (the list, None), or (None, the Feedback for unsolved / error /
     malformed data)."""
-    bad = early(key, data, hint)
+    bad = opening(key, data, hint)
     if bad is not None:
         return None, bad
     return entries(key, data, name, expected_len)

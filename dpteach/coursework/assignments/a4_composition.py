@@ -41,7 +41,7 @@ import numpy as np
 
 from ..exercises import ALPHA
 from . import Task
-from ._student import (UNSOLVED, call, call_each, early, error_text, fail, float_array, forbid, g,
+from ._student import (UNSOLVED, call, call_each, error_text, fail, float_array, forbid, g,
                        is_unsolved, listed, number, ok, opening)
 
 _CONDITIONS = ("Flu", "Heart Disease", "Viral Infection", "Asthma", "Diabetes")
@@ -106,7 +106,7 @@ def _t1_collect(answers, req):
 
 def _t1_judge(data, req, truth):
     key = "Task 1"
-    bad = early(key, data, "Hint: ask curator.count(where, epsilon=epsilon) k times and "
+    bad = opening(key, data, "Hint: ask curator.count(where, epsilon=epsilon) k times and "
                            "average.")
     if bad is not None:
         return bad
@@ -334,7 +334,7 @@ def _t4_collect(answers, req):
 
 def _t4_judge(data, req, truth):
     key = "Task 4"
-    bad = early(key, data, "Hint: return dp.Curator(table, epsilon=1.0).")
+    bad = opening(key, data, "Hint: return dp.Curator(table, epsilon=1.0).")
     if bad is not None:
         return bad
     kind = data.get("type")

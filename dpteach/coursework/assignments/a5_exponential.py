@@ -42,7 +42,7 @@ import numpy as np
 
 from ..exercises import ALPHA
 from . import Task
-from ._student import (UNSOLVED, call, call_each, early, fail, float_array, forbid, g, is_unsolved,
+from ._student import (UNSOLVED, call, call_each, opening, fail, float_array, forbid, g, is_unsolved,
                        listed, number, ok)
 
 
@@ -129,7 +129,7 @@ def _t1_run(fn, req):
 
 def _t1_judge(data, req, truth):
     key = "Task 1"
-    bad = early(key, data, "Hint: the signature is exp_probabilities(scores, sensitivity, "
+    bad = opening(key, data, "Hint: the signature is exp_probabilities(scores, sensitivity, "
                            "epsilon).")
     if bad is not None:
         return bad

@@ -50,7 +50,7 @@ import numpy as np
 from ..exercises import ALPHA
 from . import Task
 from ._a6_pool import BROKEN, CORRECT, draw_mechanism
-from ._student import (UNSOLVED, call, call_each, early, fail, float_array, g, is_unsolved,
+from ._student import (UNSOLVED, call, call_each, opening, fail, float_array, g, is_unsolved,
                        ks_too_good, number, ok, real_or_inf)
 
 
@@ -208,7 +208,7 @@ def _t1_collect(answers, req):
 
 def _t1_judge(data, req, truth):
     key = "Task 1"
-    bad = early(key, data, "Hint: the signature is epsilon_lower_bound_from_samples(samples_x, "
+    bad = opening(key, data, "Hint: the signature is epsilon_lower_bound_from_samples(samples_x, "
                            "samples_y, alpha).")
     if bad is not None:
         return bad
@@ -260,7 +260,7 @@ def _t2_collect(answers, req):
 
 def _t2_judge(data, req, truth):
     key = "Task 2"
-    bad = early(key, data, "Hint: audit_verdict(samples_x, samples_y, claimed_epsilon, alpha) "
+    bad = opening(key, data, "Hint: audit_verdict(samples_x, samples_y, claimed_epsilon, alpha) "
                            "returns (epsilon_lb, refuted).")
     if bad is not None:
         return bad
@@ -338,7 +338,7 @@ def _t3a_collect(answers, req):
 
 def _t3a_judge(data, req, truth):
     key = "Task 3a"
-    bad = early(key, data, "Hint: worst_neighbour(values, lower, upper) returns a list.")
+    bad = opening(key, data, "Hint: worst_neighbour(values, lower, upper) returns a list.")
     if bad is not None:
         return bad
     found, cases = data.get("neighbours"), req.get("cases", [])
@@ -429,7 +429,7 @@ def _release_judge(key, data, req, understated):
     from scipy import stats
 
     from ...audit import audit
-    bad = early(key, data, "Hint: the signature is (values, lower, upper, epsilon, rng).")
+    bad = opening(key, data, "Hint: the signature is (values, lower, upper, epsilon, rng).")
     if bad is not None:
         return bad
     if "type" in data:

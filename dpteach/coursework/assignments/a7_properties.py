@@ -44,7 +44,7 @@ import math
 import numpy as np
 
 from . import Task
-from ._student import (call_each, early, fail, float_array, forbid, g, is_unsolved, number, ok,
+from ._student import (call_each, opening, fail, float_array, forbid, g, is_unsolved, number, ok,
                        UNSOLVED)
 
 
@@ -73,7 +73,7 @@ def _run(fn, argsets, read, forbidden):
 
 def _values(key, data, n, hint, shortcut):
     """(values, None) or (None, Feedback) for data from :func:`_run`."""
-    bad = early(key, data, hint)
+    bad = opening(key, data, hint)
     if bad is not None:
         return None, bad
     used = data.get("used")
@@ -188,7 +188,7 @@ def _t2_collect(answers, req):
 
 def _t2_judge(data, req, truth):
     key = "Task 2"
-    bad = early(key, data, "Hint: each function returns one number.")
+    bad = opening(key, data, "Hint: each function returns one number.")
     if bad is not None:
         return bad
     used = data.get("used")

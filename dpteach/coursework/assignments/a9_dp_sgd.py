@@ -45,7 +45,7 @@ from scipy import optimize, stats
 
 from ..exercises import ALPHA
 from . import Task
-from ._student import (UNSOLVED, call, call_each, call_each_watched, early, entries, fail, field,
+from ._student import (UNSOLVED, call, call_each, call_each_watched, entries, fail, field,
                        float_array, forbid, g, is_unsolved, ks_too_good, number, ok, opening)
 
 ACCOUNTANTS = ("rdp", "zcdp", "exact")
@@ -137,7 +137,7 @@ def _t1_judge_as(key):
 
 
 def _t1_judge(data, req, truth, key="Task 1a"):
-    bad = early(key, data, "Hint: bisect on sigma: epsilon falls as sigma grows.")
+    bad = opening(key, data, "Hint: bisect on sigma: epsilon falls as sigma grows.")
     if bad is not None:
         return bad
     if data.get("called_check") is True:
