@@ -327,18 +327,29 @@ def _subsampled_curve(q, sigma, orders):
 def _log_a_minus_1_int(q, sigma, a):
     """ln(A_α - 1) for integer orders a (1-d int array), 0 < q < 1: the binomial terms
     i = 2..α with exp((i² - i)/(2σ²)) - 1 in place of exp(...), in log space."""
-    top = int(a.max())
-    i = np.arange(top + 1)[:, None]                      # (i, 1)
-    alpha = a[None, :].astype(float)                     # (1, orders)
-    valid = (i <= alpha) & (i >= 2)
-    ii = np.where(valid, i, 2).astype(float)
-    log_comb = (special.gammaln(alpha + 1) - special.gammaln(ii + 1)
-                - special.gammaln(np.where(valid, alpha - ii, 0) + 1))
+    valid, ii, alpha, log_comb = _binomial_table(a.tobytes())
     c = (ii * ii - ii) / (2 * sigma * sigma)
     with np.errstate(over="ignore"):
         log_em1 = np.where(c > 30, c, np.log(np.expm1(np.minimum(c, 30))))   # ln(e^c - 1)
     terms = log_comb + ii * np.log(q) + (alpha - ii) * np.log1p(-q) + log_em1
     return special.logsumexp(np.where(valid, terms, -np.inf), axis=0)
+
+
+@functools.lru_cache(maxsize=16)
+def _binomial_table(orders_bytes):
+    """For integer orders (an int64 array's bytes): which (i, α) terms exist (2 <= i <= α),
+    i and α as floats, and ln C(α, i); the same for every q and σ, so remembered (a
+    panel's slider moves q and σ over the same orders)."""
+    a = np.frombuffer(orders_bytes, np.int64)
+    i = np.arange(int(a.max()) + 1)[:, None]             # (i, 1)
+    alpha = a[None, :].astype(float)                     # (1, orders)
+    valid = (i <= alpha) & (i >= 2)
+    ii = np.where(valid, i, 2).astype(float)
+    log_comb = (special.gammaln(alpha + 1) - special.gammaln(ii + 1)
+                - special.gammaln(np.where(valid, alpha - ii, 0) + 1))
+    for table in (valid, ii, alpha, log_comb):
+        table.flags.writeable = False
+    return valid, ii, alpha, log_comb
 
 
 def _log_f(alpha, q, L):

@@ -108,12 +108,17 @@ def epsilon_of_mu(mu, delta):
     """The exact epsilon of the Gaussian mechanism with mu = sensitivity / sigma at
     ``delta``, elementwise over arrays: the smallest eps >= 0 with
     ``gaussian_delta_exact(1, mu, eps) <= delta`` (0 where delta(0) = 2 Phi(mu/2) - 1 is
-    already small enough). delta(eps) falls as eps grows, so the root is bisected in
+    already small enough). delta(eps) falls as eps grows, so the root is bracketed in
     numpy (every point at once, no root finder to import) between 0 and
     mu^2/2 + mu z with Pr[N(0, 1) > z] = delta: the privacy loss is N(mu^2/2, mu^2), so
-    there delta(eps) <= Pr[L > eps] = delta. Each bracket is halved until its ends are
-    neighbouring floats, at most 200 times; the upper end, whose delta meets ``delta``,
-    is returned. Callers validate: mu > 0 with mu^2 finite, 0 < delta < 1."""
+    there delta(eps) <= Pr[L > eps] = delta. The bracket shrinks by Newton steps on
+    ln delta(eps), whose slope is -e^eps Phi(-mu/2 - eps/mu) / delta(eps) (the mu-terms of
+    the derivative cancel, as e^eps phi(b) = phi(a)), kept inside the bracket and replaced
+    by the midpoint where they stall; once a step is below a few float spacings, the point
+    a few spacings to the other side closes the bracket, and halvings end with neighbouring
+    floats (about ten evaluations in all, against some sixty for bisection alone; at most
+    200). The upper end, whose delta meets ``delta``, is returned. Callers validate:
+    mu > 0 with mu^2 finite, 0 < delta < 1."""
     mu, target = np.broadcast_arrays(np.asarray(mu, float), np.asarray(delta, float))
     done = gaussian_delta_exact(1.0, mu, np.zeros(mu.shape)) <= target
     with np.errstate(over="ignore"):
@@ -125,13 +130,32 @@ def epsilon_of_mu(mu, delta):
             break
         hi = np.where(short, 2.0 * hi, hi)
     lo = np.zeros(mu.shape)
+    log_target = np.log(target)
+    x, step = hi, _newton_step(mu, hi, log_target)
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        open_ = (lo < mid) & (mid < hi)          # not yet neighbouring floats
+        open_ = ~done & (lo < mid) & (mid < hi)  # not yet neighbouring floats
         if not open_.any():
             break
-        above = gaussian_delta_exact(1.0, mu, mid) > target
-        lo = np.where(open_ & above, mid, lo)
-        hi = np.where(open_ & ~above, mid, hi)
+        guess = x + step
+        small = np.abs(step) <= 4 * np.spacing(np.maximum(x, np.finfo(float).tiny))
+        nudge = 8 * np.spacing(np.maximum(x, np.finfo(float).tiny))
+        guess = np.where(small, np.where(x == hi, x - nudge, x + nudge), guess)
+        inside = np.isfinite(guess) & (lo < guess) & (guess < hi) & (hi - lo > 0)
+        x = np.where(inside, guess, mid)
+        above = gaussian_delta_exact(1.0, mu, x) > target
+        lo = np.where(open_ & above, x, lo)
+        hi = np.where(open_ & ~above, x, hi)
+        step = _newton_step(mu, x, log_target)
     out = np.where(done, 0.0, hi)
     return out.item() if out.ndim == 0 else out
+
+
+def _newton_step(mu, eps, log_target):
+    """The Newton step on ln delta(eps) - ln target at eps: (ln delta - ln target) / rate
+    with rate = e^eps Phi(b) / delta, b = -mu/2 - eps/mu (NaN where it cannot be had)."""
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        log_delta = np.log(gaussian_delta_exact(1.0, mu, eps))
+        rate = np.exp(eps + special.log_ndtr(-mu / 2 - eps / mu) - log_delta)
+        step = (log_delta - log_target) / rate
+    return np.where(np.isfinite(step) & (rate > 0), step, np.nan)
