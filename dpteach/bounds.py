@@ -6,12 +6,21 @@ import math
 
 import numpy as np
 
-from ._support.validate import (valid_epsilon, valid_positive_int, valid_probability, valid_real,
-                        valid_sensitivity, valid_values)
+from ._support.validate import (Epsilon, PositiveInt, Probability, Real, Sensitivity, Using,
+                                checked, valid_positive_int, valid_values)
 
 __all__ = ["laplace_std", "laplace_tail", "laplace_accuracy", "exponential_utility_threshold"]
 
 
+def _valid_distances(t, name):
+    """Distances t >= 0 (a number or an array) as a float array."""
+    tt = valid_values(t, name)
+    if (tt < 0).any():
+        raise ValueError(f"{name} must be >= 0")
+    return tt
+
+
+@checked(scale=Real(low=0.0, allow_inf=True))
 def laplace_std(scale) -> float:
     """Standard deviation of Lap(scale): sqrt(2) * scale, in the query's units.
 
@@ -19,30 +28,27 @@ def laplace_std(scale) -> float:
     this formula: the panels, the comparison table and the averaging attack call it.
     Notebooks 02, 06 and 10.
     """
-    b = valid_real(scale, "scale", low=0.0, allow_inf=True)
-    return float(np.sqrt(2.0) * b)
+    return float(np.sqrt(2.0) * scale)
 
 
+@checked(scale=Real(low=0.0, low_open=True), t=Using(_valid_distances))
 def laplace_tail(scale, t):
     """Pr[|Y| >= t] = exp(-t / scale) for Y ~ Lap(scale) and t >= 0 [DR14 Fact 3.7].
 
     ``t`` may be an array. With t = k*b the chance is e^-k whatever b is. Notebook 06.
     """
-    b = valid_real(scale, "scale", low=0.0, low_open=True)
-    tt = valid_values(t, "t")
-    if (tt < 0).any():
-        raise ValueError("t must be >= 0")
-    out = np.exp(-tt / b)
+    out = np.exp(-t / scale)
     return out.item() if out.ndim == 0 else out
 
 
+@checked(scale=Real(low=0.0, low_open=True), beta=Probability(low_open=True, high_open=True))
 def laplace_accuracy(scale, beta) -> float:
     """The error t with Pr[|Lap(scale)| >= t] = beta, namely t = scale * ln(1/beta)."""
-    b = valid_real(scale, "scale", low=0.0, low_open=True)
-    beta = valid_probability(beta, "beta", low_open=True, high_open=True)
-    return float(b * np.log(1 / beta))
+    return float(scale * np.log(1 / beta))
 
 
+@checked(opt=Real(), sensitivity=Sensitivity(positive=True), epsilon=Epsilon(),
+         n_candidates=PositiveInt(), t=Real(low=0.0))
 def exponential_utility_threshold(opt, sensitivity, epsilon, n_candidates, t, *, n_optimal=1) -> float:
     """OPT - (2 Delta / eps) (ln(|R| / |R_OPT|) + t), natural logarithm.
 
@@ -53,11 +59,7 @@ def exponential_utility_threshold(opt, sensitivity, epsilon, n_candidates, t, *,
     and the eye-colour example (|R| = 5) gives 9.22/eps where the slides print 7.4
     (a base-10 logarithm). Notebook 09.
     """
-    opt = valid_real(opt, "opt")
-    d = valid_sensitivity(sensitivity, positive=True)
-    epsilon = valid_epsilon(epsilon)
-    n = valid_positive_int(n_candidates, "n_candidates")
-    n_opt = valid_positive_int(n_optimal, "n_optimal", maximum=n)
-    t = valid_real(t, "t", low=0.0)
+    n_optimal = valid_positive_int(n_optimal, "n_optimal", maximum=n_candidates)   # <= |R|
     # math.log takes Python ints of any size (n_candidates = 10**400 is fine)
-    return float(opt - (2 * d / epsilon) * (math.log(n) - math.log(n_opt) + t))
+    return float(opt - (2 * sensitivity / epsilon)
+                 * (math.log(n_candidates) - math.log(n_optimal) + t))

@@ -18,12 +18,37 @@ import threading
 import numpy as np
 import pandas as pd
 
-from ._support.validate import valid_delta, valid_epsilon, valid_range, valid_rng
+from ._support.validate import (Epsilon, OrNone, Real, Using, checked, valid_delta, valid_epsilon,
+                                valid_rng)
 from .accounting import PrivacyAccountant
 from .clipping import clipped_mean_ratio
 from .mechanisms import laplace_mechanism
 
 __all__ = ["Curator"]
+
+
+# checks of query arguments that do not depend on the data
+def _valid_where(where, name):
+    if not callable(where):
+        raise TypeError(f"{name} must be a callable taking the table and returning a boolean "
+                        f"mask, or None; got {type(where).__name__}")
+    return where
+
+
+def _valid_categories(categories, name):
+    """Distinct hashable values, as a list."""
+    if isinstance(categories, (str, bytes)) or not hasattr(categories, "__iter__"):
+        raise TypeError(f"{name} must be a list of values, got {categories!r}")
+    cats = list(categories)
+    if not cats:
+        raise ValueError(f"{name} must not be empty")
+    try:
+        distinct = len(set(cats)) == len(cats)
+    except TypeError:
+        raise TypeError(f"{name} must be hashable values, got {cats!r}") from None
+    if not distinct:
+        raise ValueError(f"{name} must be distinct, got {cats!r}")
+    return cats
 
 
 class Curator:
@@ -117,20 +142,20 @@ class Curator:
                 f"{len(self.charges)} answers)")
 
     # ------------------------------------------------------------------ queries
+    @checked(epsilon=Epsilon(), where=OrNone(Using(_valid_where)))
     def count(self, where=None, *, epsilon):
         """Noisy count of the rows selected by ``where``: count + Lap(1/epsilon).
 
         Sensitivity 1: adding or removing one person changes a count by at most 1
         [DR14 Example 3.1; seed 004, "S(counting) = 1"]. Units: people. Costs epsilon.
         """
-        eps = valid_epsilon(epsilon)
-        _noise_scale(1.0, eps)                 # refuse an epsilon too small, before charging
-        self._valid_where(where)
+        _noise_scale(1.0, epsilon)                 # refuse an epsilon too small, before charging
         with self._lock:
-            self._charge(eps, "count")
-            mask = self._mask(where, eps)
-            return float(laplace_mechanism(float(mask.sum()), 1.0, eps, rng=self._rng))
+            self._charge(epsilon, "count")
+            mask = self._mask(where, epsilon)
+            return float(laplace_mechanism(float(mask.sum()), 1.0, epsilon, rng=self._rng))
 
+    @checked(epsilon=Epsilon(), lower=Real(), upper=Real(), where=OrNone(Using(_valid_where)))
     def sum(self, column, *, lower, upper, epsilon, where=None):
         """Noisy sum of ``column`` over the selected rows, each value clipped to
         [lower, upper]: sum + Lap(max(|lower|, |upper|) / epsilon).
@@ -139,15 +164,14 @@ class Curator:
         one clipped value, which lies in [lower, upper] [DR14 3.3]. Units: the column's.
         Costs epsilon.
         """
-        eps = valid_epsilon(epsilon)
-        lo, hi, sens = self._clip_args(column, lower, upper)
-        _noise_scale(sens, eps)
-        self._valid_where(where)
+        sens = self._clip_args(column, lower, upper)
+        _noise_scale(sens, epsilon)
         with self._lock:
-            self._charge(eps, f"sum({column})")
-            total, _ = self._clipped_sum(column, lo, hi, where, eps)
-            return float(laplace_mechanism(total, sens, eps, rng=self._rng))  # sens 0: no noise
+            self._charge(epsilon, f"sum({column})")
+            total, _ = self._clipped_sum(column, lower, upper, where, epsilon)
+            return float(laplace_mechanism(total, sens, epsilon, rng=self._rng))  # sens 0: no noise
 
+    @checked(epsilon=Epsilon(), lower=Real(), upper=Real(), where=OrNone(Using(_valid_where)))
     def mean(self, column, *, lower, upper, epsilon, where=None):
         """Noisy mean of ``column`` (clipped to [lower, upper]) over the selected rows.
 
@@ -156,19 +180,19 @@ class Curator:
         into [lower, upper] (the count is floored at 1). Post-processing costs no privacy
         [DR14 Prop. 2.1], so the mean costs epsilon in total.
         """
-        eps = valid_epsilon(epsilon)
-        lo, hi, sens = self._clip_args(column, lower, upper)
-        half = eps / 2.0
+        sens = self._clip_args(column, lower, upper)
+        half = epsilon / 2.0
         _noise_scale(sens, half, "epsilon / 2")
         _noise_scale(1.0, half, "epsilon / 2")
-        self._valid_where(where)
         with self._lock:
-            self._charge(eps, f"mean({column})")
-            total, mask = self._clipped_sum(column, lo, hi, where, eps)
+            self._charge(epsilon, f"mean({column})")
+            total, mask = self._clipped_sum(column, lower, upper, where, epsilon)
             total = float(laplace_mechanism(total, sens, half, rng=self._rng))
             count = float(laplace_mechanism(float(mask.sum()), 1.0, half, rng=self._rng))
-            return float(clipped_mean_ratio(total, count, lo, hi))      # notebook 14's step
+            return float(clipped_mean_ratio(total, count, lower, upper))      # notebook 14's step
 
+    @checked(epsilon=Epsilon(), categories=Using(_valid_categories),
+             where=OrNone(Using(_valid_where)))
     def histogram(self, column, categories, *, epsilon, where=None):
         """Noisy count per category of ``column``: a pandas Series indexed by category,
         each entry count + Lap(1/epsilon), independently.
@@ -178,28 +202,15 @@ class Curator:
         which leaves one bin and enters another.) Rows whose value is not one of the
         ``categories`` are counted nowhere. Costs epsilon for the whole histogram.
         """
-        eps = valid_epsilon(epsilon)
-        _noise_scale(1.0, eps)
+        _noise_scale(1.0, epsilon)
         self._valid_column(column)
-        if isinstance(categories, (str, bytes)) or not hasattr(categories, "__iter__"):
-            raise TypeError(f"categories must be a list of values, got {categories!r}")
-        cats = list(categories)
-        if not cats:
-            raise ValueError("categories must not be empty")
-        try:
-            distinct = len(set(cats)) == len(cats)
-        except TypeError:
-            raise TypeError(f"categories must be hashable values, got {cats!r}") from None
-        if not distinct:
-            raise ValueError(f"categories must be distinct, got {cats!r}")
-        self._valid_where(where)
         with self._lock:
-            self._charge(eps, f"histogram({column})")
-            mask = self._mask(where, eps)
+            self._charge(epsilon, f"histogram({column})")
+            mask = self._mask(where, epsilon)
             col = self._table[column]
-            counts = col[mask].value_counts().reindex(cats, fill_value=0).to_numpy(float)
-            noisy = laplace_mechanism(counts, 1.0, eps, rng=self._rng)
-            return pd.Series(noisy, index=pd.Index(cats, name=column), name="noisy count")
+            counts = col[mask].value_counts().reindex(categories, fill_value=0).to_numpy(float)
+            noisy = laplace_mechanism(counts, 1.0, epsilon, rng=self._rng)
+            return pd.Series(noisy, index=pd.Index(categories, name=column), name="noisy count")
 
     # ------------------------------------------------------------------ helpers
     def _charge(self, eps, label):
@@ -224,18 +235,13 @@ class Curator:
             raise TypeError(f"column {column!r} must be numeric for a sum or mean, "
                             f"got dtype {dtype}")
 
-    @staticmethod
-    def _valid_where(where):
-        if where is not None and not callable(where):
-            raise TypeError("where must be a callable taking the table and returning a boolean "
-                            f"mask, or None; got {type(where).__name__}")
-
     def _clip_args(self, column, lower, upper):
-        """Checked (lower, upper) and the clipped sum's sensitivity max(|lower|, |upper|)
-        [DR14 3.3], for sum and mean."""
-        lo, hi = valid_range(lower, upper)
+        """The clipped sum's sensitivity max(|lower|, |upper|) [DR14 3.3], for sum and mean,
+        after checking that lower < upper and that ``column`` is a numeric column."""
+        if lower >= upper:
+            raise ValueError(f"lower must be < upper, got lower={lower:g}, upper={upper:g}")
         self._valid_numeric(column)
-        return lo, hi, max(abs(lo), abs(hi))
+        return max(abs(lower), abs(upper))
 
     # steps that look at the private rows (run after the charge; a failure keeps it)
     def _values(self, column, eps):

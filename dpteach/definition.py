@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import mechanisms
-from ._support.validate import (valid_bits, valid_epsilon, valid_probability, valid_real, valid_rng,
-                        valid_sensitivity, valid_values)
+from ._support.validate import (Bits, Epsilon, OrNone, Probability, Real, Rng, Sensitivity,
+                                Using, checked, valid_epsilon, valid_values)
 from ._support.lazy import lazy_module
 
 special = lazy_module("scipy.special")   # imported by the first function that uses it
@@ -20,6 +20,7 @@ __all__ = ["coin_flip_survey", "randomized_response_standard_error", "posterior_
            "privacy_loss_between"]
 
 
+@checked(bits=Bits(), rng=Rng())
 def coin_flip_survey(bits, *, rng=None):
     """Seed 004's randomized response, literally: each respondent flips a fair coin; on
     heads they answer truthfully, on tails they flip again and answer 1 on heads, 0 on
@@ -27,14 +28,22 @@ def coin_flip_survey(bits, *, rng=None):
     chances of any answer under the two true bits is (3/4)/(1/4) = 3: epsilon = ln 3
     [DR14 3.2]. Returns reported bits (int8 array, or an int for a single bit).
     """
-    b = valid_bits(bits)
-    rng = valid_rng(rng)
-    first = rng.random(b.shape) < 0.5
-    second = (rng.random(b.shape) < 0.5).astype(np.int8)
-    out = np.where(first, b, second).astype(np.int8)
+    first = rng.random(bits.shape) < 0.5
+    second = (rng.random(bits.shape) < 0.5).astype(np.int8)
+    out = np.where(first, bits, second).astype(np.int8)
     return int(out) if out.ndim == 0 else out
 
 
+def _valid_sample_sizes(n, name):
+    """A whole number >= 1 or an array of them, as an array."""
+    n_arr = np.asarray(n)
+    if n_arr.dtype.kind not in "iuf" or n_arr.size == 0 or not np.isfinite(n_arr).all() or \
+            (n_arr < 1).any() or (n_arr != np.round(n_arr)).any():
+        raise ValueError(f"{name} must be a whole number >= 1 (or an array of them), got {n!r}")
+    return n_arr
+
+
+@checked(pi=Probability(), n=Using(_valid_sample_sizes))
 def randomized_response_standard_error(pi, n, epsilon):
     """Standard error of :func:`dpteach.randomized_response_estimate` as an estimate of a
     *population's* fraction pi, when the n respondents are drawn at random from that
@@ -48,17 +57,20 @@ def randomized_response_standard_error(pi, n, epsilon):
     ``frequency=pi`` -- plus the sampling variance pi(1-pi)/n. ``n`` may be an array. It
     shrinks like 1/sqrt(n) and blows up as epsilon -> 0 (2p - 1 ~ epsilon/2). Notebook 04.
     """
-    pi = valid_probability(pi, "pi")
-    n_arr = np.asarray(n)
-    if n_arr.dtype.kind not in "iuf" or n_arr.size == 0 or not np.isfinite(n_arr).all() or \
-            (n_arr < 1).any() or (n_arr != np.round(n_arr)).any():
-        raise ValueError(f"n must be a whole number >= 1 (or an array of them), got {n!r}")
     p = mechanisms.randomized_response_keep_probability(epsilon)
     q = p * pi + (1 - p) * (1 - pi)
-    out = np.sqrt(q * (1 - q) / n_arr) / (2 * p - 1)
+    out = np.sqrt(q * (1 - q) / n) / (2 * p - 1)
     return float(out) if out.ndim == 0 else out
 
 
+def _valid_priors(prior, name):
+    p = valid_values(prior, name)
+    if (p < 0).any() or (p > 1).any():
+        raise ValueError(f"{name} must be a probability in [0, 1], got {prior!r}")
+    return p
+
+
+@checked(prior=Using(_valid_priors), epsilon=Epsilon())
 def posterior_bounds(prior, epsilon):
     """The range of posterior beliefs an epsilon-DP release allows, from a prior belief.
 
@@ -68,10 +80,7 @@ def posterior_bounds(prior, epsilon):
     an array in [0, 1]. Randomized response meets the upper bound exactly when it
     reports "yes". Notebook 04.
     """
-    p = valid_values(prior, "prior")
-    if (p < 0).any() or (p > 1).any():
-        raise ValueError(f"prior must be a probability in [0, 1], got {prior!r}")
-    e = valid_epsilon(epsilon)
+    p, e = prior, epsilon
     logit = special.logit(np.clip(p, 1e-300, 1 - 1e-16))
     lo = np.where(p == 0, 0.0, np.where(p == 1, 1.0, special.expit(logit - e)))
     hi = np.where(p == 0, 0.0, np.where(p == 1, 1.0, special.expit(logit + e)))
@@ -80,6 +89,23 @@ def posterior_bounds(prior, epsilon):
     return lo, hi
 
 
+def _valid_blip_epsilon(epsilon, name):
+    """epsilon > 0 with a finite Laplace scale 1 / epsilon."""
+    e = valid_epsilon(epsilon, name)
+    if not np.isfinite(1.0 / e):
+        raise ValueError(f"{name}={e!r} is too small: the Laplace scale 1/{name} overflows")
+    return e
+
+
+def _valid_edges(edges, name):
+    arr = valid_values(edges, name)
+    if arr.ndim != 1 or arr.size < 2 or np.any(np.diff(arr) <= 0):
+        raise ValueError(f"{name} must be an increasing 1-D array of at least two finite numbers")
+    return arr
+
+
+@checked(epsilon=Using(_valid_blip_epsilon), delta=Probability(high_open=True), gap=Real(),
+         edges=OrNone(Using(_valid_edges)))
 def blip_distributions(epsilon, delta, *, gap=1.0, edges=None):
     """Output distributions of seed 003's "blip" mechanism on neighbours x (without
     Alice) and y (with Alice).
@@ -94,17 +120,9 @@ def blip_distributions(epsilon, delta, *, gap=1.0, edges=None):
     Notebook 04.
     """
     from scipy import stats
-    e = valid_epsilon(epsilon)
-    d = valid_probability(delta, "delta", high_open=True)
-    gap = valid_real(gap, "gap")
     if edges is None:
         edges = np.linspace(-40, 41, 811)
-    edges = valid_values(edges, "edges")
-    if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0):
-        raise ValueError("edges must be an increasing 1-D array of at least two finite numbers")
-    b = 1.0 / e
-    if not np.isfinite(b):
-        raise ValueError(f"epsilon={e!r} is too small: the Laplace scale 1/epsilon overflows")
+    b, d = 1.0 / epsilon, delta
 
     def cells(loc):
         # cdf differences left of loc, survival-function differences right of it: no
@@ -123,6 +141,8 @@ def blip_distributions(epsilon, delta, *, gap=1.0, edges=None):
     return edges, p_x, p_y
 
 
+@checked(sigma=Real(low=0.0, low_open=True), l2_sensitivity=Sensitivity(positive=True),
+         epsilon=Real(low=0.0))
 def gaussian_loss_tail(sigma, l2_sensitivity, epsilon) -> float:
     """Pr[privacy loss > epsilon] for the Gaussian mechanism, outputs drawn on x.
 
@@ -134,14 +154,12 @@ def gaussian_loss_tail(sigma, l2_sensitivity, epsilon) -> float:
     condition); the smallest delta, :func:`dpteach.mechanisms.gaussian_delta`, is smaller, because it
     subtracts e^eps Pr_x'[loss > epsilon]. ``epsilon`` >= 0. Notebooks 04 and 08.
     """
-    sigma = valid_real(sigma, "sigma", low=0.0, low_open=True)
-    d = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
-    e = valid_real(epsilon, "epsilon", low=0.0)
-    return float(special.ndtr(d / (2 * sigma) - e * sigma / d))
+    d = l2_sensitivity
+    return float(special.ndtr(d / (2 * sigma) - epsilon * sigma / d))
 
 
 # -- the definition itself: how far apart two output distributions are (notebook 04)
-def _distribution(name, p):
+def _valid_distribution(p, name):
     arr = valid_values(p, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D vector of probabilities, got shape {arr.shape}")
@@ -152,13 +170,7 @@ def _distribution(name, p):
     return arr
 
 
-def _two_distributions(p, q):
-    a, b = _distribution("p", p), _distribution("q", q)
-    if a.shape != b.shape:
-        raise ValueError(f"p and q must have the same length, got {a.size} and {b.size}")
-    return a, b
-
-
+@checked(p=Using(_valid_distribution), q=Using(_valid_distribution), epsilon=Real(low=0.0))
 def hockey_stick_divergence(p, q, epsilon) -> float:
     """max over events S of P(S) - e^eps Q(S) = sum_i max(0, p_i - e^eps q_i), for two
     distributions on the same finite set of outputs (the best S collects the outputs
@@ -166,11 +178,11 @@ def hockey_stick_divergence(p, q, epsilon) -> float:
     A mechanism is (eps, delta)-DP on a neighbouring pair exactly when this is <= delta
     in both directions [DR14 Def. 2.4]. Notebook 04.
     """
-    a, b = _two_distributions(p, q)
-    e = valid_real(epsilon, "epsilon", low=0.0)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
     with np.errstate(over="ignore"):
-        scale = np.exp(e)                      # inf for a huge epsilon: then only q_i = 0 counts
-    excess = np.where(b > 0, a - scale * np.where(b > 0, b, 1.0), a)
+        scale = np.exp(epsilon)                # inf for a huge epsilon: then only q_i = 0 counts
+    excess = np.where(q > 0, p - scale * np.where(q > 0, q, 1.0), p)
     return float(np.maximum(excess, 0.0).sum())
 
 
@@ -181,6 +193,7 @@ def smallest_delta(p, q, epsilon) -> float:
     return max(hockey_stick_divergence(p, q, epsilon), hockey_stick_divergence(q, p, epsilon))
 
 
+@checked(p=Using(_valid_distribution), q=Using(_valid_distribution))
 def privacy_loss_between(p, q) -> float:
     """The exact epsilon of one neighbouring pair whose outputs are finite: for p = M(x)
     and q = M(y), max over outputs of |ln p_i / q_i|, the log of
@@ -188,12 +201,14 @@ def privacy_loss_between(p, q) -> float:
     not; outputs impossible under both are skipped). The mechanism is eps-DP on this pair
     exactly when this is <= eps [DR14 Def. 2.4, delta = 0]. Notebooks 04 and 15; the local
     model's version over every pair of inputs is :func:`dpteach.local.local_epsilon`."""
-    a, b = _two_distributions(p, q)
-    both = (a > 0) | (b > 0)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
+    both = (p > 0) | (q > 0)
     with np.errstate(divide="ignore"):
-        return float(np.max(np.abs(np.log(a[both]) - np.log(b[both]))))
+        return float(np.max(np.abs(np.log(p[both]) - np.log(q[both]))))
 
 
+@checked(p=Using(_valid_distribution), q=Using(_valid_distribution))
 def max_probability_ratio(p, q) -> float:
     """max over events S (both directions) of Pr[M(x) in S] / Pr[M(y) in S].
 
@@ -203,8 +218,9 @@ def max_probability_ratio(p, q) -> float:
     writes (eps, delta)-DP as "this ratio <= e^eps + delta"; that is pure
     ln(e^eps + delta)-DP, not the standard additive definition. Notebook 04.
     """
-    a, b = _two_distributions(p, q)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
     with np.errstate(divide="ignore", invalid="ignore"):
-        r1 = np.where(a > 0, a / b, 0.0)
-        r2 = np.where(b > 0, b / a, 0.0)
+        r1 = np.where(p > 0, p / q, 0.0)
+        r2 = np.where(q > 0, q / p, 0.0)
     return float(max(r1.max(), r2.max()))

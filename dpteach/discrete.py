@@ -22,8 +22,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._support.validate import (valid_epsilon, valid_positive_int, valid_rng, valid_size, release_shape,
-                        valid_values)
+from ._support.validate import (Epsilon, PositiveInt, Real, Rng, Size, Using, Values, checked,
+                                release_shape, valid_epsilon, valid_real, valid_values)
 
 __all__ = ["discrete_laplace_mechanism", "discrete_laplace_noise", "discrete_laplace_pmf",
            "epsilon_as_fraction", "discrete_gaussian_mechanism", "discrete_gaussian_noise",
@@ -32,6 +32,15 @@ __all__ = ["discrete_laplace_mechanism", "discrete_laplace_noise", "discrete_lap
 _INT64_SAFE = 2 ** 62
 
 
+def _valid_exact_epsilon(epsilon, name):
+    """epsilon > 0 and finite: a Fraction is kept as it is, anything else becomes a float."""
+    if isinstance(epsilon, Fraction):
+        valid_epsilon(float(epsilon), name)
+        return epsilon
+    return valid_epsilon(epsilon, name)
+
+
+@checked(epsilon=Using(_valid_exact_epsilon))
 def epsilon_as_fraction(epsilon) -> Fraction:
     """The exact rational epsilon the sampler uses.
 
@@ -42,14 +51,12 @@ def epsilon_as_fraction(epsilon) -> Fraction:
     privacy.
     """
     if isinstance(epsilon, Fraction):
-        valid_epsilon(float(epsilon))
         return epsilon
-    eps = valid_epsilon(epsilon)
-    frac = Fraction(repr(float(eps)))
+    frac = Fraction(repr(float(epsilon)))
     if frac.denominator > 10 ** 17:
         frac = Fraction(math.floor(frac * 2 ** 40), 2 ** 40)
         if frac == 0:
-            raise ValueError(f"epsilon={eps!r} is too small for exact sampling: it rounds "
+            raise ValueError(f"epsilon={epsilon!r} is too small for exact sampling: it rounds "
                              "down to 0 on the grid of multiples of 2^-40")
     return frac
 
@@ -190,32 +197,33 @@ def _scale_fraction(sensitivity: int, epsilon) -> tuple[int, int]:
     return t, s
 
 
+@checked(sensitivity=PositiveInt(maximum=_MAX_SENSITIVITY), size=Size(), rng=Rng())
 def discrete_laplace_noise(sensitivity, epsilon, *, rng=None, size=None):
     """Exact discrete Laplace noise with scale sensitivity / epsilon (integers).
 
     P(Y = y) = (1 - q)/(1 + q) q^|y| with q = exp(-epsilon / sensitivity) [CKS20 Alg. 2].
     ``size=None`` returns a Python int, otherwise an int64 array of shape ``size``.
     """
-    sensitivity = valid_positive_int(sensitivity, "sensitivity", maximum=_MAX_SENSITIVITY)
     t, s = _scale_fraction(sensitivity, epsilon)
-    size = valid_size(size)
-    rng = valid_rng(rng)
     shape = () if size is None else (size if isinstance(size, tuple) else (size,))
     count = int(np.prod(shape)) if shape else 1
     draws = _discrete_laplace(t, s, count, rng).reshape(shape)
     return int(draws) if size is None else draws
 
 
-def _integer_values(value) -> np.ndarray:
+def _valid_integer_values(value, name) -> np.ndarray:
     """The query's true answer as int64: integer-valued, |value| <= 2^53."""
-    arr = valid_values(value, "value")
+    arr = valid_values(value, name)
     if np.any(arr != np.round(arr)):
-        raise ValueError(f"value must be integer-valued (a count or a sum of integers), got {value!r}")
+        raise ValueError(f"{name} must be integer-valued (a count or a sum of integers), "
+                         f"got {value!r}")
     if np.any(np.abs(arr) > 2.0 ** 53):
-        raise ValueError(f"value must be an integer of magnitude <= 2^53, got {value!r}")
+        raise ValueError(f"{name} must be an integer of magnitude <= 2^53, got {value!r}")
     return arr.astype(np.int64)
 
 
+@checked(value=Using(_valid_integer_values), sensitivity=PositiveInt(maximum=_MAX_SENSITIVITY),
+         size=Size(), rng=Rng())
 def discrete_laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=None):
     """Release value + Y, Y exact discrete Laplace with scale sensitivity / epsilon.
 
@@ -228,39 +236,37 @@ def discrete_laplace_mechanism(value, sensitivity, epsilon, *, rng=None, size=No
     rational :func:`epsilon_as_fraction` gives (pass a Fraction to choose it yourself).
     Throughput: well over 10^5 draws per second. Notebook 11.
     """
-    ints = _integer_values(value)
-    sensitivity = valid_positive_int(sensitivity, "sensitivity", maximum=_MAX_SENSITIVITY)
     t, s = _scale_fraction(sensitivity, epsilon)
-    size = valid_size(size)
-    rng = valid_rng(rng)
-    shape = release_shape(size, ints.shape)
+    shape = release_shape(size, value.shape)
     count = int(np.prod(shape)) if shape else 1
     noise = _discrete_laplace(t, s, count, rng).reshape(shape)
-    out = ints + noise
+    out = value + noise
     return int(out) if out.ndim == 0 else out
 
 
+@checked(k=Values(), sensitivity=PositiveInt(maximum=_MAX_SENSITIVITY), epsilon=Epsilon())
 def discrete_laplace_pmf(k, sensitivity, epsilon):
     """P(Y = k) = (1 - q)/(1 + q) q^|k|, q = exp(-epsilon/sensitivity), for integer k."""
-    k = valid_values(k, "k")
-    sensitivity = valid_positive_int(sensitivity, "sensitivity", maximum=_MAX_SENSITIVITY)
-    eps = valid_epsilon(epsilon)
-    q = math.exp(-eps / sensitivity)
-    out = (1 - q) / (1 + q) * np.exp(-np.abs(k) * eps / sensitivity)
+    q = math.exp(-epsilon / sensitivity)
+    out = (1 - q) / (1 + q) * np.exp(-np.abs(k) * epsilon / sensitivity)
     out = np.where(k == np.round(k), out, 0.0)
     return float(out) if out.ndim == 0 else out
 
 
 # ----------------------------------------------------------------- discrete Gaussian
-def _sigma_squared(sigma) -> Fraction:
+def _valid_sigma(sigma, name):
+    """sigma in (0, 2^52]: a Fraction is kept as it is, anything else becomes a float."""
     # sigma <= 2^52 keeps the sampler's integers (about sigma + 1, and the draws) in int64
     if isinstance(sigma, Fraction):
         if sigma <= 0 or sigma > 2 ** 52:
-            raise ValueError(f"sigma must be in (0, 2^52], got {sigma}")
-        return sigma * sigma
-    from ._support.validate import valid_real
-    sig = valid_real(sigma, "sigma", low=0.0, high=2.0 ** 52, low_open=True)
-    frac = Fraction(repr(float(sig)))
+            raise ValueError(f"{name} must be in (0, 2^52], got {sigma}")
+        return sigma
+    return valid_real(sigma, name, low=0.0, high=2.0 ** 52, low_open=True)
+
+
+def _sigma_squared(sigma) -> Fraction:
+    """sigma^2 as an exact rational, a float sigma read as its shortest decimal."""
+    frac = sigma if isinstance(sigma, Fraction) else Fraction(repr(float(sigma)))
     return frac * frac
 
 
@@ -305,6 +311,7 @@ def _discrete_gaussian(sigma2: Fraction, count: int, rng) -> np.ndarray:
     return out
 
 
+@checked(sigma=Using(_valid_sigma), size=Size(), rng=Rng())
 def discrete_gaussian_noise(sigma, *, rng=None, size=None):
     """Exact discrete Gaussian noise: P(Y = y) proportional to exp(-y^2 / (2 sigma^2)), y in Z.
 
@@ -313,14 +320,13 @@ def discrete_gaussian_noise(sigma, *, rng=None, size=None):
     [CKS20 Corollary 9]. ``size=None`` gives a Python int.
     """
     sigma2 = _sigma_squared(sigma)
-    size = valid_size(size)
-    rng = valid_rng(rng)
     shape = () if size is None else (size if isinstance(size, tuple) else (size,))
     count = int(np.prod(shape)) if shape else 1
     draws = _discrete_gaussian(sigma2, count, rng).reshape(shape)
     return int(draws) if size is None else draws
 
 
+@checked(value=Using(_valid_integer_values), sigma=Using(_valid_sigma), size=Size(), rng=Rng())
 def discrete_gaussian_mechanism(value, sigma, *, rng=None, size=None):
     """Release an integer value plus exact discrete Gaussian noise N_Z(0, sigma^2).
 
@@ -329,30 +335,25 @@ def discrete_gaussian_mechanism(value, sigma, *, rng=None, size=None):
     7]; unlike the continuous Gaussian no floating-point rounding is involved. Shapes as
     in :func:`discrete_laplace_mechanism`.
     """
-    ints = _integer_values(value)
     sigma2 = _sigma_squared(sigma)
-    size = valid_size(size)
-    rng = valid_rng(rng)
-    shape = release_shape(size, ints.shape)
+    shape = release_shape(size, value.shape)
     count = int(np.prod(shape)) if shape else 1
-    out = ints + _discrete_gaussian(sigma2, count, rng).reshape(shape)
+    out = value + _discrete_gaussian(sigma2, count, rng).reshape(shape)
     return int(out) if out.ndim == 0 else out
 
 
+@checked(k=Values(), sigma=Real(low=0.0, low_open=True))
 def discrete_gaussian_pmf(k, sigma):
     """P(Y = k) for the discrete Gaussian: exp(-k^2 / (2 sigma^2)) / Z, Z the sum over all
     integers. For sigma <= 10, Z is summed over |k| <= 40 sigma + 40; above, Z = sqrt(2 pi)
     sigma to double precision (Poisson summation: the relative correction
     2 sum_j exp(-2 pi^2 sigma^2 j^2) is below e^-1900)."""
-    from ._support.validate import valid_real
-    k = valid_values(k, "k")
-    sig = valid_real(sigma, "sigma", low=0.0, low_open=True)
-    if sig <= 10:
-        half = int(40 * sig) + 40
+    if sigma <= 10:
+        half = int(40 * sigma) + 40
         grid = np.arange(-half, half + 1)
-        z = np.exp(-0.5 * (grid / sig) ** 2).sum()
+        z = np.exp(-0.5 * (grid / sigma) ** 2).sum()
     else:
-        z = math.sqrt(2 * math.pi) * sig
+        z = math.sqrt(2 * math.pi) * sigma
     with np.errstate(over="ignore", under="ignore"):
-        out = np.where(k == np.round(k), np.exp(-0.5 * (k / sig) ** 2) / z, 0.0)
+        out = np.where(k == np.round(k), np.exp(-0.5 * (k / sigma) ** 2) / z, 0.0)
     return float(out) if out.ndim == 0 else out

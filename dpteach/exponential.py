@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import bounds, datasets, mechanisms
-from ._support.validate import (valid_epsilon, valid_flag, valid_positive_int, valid_real, valid_scores,
-                        valid_sensitivity, valid_values)
+from ._support.validate import (Epsilon, Flag, OrNone, PositiveInt, Real, Scores, Sensitivity,
+                                Using, Values, checked, valid_values)
 
 _MAX_CANDIDATES = 10 ** 7     # tied_scores builds an array of this many floats at most
 _MAX_DRAWS = 10 ** 7
@@ -32,24 +32,23 @@ def _probabilities(scores, sensitivity, epsilon, half):
                                                 epsilon if half else 2 * epsilon)
 
 
+@checked(scores=Scores(), neighbour_scores=Scores(), sensitivity=Sensitivity(positive=True),
+         epsilon=Epsilon(), half=Flag())
 def log_ratio(scores, neighbour_scores, sensitivity, epsilon, *, half=True):
     """ln Pr[M(D) = r] - ln Pr[M(D') = r] for every candidate r.
 
     ``scores`` are u(D, .), ``neighbour_scores`` u(D', .); ``half=False`` uses seed 000's
     form without the 1/2.
     """
-    u = valid_scores(scores)
-    v = valid_scores(neighbour_scores, "neighbour_scores")
-    if u.shape != v.shape:
-        raise ValueError(f"neighbour_scores must have one score per candidate ({u.size}), "
-                         f"got {v.size}")
-    d = valid_sensitivity(sensitivity, positive=True)
-    e = valid_epsilon(epsilon)
-    half = valid_flag(half, "half")
+    if scores.shape != neighbour_scores.shape:
+        raise ValueError(f"neighbour_scores must have one score per candidate ({scores.size}), "
+                         f"got {neighbour_scores.size}")
     with np.errstate(divide="ignore"):
-        return np.log(_probabilities(u, d, e, half)) - np.log(_probabilities(v, d, e, half))
+        return (np.log(_probabilities(scores, sensitivity, epsilon, half))
+                - np.log(_probabilities(neighbour_scores, sensitivity, epsilon, half)))
 
 
+@checked(scores=Scores(), sensitivity=Sensitivity(positive=True), epsilon=Epsilon(), half=Flag())
 def worst_case_log_ratio(scores, sensitivity, epsilon, *, half=True) -> float:
     """The largest |ln Pr[M(D) = r] / Pr[M(D') = r]| over candidates r and neighbours D'.
 
@@ -60,33 +59,36 @@ def worst_case_log_ratio(scores, sensitivity, epsilon, *, half=True) -> float:
     without it, it tends to 2 epsilon when the other candidates dominate (seed 000's
     "2 epsilon-differentially private").
     """
-    u = valid_scores(scores)
-    d = valid_sensitivity(sensitivity, positive=True)
-    valid_epsilon(epsilon)
-    half = valid_flag(half, "half")
     worst = 0.0
-    for r in range(u.size):
-        step = np.full(u.shape, d)
-        step[r] = -d
+    for r in range(scores.size):
+        step = np.full(scores.shape, sensitivity)
+        step[r] = -sensitivity
         for sign in (1, -1):
-            lr = log_ratio(u, u + sign * step, d, epsilon, half=half)[r]
+            lr = log_ratio(scores, scores + sign * step, sensitivity, epsilon, half=half)[r]
             worst = max(worst, abs(float(lr)))
     return worst
 
 
+@checked(n_candidates=PositiveInt(maximum=_MAX_CANDIDATES), gap=Real(), opt=Real())
 def tied_scores(n_candidates, gap, *, opt=0.0):
     """One optimal candidate scoring ``opt`` and n_candidates - 1 tied at opt - gap
     (at most 10^7 candidates)."""
-    n = valid_positive_int(n_candidates, "n_candidates", maximum=_MAX_CANDIDATES)
-    g = valid_real(gap, "gap")
-    top = valid_real(opt, "opt")
-    if not np.isfinite(top - g):
-        raise ValueError(f"opt - gap must be finite, got opt={top:g}, gap={g:g}")
-    u = np.full(n, top - g)
-    u[0] = top
+    if not np.isfinite(opt - gap):
+        raise ValueError(f"opt - gap must be finite, got opt={opt:g}, gap={gap:g}")
+    u = np.full(n_candidates, opt - gap)
+    u[0] = opt
     return u
 
 
+def _valid_ts(t_grid, name):
+    t = valid_values(t_grid, name)
+    if (t < 0).any():
+        raise ValueError(f"{name} must hold values t >= 0")
+    return t
+
+
+@checked(scores=Scores(), sensitivity=Sensitivity(positive=True), epsilon=Epsilon(),
+         t_grid=Using(_valid_ts), n_draws=PositiveInt(maximum=_MAX_DRAWS))
 def utility_tail(scores, sensitivity, epsilon, t_grid, *, n_draws=20_000, rng=None):
     """Empirical Pr[u(r*) <= threshold(t)] for each t, from ``n_draws`` outputs.
 
@@ -95,29 +97,24 @@ def utility_tail(scores, sensitivity, epsilon, t_grid, *, n_draws=20_000, rng=No
     |R_OPT| counted from the scores. The utility theorem says each entry is at most e^-t.
     Returns (empirical, thresholds).
     """
-    u = valid_scores(scores)
-    valid_sensitivity(sensitivity, positive=True)
-    valid_epsilon(epsilon)
-    t = valid_values(t_grid, "t_grid")
-    if (t < 0).any():
-        raise ValueError("t_grid must hold values t >= 0")
-    n_draws = valid_positive_int(n_draws, "n_draws", maximum=_MAX_DRAWS)
-    opt = u.max()
-    n_opt = int((u == opt).sum())
-    draws = mechanisms.exponential_mechanism(u, u, sensitivity, epsilon, rng=rng, size=n_draws)
+    opt = scores.max()
+    n_opt = int((scores == opt).sum())
+    draws = mechanisms.exponential_mechanism(scores, scores, sensitivity, epsilon, rng=rng,
+                                             size=n_draws)
     thresholds = np.array([bounds.exponential_utility_threshold(
-        opt, sensitivity, epsilon, u.size, ti, n_optimal=n_opt) for ti in np.ravel(t)])
+        opt, sensitivity, epsilon, scores.size, ti, n_optimal=n_opt) for ti in np.ravel(t_grid)])
     ranked = np.sort(draws)
     empirical = np.searchsorted(ranked, thresholds, side="right") / n_draws
     return empirical, thresholds
 
 
+@checked(top=Real(low=0.01, high=1e5))
 def price_grid(top=5.0):
     """Posted prices $0.01, $0.02, ..., ``top`` (whole cents; $0.01 <= top <= $100,000)."""
-    top = valid_real(top, "top", low=0.01, high=1e5)
     return np.arange(1, int(round(top * 100)) + 1) / 100
 
 
+@checked(valuations=Values(), prices=Values())
 def posted_price_revenue(valuations, prices):
     """Revenue p * #{buyers with valuation >= p} of each posted price p, in dollars.
 
@@ -126,16 +123,24 @@ def posted_price_revenue(valuations, prices):
     compared in whole cents, so $4.01 against $4.01 is a sale despite floating point.
     Seed 004's apple market (:func:`dpteach.datasets.apple_buyers`); notebook 09.
     """
-    v = np.round(valid_values(valuations, "valuations").ravel() * 100).astype(np.int64)
-    p = valid_values(prices, "prices")
-    if (p < 0).any() or (v < 0).any():
+    v = np.round(valuations.ravel() * 100).astype(np.int64)
+    if (prices < 0).any() or (v < 0).any():
         raise ValueError("prices and valuations must be >= 0")
-    cents = np.round(p * 100).astype(np.int64)
+    cents = np.round(prices * 100).astype(np.int64)
     buyers = (v[None, :] >= cents.reshape(-1, 1)).sum(axis=1).reshape(cents.shape)
     out = cents * buyers / 100
     return out.item() if np.ndim(out) == 0 else out
 
 
+def _valid_prices(prices, name):
+    p = valid_values(prices, name)
+    if p.ndim != 1 or (p <= 0).any():
+        raise ValueError(f"{name} must be a 1-D list of positive prices")
+    return p
+
+
+@checked(copies=PositiveInt(maximum=10 ** 5), epsilon=Epsilon(),
+         prices=OrNone(Using(_valid_prices)))
 def apple_outputs(epsilon, *, copies=1, prices=None):
     """Distributions of the price chosen by two private sellers, for seed 004's apples.
 
@@ -147,11 +152,8 @@ def apple_outputs(epsilon, *, copies=1, prices=None):
     price; mass that falls outside the grid sells nothing and is reported as ``lost``),
     and the expected revenue of each.
     """
-    copies = valid_positive_int(copies, "copies", maximum=10 ** 5)
-    epsilon = valid_epsilon(epsilon)
-    prices = price_grid() if prices is None else valid_values(prices, "prices")
-    if prices.ndim != 1 or (prices <= 0).any():
-        raise ValueError("prices must be a 1-D list of positive prices")
+    if prices is None:
+        prices = price_grid()
     values = np.tile(datasets.apple_buyers()["Valuation ($)"].to_numpy(), copies)
     revenue = posted_price_revenue(values, prices)
     top = float(prices.max())

@@ -24,14 +24,16 @@ import numpy as np
 
 from ._support import densities as _densities
 from ._support.gaussian import unit_sigma
-from ._support.validate import (SCALE_RANGE, valid_delta, valid_epsilon, finite_result,
-                        valid_positive_int, valid_real, valid_values)
+from ._support.validate import (SCALE_RANGE, Delta, Epsilon, OrNone, PositiveInt, Real, Using,
+                                Values, checked, finite_result, valid_delta, valid_epsilon,
+                                valid_positive_int, valid_values)
 
 __all__ = ["group_privacy", "group_privacy_chain", "gaussian_group_delta", "parallel_composition", "postprocess_laplace", "max_log_ratio",
            "OutputLaw", "POSTPROCESSINGS", "group_curves", "parallel_costs"]
 
 
 # ------------------------------------------------------------------ group privacy
+@checked(epsilon=Epsilon(), delta=Delta(), k=PositiveInt(maximum=10**9))
 def group_privacy(epsilon, delta, k):
     """(k eps, k e^((k-1) eps) delta): what an (eps, delta)-DP mechanism promises about
     two datasets that differ in ``k`` people.
@@ -45,17 +47,15 @@ def group_privacy(epsilon, delta, k):
     exact sum, which is smaller. Returns floats; a delta at or above 1 promises nothing (it
     may be returned as is, or as inf when e^((k-1) eps) overflows). Notebook 12.
     """
-    e = valid_epsilon(epsilon)
-    d = valid_delta(delta)
-    k = valid_positive_int(k, "k", maximum=10**9)
-    finite_result(k * e, "epsilon", "k epsilon")
-    if d == 0.0:
-        return float(k * e), 0.0
+    finite_result(k * epsilon, "epsilon", "k epsilon")
+    if delta == 0.0:
+        return float(k * epsilon), 0.0
     with np.errstate(over="ignore"):
-        grown = float(k * np.exp((k - 1) * e) * d)
-    return float(k * e), grown
+        grown = float(k * np.exp((k - 1) * epsilon) * delta)
+    return float(k * epsilon), grown
 
 
+@checked(epsilon=Epsilon(), delta=Delta(), k=PositiveInt(maximum=10**9))
 def group_privacy_chain(epsilon, delta, k):
     """(k eps, delta (e^(k eps) - 1) / (e^eps - 1)): the chain argument's group guarantee
     with the geometric sum kept exact, delta (1 + e^eps + ... + e^((k-1) eps)).
@@ -64,16 +64,13 @@ def group_privacy_chain(epsilon, delta, k):
     the largest), equal to it at k = 1; for eps = 0.5 and k = 10 about 4 times smaller.
     A delta at or above 1 promises nothing (inf when e^(k eps) overflows). Notebook 12, A7 Task 1.
     """
-    e = valid_epsilon(epsilon)
-    d = valid_delta(delta)
-    k = valid_positive_int(k, "k", maximum=10**9)
-    if d == 0.0:
-        return float(k * e), 0.0
+    if delta == 0.0:
+        return float(k * epsilon), 0.0
     # ln((e^(k eps) - 1) / (e^eps - 1)) in log space: finite, or inf, never inf/inf = NaN
-    log_ratio = _log_expm1(k * e) - _log_expm1(e)
+    log_ratio = _log_expm1(k * epsilon) - _log_expm1(epsilon)
     with np.errstate(over="ignore"):
-        total = float(d * np.exp(log_ratio))
-    return float(k * e), total
+        total = float(delta * np.exp(log_ratio))
+    return float(k * epsilon), total
 
 
 def _log_expm1(x):
@@ -81,6 +78,18 @@ def _log_expm1(x):
     return float(np.log(np.expm1(x))) if x < 30 else float(x + np.log1p(-np.exp(-x)))
 
 
+def _valid_group_epsilon(epsilon, name):
+    """epsilon > 0 and at most 700: the analytic sigma at a larger epsilon is below the
+    float range's resolution."""
+    e = valid_epsilon(epsilon, name)
+    if e > 700:
+        raise ValueError(f"{name} must be <= 700 here (the analytic sigma at a larger epsilon "
+                         f"is below the float range's resolution), got {e!r}")
+    return e
+
+
+@checked(epsilon=Using(_valid_group_epsilon), delta=Delta(required=True),
+         k=PositiveInt(maximum=10**6))
 def gaussian_group_delta(epsilon, delta, k):
     """The true delta at k eps, for datasets ``k`` people apart, of the Gaussian mechanism
     calibrated to (eps, delta) with L2 sensitivity 1 (analytic sigma).
@@ -92,14 +101,8 @@ def gaussian_group_delta(epsilon, delta, k):
     """
     from .mechanisms import gaussian_delta
 
-    e = valid_epsilon(epsilon)
-    d = valid_delta(delta, required=True)
-    k = valid_positive_int(k, "k", maximum=10**6)
-    if e > 700:
-        raise ValueError(f"epsilon must be <= 700 here (the analytic sigma at a larger epsilon "
-                         f"is below the float range's resolution), got {e!r}")
-    sigma = unit_sigma(e, d)   # the analytic sigma, remembered
-    return float(gaussian_delta(sigma, float(k), k * e))
+    sigma = unit_sigma(epsilon, delta)   # the analytic sigma, remembered
+    return float(gaussian_delta(sigma, float(k), k * epsilon))
 
 
 # ------------------------------------------------------------------ parallel composition
@@ -112,6 +115,15 @@ def _as_list(values, name):
     return out
 
 
+def _valid_epsilons(epsilons, name):
+    return [valid_epsilon(e, f"{name}[{i}]") for i, e in enumerate(_as_list(epsilons, name))]
+
+
+def _valid_deltas(deltas, name):
+    return [valid_delta(d, f"{name}[{i}]") for i, d in enumerate(_as_list(deltas, name))]
+
+
+@checked(epsilons=Using(_valid_epsilons), deltas=OrNone(Using(_valid_deltas)))
 def parallel_composition(epsilons, deltas=None):
     """(max eps_i, max delta_i): mechanisms M_i, each (eps_i, delta_i)-DP, run on
     *disjoint* parts D_i of the data (each person in at most one part).
@@ -122,14 +134,11 @@ def parallel_composition(epsilons, deltas=None):
     eps-DP in total, not (number of bins) x eps. Compare :func:`dpteach.basic_composition`,
     the sum, which holds when the parts overlap. Notebook 12.
     """
-    eps = [valid_epsilon(e, f"epsilons[{i}]") for i, e in enumerate(_as_list(epsilons, "epsilons"))]
     if deltas is None:
-        dl = [0.0] * len(eps)
-    else:
-        dl = [valid_delta(d, f"deltas[{i}]") for i, d in enumerate(_as_list(deltas, "deltas"))]
-        if len(dl) != len(eps):
-            raise ValueError(f"deltas has {len(dl)} entries but epsilons has {len(eps)}")
-    return float(max(eps)), float(max(dl))
+        deltas = [0.0] * len(epsilons)
+    elif len(deltas) != len(epsilons):
+        raise ValueError(f"deltas has {len(deltas)} entries but epsilons has {len(epsilons)}")
+    return float(max(epsilons)), float(max(deltas))
 
 
 # ------------------------------------------------------------------ post-processing
@@ -193,6 +202,15 @@ def _law(value, scale, f, step, lower, upper, threshold, grid):
                      empty, empty, (0.0, 0.0))
 
 
+def _valid_postprocessing(f, name):
+    if not isinstance(f, str) or f not in POSTPROCESSINGS:
+        raise ValueError(f"{name} must be one of {POSTPROCESSINGS}, got {f!r}")
+    return f
+
+
+@checked(value=Real(), scale=Real(low=SCALE_RANGE[0], high=SCALE_RANGE[1]),
+         f=Using(_valid_postprocessing), step=Real(low=0.0, low_open=True, high=1e300),
+         lower=Real(), upper=Real(), threshold=Real(), grid=OrNone(Values()))
 def postprocess_laplace(value, scale, f="identity", *, step=1.0, lower=0.0, upper=1.0,
                         threshold=0.5, grid=None):
     """The exact law of f(value + Lap(scale)) for a post-processing ``f``.
@@ -204,29 +222,17 @@ def postprocess_laplace(value, scale, f="identity", *, step=1.0, lower=0.0, uppe
     ``threshold``, else 0: two atoms). ``grid`` (default 801 points over +-12 scales)
     is where a density part is tabulated. Returns an :class:`OutputLaw`. Notebook 12.
     """
-    value = valid_real(value, "value")
-    scale = valid_real(scale, "scale", low=SCALE_RANGE[0], high=SCALE_RANGE[1])
-    step, lower, upper, threshold = _valid_postprocessing(f, step, lower, upper, threshold)
+    if f == "clamp" and not lower < upper:
+        raise ValueError(f"lower must be below upper, got lower={lower}, upper={upper}")
     _valid_cells(f, value, value, scale, step)
-    if grid is None:
-        grid = np.linspace(value - 12 * scale, value + 12 * scale, 801)
-    grid = valid_values(grid, "grid")
+    if grid is None:   # finite unless value is within 12 scales of the float range's end
+        grid = valid_values(np.linspace(value - 12 * scale, value + 12 * scale, 801), "grid")
     return _law(value, scale, f, step, lower, upper, threshold, grid)
 
 
-
-def _valid_postprocessing(f, step, lower, upper, threshold):
-    """Check a post-processing's name and parameters; returns (step, lower, upper,
-    threshold) as floats."""
-    if not isinstance(f, str) or f not in POSTPROCESSINGS:
-        raise ValueError(f"f must be one of {POSTPROCESSINGS}, got {f!r}")
-    step = valid_real(step, "step", low=0.0, low_open=True, high=1e300)
-    lower = valid_real(lower, "lower")
-    upper = valid_real(upper, "upper")
-    if f == "clamp" and not lower < upper:
-        raise ValueError(f"lower must be below upper, got lower={lower}, upper={upper}")
-    return step, lower, upper, valid_real(threshold, "threshold")
-
+@checked(value1=Real(), value2=Real(), scale=Real(low=SCALE_RANGE[0], high=SCALE_RANGE[1]),
+         f=Using(_valid_postprocessing), step=Real(low=0.0, low_open=True, high=1e300),
+         lower=Real(), upper=Real(), threshold=Real())
 def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, upper=1.0,
                   threshold=0.5):
     """sup over sets S of |ln Pr[f(M(x)) in S] / Pr[f(M(x')) in S]| for the Laplace
@@ -244,10 +250,9 @@ def max_log_ratio(value1, value2, scale, f="identity", *, step=1.0, lower=0.0, u
     from .mechanisms import privacy_loss
 
     logcdf, logsf = _densities.laplace_logcdf, _densities.laplace_logsf   # scipy.stats.laplace's
-    v1 = valid_real(value1, "value1")
-    v2 = valid_real(value2, "value2")
-    b = valid_real(scale, "scale", low=SCALE_RANGE[0], high=SCALE_RANGE[1])
-    step, lower, upper, threshold = _valid_postprocessing(f, step, lower, upper, threshold)
+    v1, v2, b = value1, value2, scale
+    if f == "clamp" and not lower < upper:
+        raise ValueError(f"lower must be below upper, got lower={lower}, upper={upper}")
     _valid_cells(f, min(v1, v2), max(v1, v2), b, step)
     if f == "identity":
         return abs(v1 - v2) / b
@@ -285,24 +290,28 @@ def _log_cell_both(a, c, v, b):
     return np.where(c <= v, left, right)
 
 
+def _valid_ks(ks, name):
+    return [valid_positive_int(k, name, maximum=10**6)
+            for k in np.atleast_1d(np.asarray(ks, object))]
+
+
+@checked(ks=Using(_valid_ks))
 def group_curves(epsilon, delta, ks):
     """For groups of k people: the Gaussian mechanism calibrated to (eps, delta) (analytic
     sigma, L2 sensitivity 1) has true delta at k eps equal to gaussian_delta(sigma, k, k
     eps); the group-privacy bound is k e^((k-1) eps) delta. Returns (true, bound)."""
-    ks = [valid_positive_int(k, "ks", maximum=10**6) for k in np.atleast_1d(np.asarray(ks, object))]
     true = np.array([gaussian_group_delta(epsilon, delta, int(k)) for k in ks])
     bound = np.array([group_privacy(epsilon, delta, k)[1] for k in ks])
     return true, bound
 
 
+@checked(epsilon=Epsilon(), n_bins=PositiveInt(maximum=10**6))
 def parallel_costs(epsilon, n_bins):
     """Worst-case privacy loss of releasing ``n_bins`` counts, each with Lap(1/eps), when
     one person is added: disjoint bins change by (1, 0, ..., 0), cumulative counts
     ("age group <= j") by (1, 1, ..., 1) for the youngest person. The joint loss of
     independent Laplace releases is the sum of |change_i| eps. Returns (disjoint,
     cumulative), equal to parallel_composition and basic_composition of n_bins eps."""
-    epsilon = valid_epsilon(epsilon)
-    n_bins = valid_positive_int(n_bins, "n_bins", maximum=10**6)
     finite_result(n_bins * epsilon, "epsilon", "n_bins epsilon")
     disjoint = np.zeros(n_bins)
     disjoint[0] = 1.0

@@ -31,7 +31,8 @@ from math import comb
 
 import numpy as np
 
-from ._support.validate import valid_flag, valid_nonnegative_int, valid_positive_int, valid_values
+from ._support.validate import (Flag, NonnegativeInt, PositiveInt, Using, checked,
+                                valid_values)
 
 __all__ = ["global_sensitivity", "local_sensitivity", "l1_sensitivity", "l2_sensitivity",
            "SensitivityResult", "count_datasets", "all_datasets", "histogram", "l1_distance", "l2_distance", "are_neighbours"]
@@ -71,33 +72,33 @@ class SensitivityResult:
 
 
 # ------------------------------------------------------------------ input checks
-def _valid_query(query):
+def _valid_query(query, name):
     if not callable(query):
-        raise TypeError(f"query must be a callable taking a dataset, got {type(query).__name__}")
+        raise TypeError(f"{name} must be a callable taking a dataset, got {type(query).__name__}")
     return query
 
 
-def _valid_universe(universe):
+def _valid_universe(universe, name):
     if isinstance(universe, (str, bytes)):
-        raise TypeError("universe must be a sequence of records, not a string "
+        raise TypeError(f"{name} must be a sequence of records, not a string "
                         "(write list('abc') for the records 'a', 'b', 'c')")
     if isinstance(universe, (set, frozenset)):
         universe = sorted(universe)
     try:
         arr = np.asarray(list(universe))
     except (TypeError, ValueError):
-        raise TypeError("universe must be a sequence of records of one kind (numbers, strings "
+        raise TypeError(f"{name} must be a sequence of records of one kind (numbers, strings "
                         f"or equal-length tuples), got {_short(universe)}") from None
     if arr.size == 0 or arr.shape[0] == 0:
-        raise ValueError("universe must contain at least one record")
+        raise ValueError(f"{name} must contain at least one record")
     if arr.dtype.kind == "O":
-        raise TypeError("universe must hold records of one kind (numbers, strings or "
+        raise TypeError(f"{name} must hold records of one kind (numbers, strings or "
                         "equal-length tuples)")
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise ValueError("universe must not contain NaN or infinite records")
+        raise ValueError(f"{name} must not contain NaN or infinite records")
     distinct = np.unique(arr, axis=0).shape[0]
     if distinct != arr.shape[0]:
-        raise ValueError(f"universe must list each record once, got {arr.shape[0]} records "
+        raise ValueError(f"{name} must list each record once, got {arr.shape[0]} records "
                          f"of which only {distinct} are distinct")
     return arr
 
@@ -107,16 +108,33 @@ def _short(value):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _valid_neighbours(neighbours):
+def _valid_neighbours(neighbours, name):
     if neighbours not in _NEIGHBOURS:
-        raise ValueError(f"neighbours must be 'add_remove' or 'substitute', got {neighbours!r}")
+        raise ValueError(f"{name} must be 'add_remove' or 'substitute', got {neighbours!r}")
     return neighbours
 
 
-def _valid_norm(norm):
+def _valid_norm(norm, name):
     if isinstance(norm, (bool, np.bool_)) or norm not in (1, 2):
-        raise ValueError(f"norm must be 1 (L1) or 2 (L2), got {norm!r}")
+        raise ValueError(f"{name} must be 1 (L1) or 2 (L2), got {norm!r}")
     return int(norm)
+
+
+def _valid_dataset(dataset, name):
+    """A dataset as an array of records (its records' shape is checked against the
+    universe's by the caller)."""
+    x = np.asarray(dataset)
+    if isinstance(dataset, (str, bytes)) or x.dtype.kind == "O":
+        raise TypeError(f"{name} must be a sequence of records like those of universe")
+    return x
+
+
+def _valid_records(records, name):
+    if isinstance(records, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of records, not a string")
+    if not hasattr(records, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of records, got {_short(records)}")
+    return records
 
 
 # ------------------------------------------------------------ evaluating a query
@@ -273,38 +291,40 @@ class _Space:
         return np.concatenate(parents), np.concatenate(parts)
 
 
+@checked(universe_size=PositiveInt(), size=NonnegativeInt(), ordered=Flag())
 def count_datasets(universe_size, size, *, ordered=False) -> int:
     """How many datasets of exactly ``size`` records from a universe of ``universe_size``
     records: C(u + m - 1, m) multisets, or u^m sequences with ``ordered=True``. The
     brute force of :func:`global_sensitivity` visits all sizes it needs. Counts with
     more than 10,000 digits are refused (ValueError). Notebook 05."""
-    u = valid_positive_int(universe_size, "universe_size")
-    m = valid_nonnegative_int(size, "size")
-    space = _Space(u, valid_flag(ordered, "ordered"))
-    if space.log_count_lower(m) > _MAX_COUNT_DIGITS * math.log(10):
-        raise ValueError(f"size={_short(m)} with universe_size={u} gives a count with more than "
-                         f"{_MAX_COUNT_DIGITS:,} digits; use a smaller size")
-    return space.count(m)
+    space = _Space(universe_size, ordered)
+    if space.log_count_lower(size) > _MAX_COUNT_DIGITS * math.log(10):
+        raise ValueError(f"size={_short(size)} with universe_size={universe_size} gives a count "
+                         f"with more than {_MAX_COUNT_DIGITS:,} digits; use a smaller size")
+    return space.count(size)
 
 
+@checked(universe=Using(_valid_universe), size=NonnegativeInt(), ordered=Flag(),
+         max_datasets=PositiveInt(maximum=_MAX_DATASETS_LIMIT))
 def all_datasets(universe, size, *, ordered=False, max_datasets=_MAX_DATASETS):
     """Every dataset of exactly ``size`` records from ``universe``, one per row of a numpy
     array (shape (count, size) for scalar records), in the order the brute force uses:
     multisets as sorted tuples, or sequences with ``ordered=True``. Notebook 05."""
-    uni = _valid_universe(universe)
-    m = valid_nonnegative_int(size, "size")
-    space = _Space(uni.shape[0], valid_flag(ordered, "ordered"))
-    limit = valid_positive_int(max_datasets, "max_datasets", maximum=_MAX_DATASETS_LIMIT)
-    if space.capped_count(m, limit) > limit:
-        raise ValueError(f"size={_short(m)} gives more than max_datasets={limit:,} datasets; use a "
-                         "smaller universe or size")
-    return uni[space.enumerate(m)]
+    space = _Space(universe.shape[0], ordered)
+    if space.capped_count(size, max_datasets) > max_datasets:
+        raise ValueError(f"size={_short(size)} gives more than max_datasets={max_datasets:,} "
+                         "datasets; use a smaller universe or size")
+    return universe[space.enumerate(size)]
 
 
 def _norms(diff, norm):
     return np.abs(diff).sum(axis=-1) if norm == 1 else np.sqrt((diff ** 2).sum(axis=-1))
 
 
+@checked(query=Using(_valid_query), universe=Using(_valid_universe), size=PositiveInt(),
+         neighbours=Using(_valid_neighbours), norm=Using(_valid_norm), min_size=NonnegativeInt(),
+         ordered=Flag(), batched=Flag(), details=Flag(),
+         max_datasets=PositiveInt(maximum=_MAX_DATASETS_LIMIT))
 def global_sensitivity(query, universe, size, *, neighbours="add_remove", norm=1,
                        min_size=0, ordered=False, batched=False, details=False,
                        max_datasets=_MAX_DATASETS):
@@ -337,30 +357,19 @@ def global_sensitivity(query, universe, size, *, neighbours="add_remove", norm=1
     answers defined), or a :class:`SensitivityResult` with a pair attaining it when
     ``details=True``. Notebook 05.
     """
-    query = _valid_query(query)
-    uni = _valid_universe(universe)
-    size = valid_positive_int(size, "size")
-    neighbours = _valid_neighbours(neighbours)
-    norm = _valid_norm(norm)
-    min_size = valid_nonnegative_int(min_size, "min_size")
-    ordered = valid_flag(ordered, "ordered")
-    batched = valid_flag(batched, "batched")
-    details = valid_flag(details, "details")
-    max_datasets = valid_positive_int(max_datasets, "max_datasets",
-                                      maximum=_MAX_DATASETS_LIMIT)
     if neighbours == "add_remove" and min_size >= size:
         raise ValueError(f"min_size must be < size for add_remove neighbours, got "
                          f"min_size={_short(min_size)}, size={_short(size)}")
-    space = _Space(uni.shape[0], ordered)
+    space = _Space(universe.shape[0], ordered)
     sizes = range(min_size, size + 1) if neighbours == "add_remove" else range(size - 1, size + 1)
     total = space.capped_total(sizes, max_datasets)
     if total > max_datasets:
-        raise ValueError(f"size={_short(size)} with {uni.shape[0]} records in the universe means "
-                         f"more than max_datasets={max_datasets:,} datasets; use a "
+        raise ValueError(f"size={_short(size)} with {universe.shape[0]} records in the universe "
+                         f"means more than max_datasets={max_datasets:,} datasets; use a "
                          "smaller universe or size")
 
     eval_sizes = range(min_size, size + 1) if neighbours == "add_remove" else (size,)
-    answers, n_datasets, n_undefined = _answers_by_rank(query, space, uni, batched, eval_sizes)
+    answers, n_datasets, n_undefined = _answers_by_rank(query, space, universe, batched, eval_sizes)
 
     best, witness, n_pairs = -1.0, None, 0
     top = size if neighbours == "add_remove" else size
@@ -394,8 +403,8 @@ def global_sensitivity(query, universe, size, *, neighbours="add_remove", norm=1
         return float(best)
     x = y = None
     if witness is not None:
-        x = tuple(_record(uni[i]) for i in witness[0])
-        y = tuple(_record(uni[i]) for i in witness[1])
+        x = tuple(_record(universe[i]) for i in witness[0])
+        y = tuple(_record(universe[i]) for i in witness[1])
     return SensitivityResult(float(best), x, y, n_datasets, n_undefined, n_pairs, neighbours, norm)
 
 
@@ -472,6 +481,9 @@ def l2_sensitivity(query, universe, size, *, neighbours="add_remove", **kwargs):
     return global_sensitivity(query, universe, size, neighbours=neighbours, norm=2, **kwargs)
 
 
+@checked(query=Using(_valid_query), universe=Using(_valid_universe),
+         neighbours=Using(_valid_neighbours), norm=Using(_valid_norm), batched=Flag(),
+         dataset=Using(_valid_dataset))
 def local_sensitivity(query, dataset, universe, *, neighbours="add_remove", norm=1,
                       batched=False):
     """Local sensitivity at one dataset x: max ||f(x) - f(y)|| over the neighbours y of x.
@@ -483,36 +495,28 @@ def local_sensitivity(query, dataset, universe, *, neighbours="add_remove", norm
     the noise level itself would reveal x [Nissim, Raskhodnikova & Smith 2007].
     Returns a float (0.0 when no neighbour's answer is defined). Notebook 05.
     """
-    query = _valid_query(query)
-    uni = _valid_universe(universe)
-    neighbours = _valid_neighbours(neighbours)
-    norm = _valid_norm(norm)
-    batched = valid_flag(batched, "batched")
-    x = np.asarray(dataset)
-    if isinstance(dataset, (str, bytes)) or x.dtype.kind == "O":
-        raise TypeError("dataset must be a sequence of records like those of universe")
-    if x.ndim == 0 or x.shape[1:] != uni.shape[1:]:
+    if dataset.ndim == 0 or dataset.shape[1:] != universe.shape[1:]:
         raise ValueError(f"dataset records must have the shape of universe records "
-                         f"{uni.shape[1:]}, got dataset of shape {x.shape}")
-    if x.dtype.kind in "iuf" and uni.dtype.kind in "iuf":
-        valid_values(x, "dataset", allow_empty=True)
-    n = x.shape[0]
+                         f"{universe.shape[1:]}, got dataset of shape {dataset.shape}")
+    if dataset.dtype.kind in "iuf" and universe.dtype.kind in "iuf":
+        valid_values(dataset, "dataset", allow_empty=True)
+    n = dataset.shape[0]
     if neighbours == "substitute" and n == 0:
         raise ValueError("dataset must hold at least one record for substitute neighbours")
     # Index view: universe records plus the dataset's own records (which may lie outside).
-    pool = np.concatenate([uni, x]) if n else uni
-    own = np.arange(uni.shape[0], uni.shape[0] + n)
+    pool = np.concatenate([universe, dataset]) if n else universe
+    own = np.arange(universe.shape[0], universe.shape[0] + n)
     groups = []
     if neighbours == "add_remove":
         if n:
             groups.append(own[np.array([[j for j in range(n) if j != i] for i in range(n)],
                                        dtype=np.int64).reshape(n, n - 1)])
-        groups.append(np.concatenate([np.broadcast_to(own, (uni.shape[0], n)),
-                                      np.arange(uni.shape[0])[:, None]], axis=1))
+        groups.append(np.concatenate([np.broadcast_to(own, (universe.shape[0], n)),
+                                      np.arange(universe.shape[0])[:, None]], axis=1))
     else:
-        rep = np.broadcast_to(own, (n * uni.shape[0], n)).copy()
-        rows = np.repeat(np.arange(n), uni.shape[0])
-        rep[np.arange(rep.shape[0]), rows] = np.tile(np.arange(uni.shape[0]), n)
+        rep = np.broadcast_to(own, (n * universe.shape[0], n)).copy()
+        rows = np.repeat(np.arange(n), universe.shape[0])
+        rep[np.arange(rep.shape[0]), rows] = np.tile(np.arange(universe.shape[0]), n)
         groups.append(rep)
     fx = _evaluate(query, own[None, :], pool, batched)
     if fx is None or np.isnan(fx).any():
@@ -531,67 +535,66 @@ def local_sensitivity(query, dataset, universe, *, neighbours="add_remove", norm
 
 
 # ------------------------------------------------------ databases as histograms
+@checked(universe=Using(_valid_universe), records=Using(_valid_records))
 def histogram(records, universe):
     """Seed 003's histogram view of a database: x_i = number of records equal to the
     i-th record of ``universe`` (x in N^|X|). Records outside the universe raise."""
-    uni = _valid_universe(universe)
-    if isinstance(records, (str, bytes)):
-        raise TypeError("records must be a sequence of records, not a string")
-    if not hasattr(records, "__iter__"):
-        raise TypeError(f"records must be a sequence of records, got {_short(records)}")
     rec = np.asarray(list(records))
     if rec.size == 0:
-        return np.zeros(uni.shape[0], dtype=np.int64)
-    if rec.shape[1:] != uni.shape[1:]:
-        raise ValueError(f"records must have the shape of universe records {uni.shape[1:]}, "
+        return np.zeros(universe.shape[0], dtype=np.int64)
+    if rec.shape[1:] != universe.shape[1:]:
+        raise ValueError(f"records must have the shape of universe records {universe.shape[1:]}, "
                          f"got {rec.shape[1:]}")
-    if uni.ndim == 1:
-        eq = rec[:, None] == uni[None, :]
+    if universe.ndim == 1:
+        eq = rec[:, None] == universe[None, :]
     else:
-        eq = (rec[:, None, :] == uni[None, :, :]).all(axis=2)
+        eq = (rec[:, None, :] == universe[None, :, :]).all(axis=2)
     missing = ~eq.any(axis=1)
     if missing.any():
         raise ValueError(f"records must come from universe; {rec[missing][0]!r} does not")
     return eq.sum(axis=0).astype(np.int64)
 
 
-def _vector(name, v):
+def _valid_vector(v, name):
     arr = valid_values(v, name)
     if arr.ndim > 1:
         raise ValueError(f"{name} must be a number or a 1-D vector, got shape {arr.shape}")
     return np.atleast_1d(arr)
 
 
-def _pair(x, y):
-    a, b = _vector("x", x), _vector("y", y)
-    if a.shape != b.shape:
-        raise ValueError(f"x and y must have the same length, got {a.shape[0]} and {b.shape[0]}")
-    return a, b
+def _valid_histogram(h, name):
+    arr = _valid_vector(h, name)
+    if (arr < 0).any() or (arr != np.round(arr)).any():
+        raise ValueError(f"{name} must be a histogram of non-negative whole counts")
+    return arr
 
 
+@checked(x=Using(_valid_vector), y=Using(_valid_vector))
 def l1_distance(x, y) -> float:
     """||x - y||_1 = sum_i |x_i - y_i| [seed 003 Definition 2]. For two histograms it
     counts the records by which the databases differ."""
-    a, b = _pair(x, y)
-    return float(np.abs(a - b).sum())
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
+    return float(np.abs(x - y).sum())
 
 
+@checked(x=Using(_valid_vector), y=Using(_valid_vector))
 def l2_distance(x, y) -> float:
     """||x - y||_2 = sqrt(sum_i (x_i - y_i)^2), the distance the Gaussian mechanism uses."""
-    a, b = _pair(x, y)
-    return float(np.sqrt(((a - b) ** 2).sum()))
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
+    return float(np.sqrt(((x - y) ** 2).sum()))
 
 
+@checked(x=Using(_valid_histogram), y=Using(_valid_histogram),
+         neighbours=Using(_valid_neighbours))
 def are_neighbours(x, y, *, neighbours="add_remove") -> bool:
     """Are histograms x and y neighbours? ``add_remove``: ||x - y||_1 = 1 (one record
     added or removed; seed 003 writes <= 1, which also lets a database neighbour
     itself); ``substitute``: the same number of records and ||x - y||_1 = 2."""
-    a, b = _pair(x, y)
-    neighbours = _valid_neighbours(neighbours)
-    for name, h in (("x", a), ("y", b)):
-        if (h < 0).any() or (h != np.round(h)).any():
-            raise ValueError(f"{name} must be a histogram of non-negative whole counts")
-    d = np.abs(a - b).sum()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
+    d = np.abs(x - y).sum()
     if neighbours == "add_remove":
         return bool(d == 1)
-    return bool(d == 2 and a.sum() == b.sum())
+    return bool(d == 2 and x.sum() == y.sum())
