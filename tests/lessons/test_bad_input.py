@@ -1539,6 +1539,28 @@ CALLS.update({
 
 # good calls of sparse_vector, synthetic, comparison
 CALLS.update({
+    "dpteach.sparse_vector.sparse_draws": (None, dict(query_answers=[1.0, 5.0, 2.0],
+                                                      threshold=4.0, epsilon=1.0, c=2, size=3)),
+    "dpteach.sparse_vector.sparse_run_error": (None, dict(query_answers=[1.0, 5.0, 2.0],
+                                                          threshold=4.0,
+                                                          answered=[False, True, False], c=1)),
+    "dpteach.sparse_vector.sparse_accuracy_bound": (None, dict(k=10, epsilon=1.0, beta=0.05,
+                                                               c=2)),
+    "dpteach.sparse_vector.above_threshold_draws": (None, dict(query_answers=[1.0, 5.0, 2.0],
+                                                               threshold=4.0, epsilon=1.0,
+                                                               size=3)),
+    "dpteach.sparse_vector.above_threshold_probabilities": (None, dict(
+        query_answers=[1.0, 5.0, 2.0], threshold=4.0, epsilon=1.0)),
+    "dpteach.sparse_vector.variant_mechanism": (None, dict(name="no_stop", threshold=4.0,
+                                                           epsilon=1.0)),
+    "dpteach.sparse_vector.variant_probabilities": (None, dict(
+        name="fresh_threshold_noise", query_answers=[1.0, 5.0, 2.0], threshold=4.0,
+        epsilon=1.0)),
+    "dpteach.sparse_vector.no_stop_pattern_probability": (None, dict(
+        query_answers=[1.0, 5.0, 2.0], pattern=[False, True, False], threshold=4.0,
+        epsilon=1.0)),
+    "dpteach.sparse_vector.run_error": (None, dict(query_answers=[1.0, 5.0, 2.0], threshold=4.0,
+                                                   index=1)),
     "dpteach.synthetic.range_queries": (None, dict(domain_size=4)),
     "dpteach.synthetic.marginal_queries": (None, dict(shape=(2, 3), order=2)),
     "dpteach.synthetic.workload_error": (None, dict(histogram=[1.0, 2.0], synthetic=[1.5, 1.5],
