@@ -22,8 +22,9 @@ import pandas as pd
 
 from . import bounds, mechanisms
 from ._support.gaussian import analytic_sigma, unit_sigma
-from ._support.validate import (valid_delta, valid_epsilon, valid_flag, valid_nonnegative_int, valid_positive_int,
-                        valid_real, valid_scores, valid_sensitivity, valid_values)
+from ._support.validate import (Delta, Epsilon, Flag, OrNone, PositiveInt, Real, Scores, Sensitivity,
+                        Using, checked, valid_delta, valid_epsilon, valid_nonnegative_int,
+                        valid_values)
 
 __all__ = ["MechanismCard", "MECHANISMS", "mechanism_table", "noise_std", "choose_mechanism",
            "Recommendation", "count_release_errors", "count_release_error_curves",
@@ -124,6 +125,7 @@ MECHANISMS = {
 _SEED_ROWS = ("Laplace", "Gaussian", "Exponential")
 
 
+@checked(extended=Flag())
 def mechanism_table(*, extended: bool = False) -> pd.DataFrame:
     """Seed 002's Table 1, one row per mechanism, generated from :data:`MECHANISMS`.
 
@@ -132,13 +134,20 @@ def mechanism_table(*, extended: bool = False) -> pd.DataFrame:
     ``extended=True`` report noisy max and randomized response are added. Transpose
     (``.T``) for the seed's layout (mechanisms as columns). Notebook 10.
     """
-    valid_flag(extended, "extended")
     names = list(MECHANISMS) if extended else list(_SEED_ROWS)
     table = pd.DataFrame([MECHANISMS[n].row() for n in names], index=names)
     table.index.name = "mechanism"
     return table
 
 
+def _valid_mechanism(mechanism, name):
+    if not isinstance(mechanism, str) or mechanism not in ("Laplace", "Gaussian"):
+        raise ValueError(f"{name} must be 'Laplace' or 'Gaussian', got {mechanism!r}")
+    return mechanism
+
+
+@checked(mechanism=Using(_valid_mechanism), epsilon=Epsilon(), analytic=Flag(),
+         l1_sensitivity=OrNone(Sensitivity()), l2_sensitivity=OrNone(Sensitivity()))
 def noise_std(mechanism: str, *, epsilon, l1_sensitivity=None, l2_sensitivity=None,
               delta=0.0, analytic=True) -> float:
     """Standard deviation of the noise on each coordinate of an output-perturbation release.
@@ -147,25 +156,15 @@ def noise_std(mechanism: str, *, epsilon, l1_sensitivity=None, l2_sensitivity=No
     Gaussian: sigma from :func:`dpteach.gaussian_sigma` (analytic by default, so any
     epsilon > 0 works; ``analytic=False`` is the classic formula, epsilon < 1 only).
     """
-    if not isinstance(mechanism, str) or mechanism not in ("Laplace", "Gaussian"):
-        raise ValueError(f"mechanism must be 'Laplace' or 'Gaussian', got {mechanism!r}")
-    epsilon = valid_epsilon(epsilon)
-    delta = valid_delta(delta, required=mechanism == "Gaussian")
-    valid_flag(analytic, "analytic")
+    delta = valid_delta(delta, required=mechanism == "Gaussian")   # delta > 0 for Gaussian
     if mechanism == "Laplace":
         if l1_sensitivity is None:
             raise ValueError("the Laplace mechanism needs l1_sensitivity")
-        l1 = valid_sensitivity(l1_sensitivity, "l1_sensitivity")
-        if l2_sensitivity is not None:
-            valid_sensitivity(l2_sensitivity, "l2_sensitivity")
-        return _finite_std(bounds.laplace_std(l1 / epsilon), "l1_sensitivity")
+        return _finite_std(bounds.laplace_std(l1_sensitivity / epsilon), "l1_sensitivity")
     if l2_sensitivity is None:
         raise ValueError("the Gaussian mechanism needs l2_sensitivity")
-    l2 = valid_sensitivity(l2_sensitivity, "l2_sensitivity")
-    if l1_sensitivity is not None:
-        valid_sensitivity(l1_sensitivity, "l1_sensitivity")
     # sigma is proportional to the sensitivity: calibrate for 1, then scale
-    return _finite_std(l2 * _gaussian_unit_sigma(epsilon, delta, bool(analytic)),
+    return _finite_std(l2_sensitivity * _gaussian_unit_sigma(epsilon, delta, analytic),
                        "l2_sensitivity")
 
 
@@ -207,6 +206,15 @@ class Recommendation:
 _OUTPUTS = ("numeric", "categorical", "binary")
 
 
+def _valid_output(output, name):
+    if output not in _OUTPUTS:
+        raise ValueError(f"{name} must be one of {_OUTPUTS}, got {output!r}")
+    return output
+
+
+@checked(output=Using(_valid_output), epsilon=Epsilon(), delta=Delta(), local=Flag(),
+         l1_sensitivity=OrNone(Sensitivity(positive=True)),
+         l2_sensitivity=OrNone(Sensitivity(positive=True)))
 def choose_mechanism(output, *, epsilon, delta=0.0, l1_sensitivity=None, l2_sensitivity=None,
                      local=False) -> Recommendation:
     """A decision guide in the spirit of seed 002, section IV.
@@ -221,16 +229,7 @@ def choose_mechanism(output, *, epsilon, delta=0.0, l1_sensitivity=None, l2_sens
       analytic Gaussian (sigma(Delta_2, epsilon, delta)) has the smaller noise standard
       deviation per coordinate; both sensitivities are then required.
     """
-    if output not in _OUTPUTS:
-        raise ValueError(f"output must be one of {_OUTPUTS}, got {output!r}")
-    epsilon = valid_epsilon(epsilon)
-    delta = valid_delta(delta)
-    if not isinstance(local, (bool, np.bool_)):
-        raise TypeError(f"local must be True or False, got {local!r}")
-    # every sensitivity given is checked, whether or not this output needs it
-    for name, value in (("l1_sensitivity", l1_sensitivity), ("l2_sensitivity", l2_sensitivity)):
-        if value is not None:
-            valid_sensitivity(value, name, positive=True)
+    # every sensitivity given is checked (declared), whether or not this output needs it
     if local:
         if output != "binary":
             raise ValueError("local=True is supported for binary answers (randomized response)")
@@ -245,23 +244,32 @@ def choose_mechanism(output, *, epsilon, delta=0.0, l1_sensitivity=None, l2_sens
                               "it, so score each candidate and sample with exp(ε·u/(2Δu))", {})
     if l1_sensitivity is None:
         raise ValueError("a numeric release needs l1_sensitivity")
-    l1 = valid_sensitivity(l1_sensitivity, "l1_sensitivity", positive=True)
-    lap = noise_std("Laplace", epsilon=epsilon, l1_sensitivity=l1)
+    lap = noise_std("Laplace", epsilon=epsilon, l1_sensitivity=l1_sensitivity)
     if delta == 0:
         return Recommendation("Laplace", f"δ = 0 asks for pure ε-DP; Laplace noise std "
                                          f"{lap:.4g} per coordinate", {"Laplace": lap})
     if l2_sensitivity is None:
         raise ValueError("with delta > 0 the comparison needs l2_sensitivity as well")
-    l2 = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
-    gau = noise_std("Gaussian", epsilon=epsilon, l2_sensitivity=l2, delta=delta)
+    gau = noise_std("Gaussian", epsilon=epsilon, l2_sensitivity=l2_sensitivity, delta=delta)
     numbers = {"Laplace": lap, "Gaussian": gau}
+    l1, l2 = f"L1 = {l1_sensitivity:.4g}", f"L2 = {l2_sensitivity:.4g}"
     if gau < lap:
-        return Recommendation("Gaussian", f"noise std {gau:.4g} (Gaussian, L2 = {l2:.4g}) "
-                                          f"< {lap:.4g} (Laplace, L1 = {l1:.4g})", numbers)
-    return Recommendation("Laplace", f"noise std {lap:.4g} (Laplace, L1 = {l1:.4g}) "
-                                     f"<= {gau:.4g} (Gaussian, L2 = {l2:.4g})", numbers)
+        return Recommendation("Gaussian", f"noise std {gau:.4g} (Gaussian, {l2}) "
+                                          f"< {lap:.4g} (Laplace, {l1})", numbers)
+    return Recommendation("Laplace", f"noise std {lap:.4g} (Laplace, {l1}) "
+                                     f"<= {gau:.4g} (Gaussian, {l2})", numbers)
 
 
+def _valid_laplace_epsilon(epsilon, name):
+    """An epsilon whose Laplace scale 1/epsilon is a finite float."""
+    epsilon = valid_epsilon(epsilon, name)
+    if not np.isfinite(1.0 / epsilon):
+        raise ValueError(f"{name}={epsilon!r} is too small: the Laplace scale 1/{name} "
+                         "overflows")
+    return epsilon
+
+
+@checked(epsilon=Using(_valid_laplace_epsilon), delta=Delta(required=True), n_max=PositiveInt())
 def count_release_errors(epsilon, *, delta=1e-5, count=50, n_max=100) -> dict:
     """Expected absolute error of three ways to release one count in {0, ..., n_max}.
 
@@ -273,34 +281,32 @@ def count_release_errors(epsilon, *, delta=1e-5, count=50, n_max=100) -> dict:
 
     The three are computed exactly (no sampling). Notebook 10's comparison panel.
     """
-    epsilon = valid_epsilon(epsilon)
-    delta = valid_delta(delta, required=True)
-    n_max = valid_positive_int(n_max, "n_max")
     count = valid_nonnegative_int(count, "count", maximum=n_max)
-    if not np.isfinite(1.0 / epsilon):
-        raise ValueError(f"epsilon={epsilon!r} is too small: the Laplace scale 1/epsilon "
-                         "overflows")
     sigma = _gaussian_unit_sigma(epsilon, delta, True)       # remembered; refuses > 1e100
     errors = _count_release_errors(np.array([epsilon]), delta, count, n_max, np.array([sigma]))
     return {name: float(values[0]) for name, values in errors.items()}
 
 
+def _valid_epsilons(epsilons, name):
+    """Epsilons (flattened) each > 0, at most 1e100, with a finite Laplace scale 1/epsilon."""
+    eps = valid_values(epsilons, name).ravel()
+    if eps.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    eps = np.array([valid_epsilon(e, name) for e in eps])
+    if eps.max() > 1e100 or not np.isfinite(1.0 / eps.min()):
+        raise ValueError(f"{name} must be at most 1e100 (the analytic Gaussian calibration) "
+                         "and large enough that the Laplace scale 1/epsilon is finite")
+    return eps
+
+
+@checked(epsilons=Using(_valid_epsilons), delta=Delta(required=True), n_max=PositiveInt())
 def count_release_error_curves(epsilons, *, delta=1e-5, count=50, n_max=100) -> dict:
     """:func:`count_release_errors` at every epsilon of ``epsilons`` (each at most 1e100,
     and large enough that the Laplace scale 1/epsilon is a finite float): a dict of
     arrays, the Gaussian's analytic sigmas found for all the epsilons at once (one numpy
     bisection). Notebook 10's curves."""
-    eps = valid_values(epsilons, "epsilons").ravel()
-    if eps.size == 0:
-        raise ValueError("epsilons must not be empty")
-    eps = np.array([valid_epsilon(e, "epsilons") for e in eps])
-    if eps.max() > 1e100 or not np.isfinite(1.0 / eps.min()):
-        raise ValueError("epsilons must be at most 1e100 (the analytic Gaussian calibration) "
-                         "and large enough that the Laplace scale 1/epsilon is finite")
-    delta = valid_delta(delta, required=True)
-    n_max = valid_positive_int(n_max, "n_max")
     count = valid_nonnegative_int(count, "count", maximum=n_max)
-    return _count_release_errors(eps, delta, count, n_max)
+    return _count_release_errors(epsilons, delta, count, n_max)
 
 
 def _count_release_errors(epsilons, delta, count, n_max, sigmas=None):
@@ -316,6 +322,7 @@ def _count_release_errors(epsilons, delta, count, n_max, sigmas=None):
             "Exponential": np.array(exponential, dtype=float)}
 
 
+@checked(scores=Scores(), scale=Real(low=0.0, low_open=True))
 def noisy_argmax_probabilities(scores, scale) -> np.ndarray:
     """Exact chance that each candidate wins argmax_i (u_i + Lap(scale)), i.i.d. noise.
 
@@ -331,10 +338,7 @@ def noisy_argmax_probabilities(scores, scale) -> np.ndarray:
     """
     from scipy import integrate
 
-    u = valid_scores(scores)
-    if u.ndim != 1 or u.size < 1:
-        raise ValueError(f"scores must be a 1-D list of at least one number, got {scores!r}")
-    b = valid_real(scale, "scale", low=0.0, low_open=True)
+    u, b = scores, scale
     if not np.isfinite(60 * b) or not np.isfinite(np.ptp(u) / b):
         raise ValueError(f"scale must be between the scores' spread / 1e308 and 1e306, "
                          f"got {b!r}")
@@ -359,6 +363,7 @@ def noisy_argmax_probabilities(scores, scale) -> np.ndarray:
     return out
 
 
+@checked(delta=Delta(required=True))
 def classic_gaussian_epsilon_limit(delta) -> float:
     """The epsilon up to which the classic Gaussian sigma still keeps its delta.
 
@@ -372,8 +377,6 @@ def classic_gaussian_epsilon_limit(delta) -> float:
     """
     from scipy import optimize
 
-    delta = valid_delta(delta, required=True)
-
     def log_ratio(eps):
         sigma = np.sqrt(2 * np.log(1.25 / delta)) / eps
         return np.log(mechanisms.gaussian_delta(sigma, 1.0, eps)) - np.log(delta)
@@ -386,6 +389,14 @@ def classic_gaussian_epsilon_limit(delta) -> float:
     return float(optimize.brentq(log_ratio, lo, hi, xtol=1e-10, rtol=1e-14))
 
 
+def _valid_query_counts(k, name):
+    k = valid_values(k, name)
+    if (k < 1).any() or (k != np.round(k)).any():
+        raise ValueError(f"{name} must hold whole numbers of queries >= 1")
+    return k
+
+
+@checked(k=Using(_valid_query_counts))
 def queries_noise(k, epsilon, delta, *, analytic=True):
     """Noise standard deviation per query when k counting queries are released at once.
 
@@ -394,9 +405,6 @@ def queries_noise(k, epsilon, delta, *, analytic=True):
     Laplace: sqrt(2) k / epsilon; Gaussian: sigma(sqrt(k), epsilon, delta). Returns
     (laplace_std, gaussian_std) as arrays over ``k``. Notebooks 08 and 10.
     """
-    k = valid_values(k, "k")
-    if (k < 1).any() or (k != np.round(k)).any():
-        raise ValueError("k must hold whole numbers of queries >= 1")
     lap = k * bounds.laplace_std(mechanisms.laplace_scale(1.0, epsilon))
     gau = np.sqrt(k) * mechanisms.gaussian_sigma(1.0, epsilon, delta, analytic=analytic)
     return lap, gau

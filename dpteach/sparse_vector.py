@@ -25,9 +25,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._support.validate import (Epsilon, Real, Rng, Sensitivity, Using, checked, valid_count,
-                        valid_epsilon, valid_flag, valid_noise_scale, valid_positive_int,
-                        valid_real, valid_rng, valid_sensitivity, valid_values)
+from ._support.validate import (Count, Epsilon, Flag, NonnegativeInt, PositiveInt, Probability,
+                        Real, Rng, Sensitivity, Using, checked, valid_count, valid_noise_scale,
+                        valid_positive_int, valid_values)
 from ._support.densities import laplace_cdf, laplace_pdf, laplace_sf
 from .mechanisms import laplace_mechanism
 
@@ -71,6 +71,24 @@ def _valid_answers(query_answers, name="query_answers", *, maximum=None):
     return a
 
 
+def _valid_exact_answers(query_answers, name):
+    """Answers of a stream short enough for an exact distribution (quadrature)."""
+    return _valid_answers(query_answers, name, maximum=MAX_EXACT_QUERIES)
+
+
+def _valid_variant(name, param):
+    if name not in VARIANTS:
+        raise ValueError(f"{param} must be one of {sorted(VARIANTS)}, got {name!r}")
+    return name
+
+
+def _valid_stopping_variant(name, param):
+    if name not in VARIANTS or name == "no_stop":
+        raise ValueError(f"{param} must be a stopping variant, one of "
+                         f"{sorted(set(VARIANTS) - {'no_stop'})}, got {name!r}")
+    return name
+
+
 def _valid_gaps(a, t):
     """Errors a_i - T must be floats: answers and threshold at opposite ends of the float
     range (1e308 and -1e308) would give an infinite error."""
@@ -78,21 +96,6 @@ def _valid_gaps(a, t):
         if not np.isfinite(a - t).all():
             raise ValueError("query_answers and threshold are too far apart: a_i - threshold "
                              "overflows the float range (|a_i - threshold| must stay below 1.8e308)")
-
-
-def _valid_common(query_answers, threshold, epsilon, sensitivity, *, maximum=None):
-    a = _valid_answers(query_answers, maximum=maximum)
-    t = valid_real(threshold, "threshold")
-    epsilon, d = _valid_budget(epsilon, sensitivity)
-    return a, t, epsilon, d
-
-
-def _valid_budget(epsilon, sensitivity):
-    """epsilon and sensitivity, and both noise scales 2 Delta/eps, 4 Delta/eps in range."""
-    epsilon = valid_epsilon(epsilon)
-    d = valid_sensitivity(sensitivity, positive=True)
-    _valid_scales(epsilon, d)
-    return epsilon, d
 
 
 def _valid_scales(epsilon, sensitivity):
@@ -181,6 +184,8 @@ def numeric_sparse(query_answers, threshold, epsilon, c, *, sensitivity=1.0, rng
     return [(i, float(query_answers[i] + rng.laplace(0.0, b_value))) for i in chosen]
 
 
+@checked(epsilon=Epsilon(), sensitivity=Sensitivity(positive=True),
+         c=PositiveInt(maximum=10**9), numeric=Flag())
 def sparse_scales(epsilon, c, *, sensitivity=1.0, numeric=False):
     """(b_threshold, b_query, b_value): the Laplace scales of :func:`sparse` or
     :func:`numeric_sparse` [DR14 Algorithms 2 and 3, delta = 0], in the queries' units.
@@ -192,9 +197,8 @@ def sparse_scales(epsilon, c, *, sensitivity=1.0, numeric=False):
     9 c Delta / (4 epsilon), 9 c Delta / (2 epsilon) and 9 c Delta / epsilon. Every scale
     grows like c: the price of answering c queries with one budget. Notebook 15.
     """
-    epsilon, d = _valid_budget(epsilon, sensitivity)
-    c = valid_positive_int(c, "c", maximum=10**9)
-    numeric = valid_flag(numeric, "numeric")
+    _valid_scales(epsilon, sensitivity)
+    d = sensitivity
     if numeric:
         eps1, eps2 = 8.0 * epsilon / 9.0, 2.0 * epsilon / 9.0
         scales = 2.0 * c * d / eps1, 4.0 * c * d / eps1, 2.0 * c * d / eps2
@@ -228,6 +232,8 @@ class SparseRuns(NamedTuple):
     values: np.ndarray | None
 
 
+@checked(query_answers=Using(_valid_answers), threshold=Real(), epsilon=Epsilon(),
+         sensitivity=Sensitivity(positive=True), numeric=Flag(), rng=Rng())
 def sparse_draws(query_answers, threshold, epsilon, c, *, size, sensitivity=1.0, numeric=False,
                  rng=None) -> SparseRuns:
     """``size`` independent runs of :func:`sparse` (``numeric=True``: :func:`numeric_sparse`),
@@ -238,13 +244,12 @@ def sparse_draws(query_answers, threshold, epsilon, c, *, size, sensitivity=1.0,
     per query, and, for NumericSparse, one Lap(b_value) per query, released only for the
     answered ones (:func:`sparse_scales`). Notebook 15's panel and tables.
     """
-    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
-    k = a.size
+    _valid_scales(epsilon, sensitivity)
+    a, t, k = query_answers, threshold, query_answers.size
     c = valid_positive_int(c, "c", maximum=max(1, k))
     size = valid_count(size, "size", per_item=max(k, 1) * 3)
-    numeric = valid_flag(numeric, "numeric")
-    b_threshold, b_query, b_value = sparse_scales(epsilon, c, sensitivity=d, numeric=numeric)
-    rng = valid_rng(rng)
+    b_threshold, b_query, b_value = sparse_scales(epsilon, c, sensitivity=sensitivity,
+                                                  numeric=numeric)
     rho = t + rng.laplace(0.0, b_threshold, size=(size, c))
     noisy = a + rng.laplace(0.0, b_query, size=(size, k))
     answered = np.empty((k, size), dtype=bool)
@@ -261,6 +266,7 @@ def sparse_draws(query_answers, threshold, epsilon, c, *, size, sensitivity=1.0,
     return SparseRuns(answered.T, examined.T, noisy, thresholds.T, values)
 
 
+@checked(query_answers=Using(_valid_answers), threshold=Real())
 def sparse_run_error(query_answers, threshold, answered, c):
     """The error alpha of runs of Sparse [DR14 Def. 3.9, for c answers]: the smallest alpha
     such that every answered query has a_i >= T - alpha and every query examined and
@@ -268,8 +274,7 @@ def sparse_run_error(query_answers, threshold, answered, c):
     one row per run (shape (k,) or (runs, k)); returns one alpha per run, in the queries'
     units. With c = 1 it is :func:`run_error`. Notebook 15.
     """
-    a = _valid_answers(query_answers)
-    t = valid_real(threshold, "threshold")
+    a, t = query_answers, threshold
     _valid_gaps(a, t)
     ans = _valid_booleans(answered, "answered", a.size, ndim=(1, 2))
     c = valid_positive_int(c, "c", maximum=max(1, a.size))
@@ -280,6 +285,8 @@ def sparse_run_error(query_answers, threshold, answered, c):
     return np.maximum(np.maximum(too_low, too_high), 0.0)
 
 
+@checked(c=PositiveInt(maximum=10**9), epsilon=Epsilon(),
+         beta=Probability(low_open=True, high_open=True))
 def sparse_accuracy_bound(k, epsilon, beta, c, *, sensitivity=1.0):
     """alpha = 8 c Delta (ln k + ln(2 c / beta)) / epsilon, in the queries' units.
 
@@ -289,9 +296,6 @@ def sparse_accuracy_bound(k, epsilon, beta, c, *, sensitivity=1.0):
     >= T - alpha [DR14 Sec. 3.6, Sparse's accuracy for delta = 0]. It grows like c ln c
     at a fixed epsilon. Notebook 15.
     """
-    c = valid_positive_int(c, "c", maximum=10**9)
-    epsilon = valid_epsilon(epsilon)
-    beta = valid_real(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True)
     try:
         return accuracy_bound(k, epsilon / c, beta / c, sensitivity=sensitivity)
     except ValueError as exc:
@@ -329,6 +333,8 @@ def noisy_top_c(query_answers, epsilon, c, *, sensitivity=1.0, rng=None):
     return np.argsort(-noisy, kind="stable")[:c].tolist()
 
 
+@checked(query_answers=Using(_valid_answers), threshold=Real(), epsilon=Epsilon(),
+         sensitivity=Sensitivity(positive=True), rng=Rng())
 def above_threshold_draws(query_answers, threshold, epsilon, *, size, sensitivity=1.0, rng=None):
     """``size`` independent runs of :func:`above_threshold`, vectorised.
 
@@ -336,10 +342,10 @@ def above_threshold_draws(query_answers, threshold, epsilon, *, size, sensitivit
     "none reported" (None in :func:`above_threshold`). Same distribution; the noise of
     queries after the stop is drawn but never used. Notebook 15.
     """
-    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity)
-    size = valid_count(size, "size", per_item=max(a.size, 1))   # size x k noise draws
-    rng = valid_rng(rng)
-    return _draw(a, t, 2.0 * d / epsilon, 4.0 * d / epsilon, size, rng)
+    _valid_scales(epsilon, sensitivity)
+    size = valid_count(size, "size", per_item=max(query_answers.size, 1))   # size x k draws
+    return _draw(query_answers, threshold, 2.0 * sensitivity / epsilon,
+                 4.0 * sensitivity / epsilon, size, rng)
 
 
 def _draw(a, t, b_threshold, b_query, size, rng, *, fresh=False, stop=True):
@@ -360,6 +366,8 @@ def _draw(a, t, b_threshold, b_query, size, rng, *, fresh=False, stop=True):
     return np.concatenate(parts)
 
 
+@checked(query_answers=Using(_valid_exact_answers), threshold=Real(), epsilon=Epsilon(),
+         sensitivity=Sensitivity(positive=True))
 def above_threshold_probabilities(query_answers, threshold, epsilon, *, sensitivity=1.0):
     """Exact Pr[AboveThreshold reports query i], i = 0..k-1, and Pr[none] last (length k+1).
 
@@ -375,9 +383,9 @@ def above_threshold_probabilities(query_answers, threshold, epsilon, *, sensitiv
     kinks r = a_j - T: the probabilities sum to 1 (to 1e-12) however far the answers lie
     from the threshold. Notebook 15.
     """
-    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity,
-                                     maximum=MAX_EXACT_QUERIES)
-    return _probabilities(a, t, 2.0 * d / epsilon, 4.0 * d / epsilon)
+    _valid_scales(epsilon, sensitivity)
+    return _probabilities(query_answers, threshold, 2.0 * sensitivity / epsilon,
+                          4.0 * sensitivity / epsilon)
 
 
 def _over_threshold_noise(integrand, a, t, b_threshold, *, epsabs):
@@ -445,18 +453,18 @@ VARIANTS = {
 }
 
 
+@checked(name=Using(_valid_variant), threshold=Real(), epsilon=Epsilon(),
+         sensitivity=Sensitivity(positive=True))
 def variant_mechanism(name, threshold, epsilon, *, sensitivity=1.0):
     """``mechanism(query_answers, size, rng)`` for :func:`dpteach.audit.audit`, one per
     entry of :data:`VARIANTS`, each claiming epsilon-DP. The stopping variants return
     reported indices (k for none); ``no_stop`` returns rows of k above/below bits. The
     returned mechanism checks its own arguments first: ``data`` finite answers, ``size``
     at most 10^8 / k runs (refused before any draw), ``rng`` a Generator."""
-    if name not in VARIANTS:
-        raise ValueError(f"name must be one of {sorted(VARIANTS)}, got {name!r}")
-    t = valid_real(threshold, "threshold")
-    epsilon, d = _valid_budget(epsilon, sensitivity)
-    b_threshold = 2.0 * d / epsilon
-    b_query = 0.0 if name == "no_query_noise" else 4.0 * d / epsilon
+    _valid_scales(epsilon, sensitivity)
+    t = threshold
+    b_threshold = 2.0 * sensitivity / epsilon
+    b_query = 0.0 if name == "no_query_noise" else 4.0 * sensitivity / epsilon
 
     def mechanism(data, size, rng):
         a = valid_values(data, "data")
@@ -472,16 +480,15 @@ def variant_mechanism(name, threshold, epsilon, *, sensitivity=1.0):
     return mechanism
 
 
+@checked(name=Using(_valid_stopping_variant), query_answers=Using(_valid_exact_answers),
+         threshold=Real(), epsilon=Epsilon(), sensitivity=Sensitivity(positive=True))
 def variant_probabilities(name, query_answers, threshold, epsilon, *, sensitivity=1.0):
     """Exact distribution of a stopping variant's reported index (length k+1, "none" last):
     ``above_threshold`` and ``fresh_threshold_noise`` by quadrature, ``no_query_noise``
     from the threshold noise's CDF. Notebook 15 compares their exact privacy loss."""
-    if name not in VARIANTS or name == "no_stop":
-        raise ValueError(f"name must be a stopping variant, one of "
-                         f"{sorted(set(VARIANTS) - {'no_stop'})}, got {name!r}")
-    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity,
-                                     maximum=MAX_EXACT_QUERIES)
-    b_threshold, b_query = 2.0 * d / epsilon, 4.0 * d / epsilon
+    _valid_scales(epsilon, sensitivity)
+    a, t = query_answers, threshold
+    b_threshold, b_query = 2.0 * sensitivity / epsilon, 4.0 * sensitivity / epsilon
     if name == "no_query_noise":
         # report i iff a_i >= T + rho > max_{j<i} a_j: rho in (max_{j<i} a_j - T, a_i - T]
         prev = np.concatenate([[-np.inf], np.maximum.accumulate(a)])
@@ -492,6 +499,8 @@ def variant_probabilities(name, query_answers, threshold, epsilon, *, sensitivit
     return _probabilities(a, t, b_threshold, b_query, fresh=name == "fresh_threshold_noise")
 
 
+@checked(query_answers=Using(_valid_exact_answers), threshold=Real(), epsilon=Epsilon(),
+         sensitivity=Sensitivity(positive=True))
 def no_stop_pattern_probability(query_answers, pattern, threshold, epsilon, *, sensitivity=1.0):
     """Exact Pr[the ``no_stop`` variant answers every query as in ``pattern``].
 
@@ -501,10 +510,10 @@ def no_stop_pattern_probability(query_answers, pattern, threshold, epsilon, *, s
     ``pattern``: booleans, True = above. Notebook 15 uses it to show that the no-stop
     variant's loss grows with the number of answers above.
     """
-    a, t, epsilon, d = _valid_common(query_answers, threshold, epsilon, sensitivity,
-                                     maximum=MAX_EXACT_QUERIES)
+    _valid_scales(epsilon, sensitivity)
+    a, t = query_answers, threshold
     pat = _valid_booleans(pattern, "pattern", a.size, ndim=(1,))
-    b_threshold, b_query = 2.0 * d / epsilon, 4.0 * d / epsilon
+    b_threshold, b_query = 2.0 * sensitivity / epsilon, 4.0 * sensitivity / epsilon
 
     def integrand(r):                  # scipy.stats.laplace's floats, as in _probabilities
         below = laplace_cdf(t + r - a, 0.0, b_query)
@@ -513,6 +522,8 @@ def no_stop_pattern_probability(query_answers, pattern, threshold, epsilon, *, s
     return float(_over_threshold_noise(integrand, a, t, b_threshold, epsabs=1e-15))
 
 
+@checked(k=PositiveInt(maximum=10 ** 15), epsilon=Epsilon(),
+         beta=Probability(low_open=True, high_open=True), sensitivity=Sensitivity(positive=True))
 def accuracy_bound(k, epsilon, beta, *, sensitivity=1.0):
     """alpha = 8 Delta (ln k + ln(2/beta)) / epsilon, in the queries' units.
 
@@ -525,10 +536,7 @@ def accuracy_bound(k, epsilon, beta, *, sensitivity=1.0):
     noises together move no comparison by more than alpha; that part, and so the bound on
     :func:`run_error`, holds for any stream of k queries. Natural logarithms. Notebook 15.
     """
-    k = valid_positive_int(k, "k", maximum=10 ** 15)
-    epsilon = valid_epsilon(epsilon)
-    beta = valid_real(beta, "beta", low=0.0, high=1.0, low_open=True, high_open=True)
-    d = valid_sensitivity(sensitivity, positive=True)
+    d = sensitivity
     alpha = 8.0 * d * (np.log(k) + np.log(2.0) - np.log(beta)) / epsilon
     if not np.isfinite(alpha):
         raise ValueError(f"epsilon and sensitivity are outside the usable range: alpha = 8 Δ (ln k + "
@@ -536,13 +544,13 @@ def accuracy_bound(k, epsilon, beta, *, sensitivity=1.0):
     return alpha
 
 
+@checked(query_answers=Using(_valid_answers), threshold=Real())
 def run_error(query_answers, threshold, index):
     """The error alpha of one run of AboveThreshold [DR14 Def. 3.9]: the smallest alpha
     such that the reported answer is >= T - alpha and every answer passed over is
     <= T + alpha. ``index`` is the reported index (``len(query_answers)`` or None: none
     reported). In the queries' units. Notebook 15."""
-    a = _valid_answers(query_answers)
-    t = valid_real(threshold, "threshold")
+    a, t = query_answers, threshold
     _valid_gaps(a, t)
     index = a.size if index is None else _valid_index(index, a.size)
     err = 0.0
@@ -573,15 +581,11 @@ def _valid_index(index, k):
     return valid_nonnegative_int(index, "index", maximum=k)
 
 
+@checked(k=Count(maximum=10 ** 6), seed=NonnegativeInt())
 def example_answers(k=60, *, seed=15):
     """A seeded stream of k counting-query answers (people; sensitivity 1): mostly
     between 20 and 60 with a slow upward drift, so that later queries clear a threshold
     of 70 more often. Invented for notebook 15; not real data."""
-    k = valid_count(k, "k", maximum=10 ** 6)
-    rng = np.random.default_rng(_valid_seed(seed))
+    rng = np.random.default_rng(seed)
     return np.round(np.clip(rng.normal(35, 12, size=k) + np.linspace(0, 25, k), 0, None))
 
-
-def _valid_seed(seed):
-    from ._support.validate import valid_nonnegative_int
-    return valid_nonnegative_int(seed, "seed")

@@ -44,8 +44,9 @@ import math
 import numpy as np
 from scipy.special import expit, softmax
 
-from ._support.validate import (valid_count, valid_epsilon, valid_noise_scale, valid_nonnegative_int,
-                        valid_positive_int, valid_positive_ints, valid_real, valid_rng, valid_values)
+from ._support.validate import (Epsilon, NonnegativeInt, OrNone, PositiveInt, Real, Rng, Using,
+                        Values, checked, valid_count, valid_noise_scale, valid_positive_int,
+                        valid_positive_ints, valid_values)
 from .mechanisms import laplace_mechanism
 
 __all__ = [
@@ -78,7 +79,7 @@ _NEIGHBOURS = {"substitute": 2, "add_remove": 1}
 
 
 # ----------------------------------------------------------------------- checked inputs
-def _histogram(histogram, name="histogram"):
+def _valid_histogram(histogram, name="histogram"):
     h = valid_values(histogram, name)
     if np.any(h < 0):
         raise ValueError(f"{name} must hold non-negative counts")
@@ -105,10 +106,69 @@ def _queries(queries, shape, name="queries", of="the histogram"):
     return q
 
 
-def _neighbours(neighbours):
+def _valid_neighbours(neighbours, name):
     if not isinstance(neighbours, str) or neighbours not in _NEIGHBOURS:
-        raise ValueError(f"neighbours must be 'substitute' or 'add_remove', got {neighbours!r}")
+        raise ValueError(f"{name} must be 'substitute' or 'add_remove', got {neighbours!r}")
     return neighbours
+
+
+def _valid_table(table, name):
+    """Counts with at least one attribute (axis)."""
+    t = _valid_histogram(table, name)
+    if t.ndim < 1:
+        raise ValueError(f"{name} must have at least one attribute (axis), got the scalar "
+                         f"{t.item():g}")
+    return t
+
+
+def _valid_joint_table(table, name):
+    """Counts with at least two attributes (axes): a joint distribution to factor."""
+    t = _valid_histogram(table, name)
+    if t.ndim < 2:
+        raise ValueError(f"{name} must have at least two attributes (axes), got shape "
+                         f"{t.shape}; for one attribute use noisy_histogram")
+    return t
+
+
+def _valid_domain_size(domain_size, name):
+    """A domain size whose k(k+1)/2 intervals fit in :data:`MAX_QUERY_ENTRIES` entries."""
+    k = valid_positive_int(domain_size, name, maximum=10 ** 6)
+    _entries_limit(k * k * (k + 1) // 2, f"{name}={k} is too large (at most 271)")
+    return k
+
+
+def _valid_shape(shape, name):
+    """A table's shape: a positive int or a non-empty tuple of them, as a tuple of ints."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)) or not shape:
+        raise TypeError(f"{name} must be a non-empty tuple of positive integers, got {shape!r}")
+    return tuple(valid_positive_int(s, name, maximum=10 ** 7) for s in shape)
+
+
+def _valid_weights(synthetic, name):
+    """A histogram to sample from: a positive, finite total once negatives are set to 0."""
+    s = valid_values(synthetic, name)
+    with np.errstate(over="ignore"):
+        total = np.maximum(s.ravel(), 0.0).sum()
+    if not np.isfinite(total) or total <= 0:
+        raise ValueError(f"{name} must have a positive, finite total once negatives are set to 0")
+    return s
+
+
+def _valid_release(release, name):
+    if not isinstance(release, str) or release not in ("last", "average"):
+        raise ValueError(f"{name} must be 'last' or 'average', got {release!r}")
+    return release
+
+
+def _valid_iterations(iterations, name):
+    """Whole numbers of rounds >= 1 (a scalar or an array), as floats."""
+    T = valid_positive_ints(iterations, name)
+    try:
+        return np.asarray(T, dtype=float)
+    except OverflowError:
+        raise ValueError(f"{name} must be below 1.8e308 (the float range)") from None
 
 
 def _entries_limit(entries, names):
@@ -118,23 +178,21 @@ def _entries_limit(entries, names):
 
 
 # ------------------------------------------------------------------------ the workloads
+@checked(domain_size=Using(_valid_domain_size))
 def range_queries(domain_size):
     """Every interval [a, b] of 0..domain_size-1 as a 0/1 matrix (one row per interval):
     k(k+1)/2 rows of k entries. ``domain_size`` k is at most 271 (the matrix's
     k^2 (k+1)/2 entries stay within :data:`MAX_QUERY_ENTRIES`). Notebook 20."""
-    k = valid_positive_int(domain_size, "domain_size", maximum=10 ** 6)
-    _entries_limit(k * k * (k + 1) // 2, f"domain_size={k} is too large (at most 271)")
-    lo, hi = np.triu_indices(k)
-    cells = np.arange(k)
+    lo, hi = np.triu_indices(domain_size)
+    cells = np.arange(domain_size)
     return ((cells >= lo[:, None]) & (cells <= hi[:, None])).astype(float)
 
 
+@checked(n_rows=PositiveInt(maximum=10 ** 6), n_cols=PositiveInt(maximum=10 ** 6))
 def table_workload(n_rows, n_cols):
     """Queries over an n_rows x n_cols table, flattened row by row: every row range [a, b]
     within one column, and every row range over all columns (a 0/1 matrix, one row each).
     At most :data:`MAX_QUERY_ENTRIES` entries in all. Notebook 20."""
-    n_rows = valid_positive_int(n_rows, "n_rows", maximum=10 ** 6)
-    n_cols = valid_positive_int(n_cols, "n_cols", maximum=10 ** 6)
     ranges = n_rows * (n_rows + 1) // 2
     _entries_limit((n_cols + 1) * ranges * n_rows * n_cols, f"n_rows={n_rows} and n_cols={n_cols}")
     r = range_queries(n_rows)                       # (ranges, n_rows)
@@ -143,16 +201,12 @@ def table_workload(n_rows, n_cols):
     return np.vstack(per_col + [any_col])
 
 
+@checked(shape=Using(_valid_shape))
 def marginal_queries(shape, order=2):
     """Every cell of every ``order``-way marginal of a table of ``shape``, as 0/1 rows over
     the flattened table: for each set of ``order`` attributes and each combination of their
     values, the row covers the cells with those values (e.g. all 2-way marginals of 12
     binary attributes: 66 pairs x 4 cells = 264 queries). Notebook 20."""
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
-        shape = (shape,)
-    if not isinstance(shape, (tuple, list)) or not shape:
-        raise TypeError(f"shape must be a non-empty tuple of positive integers, got {shape!r}")
-    shape = tuple(valid_positive_int(s, "shape", maximum=10 ** 7) for s in shape)
     order = valid_positive_int(order, "order", maximum=len(shape))
     size = int(np.prod(shape, dtype=object))
     combos = list(itertools.combinations(range(len(shape)), order)) if len(shape) <= 64 else None
@@ -164,11 +218,11 @@ def marginal_queries(shape, order=2):
     return np.array(rows, dtype=float)
 
 
+@checked(histogram=Values(), synthetic=Values())
 def workload_error(histogram, synthetic, queries):
     """Largest absolute error over the workload: max_q |q(synthetic) - q(histogram)|, in
     records (people). Notebook 20."""
-    h = valid_values(histogram, "histogram").ravel()
-    s = valid_values(synthetic, "synthetic").ravel()
+    h, s = histogram.ravel(), synthetic.ravel()
     if s.size != h.size:
         raise ValueError(f"synthetic must have the histogram's {h.size} cells, got {s.size}")
     q = _queries(queries, h.shape)
@@ -180,6 +234,8 @@ def workload_error(histogram, synthetic, queries):
 
 
 # ----------------------------------------------------------------- non-adaptive baselines
+@checked(n_marginals=PositiveInt(maximum=10 ** 6), epsilon=Epsilon(),
+         neighbours=Using(_valid_neighbours))
 def marginals_scale(n_marginals, epsilon, *, neighbours="substitute"):
     """Laplace scale b for releasing ``n_marginals`` marginals of one table at once, each
     cell + Lap(b), epsilon-DP in all: b = Delta / epsilon with Delta the L1 sensitivity of
@@ -192,40 +248,35 @@ def marginals_scale(n_marginals, epsilon, *, neighbours="substitute"):
     epsilon) (substitution), and n_marginals of them compose to epsilon [DR14 Thm. 3.16].
     The whole histogram is one marginal (n_marginals = 1): b = 2/epsilon or 1/epsilon.
     Notebook 20."""
-    d = valid_positive_int(n_marginals, "n_marginals", maximum=10 ** 6)
-    epsilon = valid_epsilon(epsilon)
-    b = _NEIGHBOURS[_neighbours(neighbours)] * d / epsilon
-    return valid_noise_scale(b, "epsilon", f"{_NEIGHBOURS[neighbours] * d}/epsilon")
+    d = _NEIGHBOURS[neighbours] * n_marginals        # the L1 sensitivity of the marginals
+    return valid_noise_scale(d / epsilon, "epsilon", f"{d}/epsilon")
 
 
+@checked(histogram=Using(_valid_histogram), epsilon=Epsilon(), rng=Rng())
 def noisy_histogram(histogram, epsilon, *, neighbours="substitute", rng=None):
     """The noisy histogram: every cell + Lap(2/epsilon) under substitution (one record
     moving leaves one cell and enters another: L1 sensitivity 2), Lap(1/epsilon) under
     add/remove [DR14 Sec. 3.3]. An epsilon-DP synthetic table of the same shape; its cells
     can be negative (clip them, round them, sample records from it: all post-processing).
     A query covering k cells gets noise of standard deviation sqrt(2k) b. Notebook 20."""
-    h = _histogram(histogram)
     b = marginals_scale(1, epsilon, neighbours=neighbours)
-    rng = valid_rng(rng)
-    return laplace_mechanism(h, b * valid_epsilon(epsilon), epsilon, rng=rng)
+    return laplace_mechanism(histogram, b * epsilon, epsilon, rng=rng)
 
 
+@checked(table=Using(_valid_table), epsilon=Epsilon(), rng=Rng())
 def noisy_marginals(table, epsilon, *, neighbours="substitute", rng=None):
     """Every 1-way marginal of ``table`` (one per axis: the counts of each value of that
     attribute) + Lap(b) per cell, b = :func:`marginals_scale` (ndim, epsilon): 2 ndim /
     epsilon under substitution, ndim / epsilon under add/remove. epsilon-DP in all.
     Returns a list of arrays, one per axis. Notebook 20."""
-    t = _histogram(table, "table")
-    if t.ndim < 1:
-        raise ValueError(f"table must have at least one attribute (axis), got the scalar {t.item():g}")
-    b = marginals_scale(t.ndim, epsilon, neighbours=neighbours)
-    rng = valid_rng(rng)
-    axes = range(t.ndim)
-    exact = [t.sum(axis=tuple(a for a in axes if a != k)) for k in axes]
-    flat = laplace_mechanism(np.concatenate(exact), b * valid_epsilon(epsilon), epsilon, rng=rng)
+    b = marginals_scale(table.ndim, epsilon, neighbours=neighbours)
+    axes = range(table.ndim)
+    exact = [table.sum(axis=tuple(a for a in axes if a != k)) for k in axes]
+    flat = laplace_mechanism(np.concatenate(exact), b * epsilon, epsilon, rng=rng)
     return np.split(flat, np.cumsum([m.size for m in exact])[:-1])
 
 
+@checked(table=Using(_valid_joint_table))
 def independent_marginals(table, epsilon, *, neighbours="substitute", rng=None):
     """The independent-marginals baseline: the product of the noisy 1-way marginals
     (:func:`noisy_marginals`, negatives set to 0, each normalised), times the total.
@@ -234,10 +285,7 @@ def independent_marginals(table, epsilon, *, neighbours="substitute", rng=None):
     and the estimate is the mean of the noisy marginals' sums (post-processing). epsilon-DP
     either way. It keeps each attribute's distribution and loses every relation between
     attributes: that bias stays at any epsilon. Notebook 20."""
-    t = _histogram(table, "table")
-    if t.ndim < 2:
-        raise ValueError(f"table must have at least two attributes (axes), got shape {t.shape}; "
-                         "for one attribute use noisy_histogram")
+    t = table
     margins = noisy_marginals(t, epsilon, neighbours=neighbours, rng=rng)
     # the mean of the marginals' sums, each divided first (a sum of huge counts stays finite)
     n = t.sum() if neighbours == "substitute" else max(float(sum(m.sum() / len(margins) for m in margins)), 0.0)
@@ -249,36 +297,32 @@ def independent_marginals(table, epsilon, *, neighbours="substitute", rng=None):
     return out
 
 
+@checked(synthetic=Using(_valid_weights), rng=Rng())
 def sample_records(synthetic, n_records, *, rng=None):
     """``n_records`` records drawn from a synthetic histogram: each record's cell with
     probability proportional to the cell's count (negative counts, as in a noisy histogram,
     count as 0). Returns an int array (n_records, ndim) of cell coordinates, one row per
     record: a synthetic *dataset*. Post-processing, so as private as the histogram.
     Notebook 20."""
-    s = valid_values(synthetic, "synthetic")
+    s = synthetic
     n = valid_count(n_records, "n_records", minimum=0, per_item=max(s.ndim, 1))
-    rng = valid_rng(rng)
     w = np.maximum(s.ravel(), 0.0)
-    with np.errstate(over="ignore"):
-        total = w.sum()
-    if not np.isfinite(total) or total <= 0:
-        raise ValueError("synthetic must have a positive, finite total once negatives are set to 0")
-    cells = rng.choice(w.size, size=n, p=w / total)
+    cells = rng.choice(w.size, size=n, p=w / w.sum())
     return np.stack(np.unravel_index(cells, s.shape), axis=-1) if s.ndim else np.zeros((n, 0), int)
 
 
 # -------------------------------------------------------------------------------- MWEM
+@checked(histogram=Using(_valid_histogram), synthetic=Using(_valid_histogram),
+         epsilon_round=Epsilon())
 def mwem_selection_probabilities(histogram, synthetic, queries, epsilon_round):
     """Probabilities of the exponential mechanism's choice in one round: P(q) proportional
     to exp(epsilon_select * |q(A) - q(x)| / 2) with epsilon_select = epsilon_round / 2
     (score sensitivity 1). Notebook 20."""
-    h = _histogram(histogram).ravel()
-    s = _histogram(synthetic, "synthetic").ravel()
+    h, s = histogram.ravel(), synthetic.ravel()
     if s.size != h.size:
         raise ValueError(f"synthetic must have the histogram's {h.size} cells, got {s.size}")
     q = _queries(queries, h.shape)
-    eps = valid_epsilon(epsilon_round, "epsilon_round")
-    return _selection(q @ h, q @ s, eps)
+    return _selection(q @ h, q @ s, epsilon_round)
 
 
 def _selection(true_answers, synthetic_answers, eps_round):
@@ -288,6 +332,8 @@ def _selection(true_answers, synthetic_answers, eps_round):
         return softmax((eps_round / 4.0) * (score - score.max()))
 
 
+@checked(synthetic=Using(_valid_histogram), total=OrNone(Real(low=0.0, low_open=True)),
+         measurement=Real())
 def multiplicative_weights_update(synthetic, query, measurement, total=None):
     """One multiplicative-weights step [HLM12, Alg. 1]:
     A'(v) proportional to A(v) * exp(q(v) * (m - q(A)) / (2n)), scaled to total n.
@@ -298,21 +344,19 @@ def multiplicative_weights_update(synthetic, query, measurement, total=None):
     other cells: covered share = expit(delta + ln S_in - ln S_out), delta = (m - q(A))/(2n).
     Exact and finite for any finite m (a covered share of 0 or 1 at the extremes).
     Notebook 20."""
-    a = _histogram(synthetic, "synthetic")
-    mass = float(a.sum())
-    n = mass if total is None else valid_real(total, "total", low=0.0, low_open=True)
-    q = _queries(query, a.shape, "query", "synthetic")
+    mass = float(synthetic.sum())
+    n = mass if total is None else total
+    q = _queries(query, synthetic.shape, "query", "synthetic")
     if q.shape[0] != 1:
         raise ValueError(f"query must be one 0/1 row, got {q.shape[0]} rows")
     q = q[0]
-    m = valid_real(measurement, "measurement")
     with np.errstate(over="ignore"):
-        scaled = m / (2.0 * n)                   # +-inf only beyond the float range
+        scaled = measurement / (2.0 * n)         # +-inf only beyond the float range
         half_mass = mass / (2.0 * n)
     if not np.isfinite(half_mass):
         raise ValueError(f"total={n:g} is too small for synthetic's total {mass:g}: "
                          "(m - q(A)) / (2 total) overflows")
-    return n * _mw_step(a.ravel() / mass, q, scaled, half_mass).reshape(a.shape)
+    return n * _mw_step(synthetic.ravel() / mass, q, scaled, half_mass).reshape(synthetic.shape)
 
 
 def _mw_step(p, q, scaled_m, half_mass):
@@ -346,6 +390,8 @@ def _mwem_work(T, passes, n_queries, n_cells):
     return T * (3 * n_queries * n_cells + 100_000) + steps * (6 * n_cells + 15_000)
 
 
+@checked(histogram=Using(_valid_histogram), epsilon=Epsilon(),
+         iterations=PositiveInt(maximum=100_000), passes=PositiveInt(maximum=100_000), rng=Rng())
 def mwem_rounds(histogram, queries, epsilon, iterations, *, passes=1, rng=None):
     """Run MWEM and return the synthetic histogram after each round (T + 1 arrays, A_0 first)
     with the index of the query chosen in each round. See the module docstring.
@@ -356,17 +402,13 @@ def mwem_rounds(histogram, queries, epsilon, iterations, *, passes=1, rng=None):
     work, about 3 T |Q| |D| + 3 T^2 passes |D| nanoseconds, is bounded by :data:`MAX_MWEM_WORK` (3 s).
     Notebook 20.
     """
-    h = _histogram(histogram)
+    h, T = histogram, iterations
     q = _queries(queries, h.shape)
-    epsilon = valid_epsilon(epsilon)
-    T = valid_positive_int(iterations, "iterations", maximum=100_000)
-    passes = valid_positive_int(passes, "passes", maximum=100_000)
     work = _mwem_work(T, passes, q.shape[0], h.size)
     if work > MAX_MWEM_WORK:
         raise ValueError(f"iterations={T} and passes={passes} on {h.size} cells and {q.shape[0]} queries "
                          f"would take about {work / 1e9:.3g} s, more than the {MAX_MWEM_WORK / 1e9:g} s "
                          "allowed: use fewer iterations or passes (the work grows as T^2 passes)")
-    rng = valid_rng(rng)
     n = float(h.sum())
     true = q @ h.ravel()                             # q(x), for every query
     true_scaled = (q @ (h.ravel() / n)) / 2.0        # q(x) / (2n)
@@ -386,6 +428,7 @@ def mwem_rounds(histogram, queries, epsilon, iterations, *, passes=1, rng=None):
     return history, chosen
 
 
+@checked(release=Using(_valid_release))
 def mwem(histogram, queries, epsilon, iterations, *, passes=1, release="last", rng=None):
     """MWEM [HLM12]: an epsilon-DP (substitution, n public) synthetic histogram of the same
     shape and total.
@@ -398,12 +441,12 @@ def mwem(histogram, queries, epsilon, iterations, *, passes=1, release="last", r
     paper's experiments and most implementations release. Both are post-processing of the
     same measurements: both are epsilon-DP. Notebook 20.
     """
-    if not isinstance(release, str) or release not in ("last", "average"):
-        raise ValueError(f"release must be 'last' or 'average', got {release!r}")
     history, _ = mwem_rounds(histogram, queries, epsilon, iterations, passes=passes, rng=rng)
     return history[-1] if release == "last" else np.mean(history[1:], axis=0)
 
 
+@checked(n=Real(low=0.0, low_open=True), domain_size=PositiveInt(), n_queries=PositiveInt(),
+         epsilon=Epsilon(), iterations=Using(_valid_iterations))
 def mwem_error_bound(n, domain_size, n_queries, epsilon, iterations):
     """HLM12's accuracy theorem (Thm. 2.2): with probability at least 1 - 2T/|Q|, the
     average release of MWEM (``release="average"``, ``passes=1``) has
@@ -418,15 +461,7 @@ def mwem_error_bound(n, domain_size, n_queries, epsilon, iterations):
     second: the bound is smallest at T = (n epsilon sqrt(ln|D|) / (10 ln|Q|))^(2/3).
     It is a worst case over all tables; a table's actual error can be far below it.
     ``iterations`` may be an array. Notebook 20."""
-    n = valid_real(n, "n", low=0.0, low_open=True)
-    d = valid_positive_int(domain_size, "domain_size")
-    k = valid_positive_int(n_queries, "n_queries")
-    epsilon = valid_epsilon(epsilon)
-    T = valid_positive_ints(iterations, "iterations")
-    try:
-        T = np.asarray(T, dtype=float)
-    except OverflowError:
-        raise ValueError("iterations must be below 1.8e308 (the float range)") from None
+    d, k, T = domain_size, n_queries, iterations
     with np.errstate(over="ignore"):
         bound = 2.0 * n * np.sqrt(math.log(d) / T) + 10.0 * T * math.log(k) / epsilon
     if not np.all(np.isfinite(bound)):
@@ -435,11 +470,12 @@ def mwem_error_bound(n, domain_size, n_queries, epsilon, iterations):
     return float(bound) if bound.ndim == 0 else bound
 
 
+@checked(seed=NonnegativeInt())
 def example_table(*, seed=20):
     """An invented table of 10,000 patients: counts over 8 age groups x 4 conditions, with
     age and condition strongly related (the young mostly have condition 0, the old mostly
     condition 3). Notebook 20."""
-    g = np.random.default_rng(valid_nonnegative_int(seed, "seed"))
+    g = np.random.default_rng(seed)
     ages = np.clip(np.round(g.normal(3.5, 1.8, size=10_000)), 0, 7).astype(int)
     p_cond = np.stack([np.array([0.80, 0.14, 0.05, 0.01]) * (1 - a / 7) +
                        np.array([0.01, 0.05, 0.24, 0.70]) * (a / 7) for a in range(8)])
@@ -454,14 +490,15 @@ def example_table(*, seed=20):
     return table
 
 
+@checked(n_attributes=PositiveInt(maximum=20), n_records=PositiveInt(maximum=10 ** 6),
+         seed=NonnegativeInt())
 def example_binary_table(n_attributes=12, n_records=1000, *, seed=20):
     """An invented survey: ``n_records`` people answering ``n_attributes`` yes/no questions,
     drawn from three hidden groups with their own answer rates (so the answers are related).
     Returned as a histogram of shape (2,) * n_attributes (2^12 = 4,096 cells by default,
     most of them empty). Notebook 20: a domain much larger than its workload."""
-    d = valid_positive_int(n_attributes, "n_attributes", maximum=20)
-    n = valid_positive_int(n_records, "n_records", maximum=10 ** 6)
-    g = np.random.default_rng(valid_nonnegative_int(seed, "seed"))
+    d, n = n_attributes, n_records
+    g = np.random.default_rng(seed)
     rates = g.uniform(0.05, 0.95, size=(3, d))
     group = g.choice(3, size=n, p=[0.5, 0.3, 0.2])
     answers = (g.random((n, d)) < rates[group]).astype(int)

@@ -1585,6 +1585,61 @@ CALLS.update({
 
 # good calls of sparse_vector, synthetic, comparison
 CALLS.update({
+    "dpteach.sparse_vector.sparse_draws": (None, dict(query_answers=[1.0, 5.0, 2.0],
+                                                      threshold=4.0, epsilon=1.0, c=2, size=3)),
+    "dpteach.sparse_vector.sparse_run_error": (None, dict(query_answers=[1.0, 5.0, 2.0],
+                                                          threshold=4.0,
+                                                          answered=[False, True, False], c=1)),
+    "dpteach.sparse_vector.sparse_accuracy_bound": (None, dict(k=10, epsilon=1.0, beta=0.05,
+                                                               c=2)),
+    "dpteach.sparse_vector.above_threshold_draws": (None, dict(query_answers=[1.0, 5.0, 2.0],
+                                                               threshold=4.0, epsilon=1.0,
+                                                               size=3)),
+    "dpteach.sparse_vector.above_threshold_probabilities": (None, dict(
+        query_answers=[1.0, 5.0, 2.0], threshold=4.0, epsilon=1.0)),
+    "dpteach.sparse_vector.variant_mechanism": (None, dict(name="no_stop", threshold=4.0,
+                                                           epsilon=1.0)),
+    "dpteach.sparse_vector.variant_probabilities": (None, dict(
+        name="fresh_threshold_noise", query_answers=[1.0, 5.0, 2.0], threshold=4.0,
+        epsilon=1.0)),
+    "dpteach.sparse_vector.no_stop_pattern_probability": (None, dict(
+        query_answers=[1.0, 5.0, 2.0], pattern=[False, True, False], threshold=4.0,
+        epsilon=1.0)),
+    "dpteach.sparse_vector.run_error": (None, dict(query_answers=[1.0, 5.0, 2.0], threshold=4.0,
+                                                   index=1)),
+    "dpteach.synthetic.range_queries": (None, dict(domain_size=4)),
+    "dpteach.synthetic.marginal_queries": (None, dict(shape=(2, 3), order=2)),
+    "dpteach.synthetic.workload_error": (None, dict(histogram=[1.0, 2.0], synthetic=[1.5, 1.5],
+                                                    queries=[[1, 0], [1, 1]])),
+    "dpteach.synthetic.marginals_scale": (None, dict(n_marginals=2, epsilon=0.5,
+                                                     neighbours="add_remove")),
+    "dpteach.synthetic.noisy_histogram": (None, dict(histogram=[3.0, 1.0, 0.0], epsilon=0.5)),
+    "dpteach.synthetic.noisy_marginals": (None, dict(table=[[3.0, 1.0], [0.0, 2.0]],
+                                                     epsilon=0.5)),
+    "dpteach.synthetic.independent_marginals": (None, dict(table=[[3.0, 1.0], [0.0, 2.0]],
+                                                           epsilon=0.5)),
+    "dpteach.synthetic.sample_records": (None, dict(synthetic=[[3.0, 1.0], [0.0, 2.0]],
+                                                    n_records=5)),
+    "dpteach.synthetic.mwem_selection_probabilities": (None, dict(
+        histogram=[3.0, 1.0], synthetic=[2.0, 2.0], queries=[[1, 0], [1, 1]],
+        epsilon_round=0.5)),
+    "dpteach.synthetic.multiplicative_weights_update": (None, dict(
+        synthetic=[2.0, 2.0], query=[1, 0], measurement=3.0, total=4.0)),
+    "dpteach.synthetic.mwem_rounds": (None, dict(histogram=[3.0, 1.0], queries=[[1, 0], [1, 1]],
+                                                 epsilon=1.0, iterations=2)),
+    "dpteach.synthetic.mwem": (None, dict(histogram=[3.0, 1.0], queries=[[1, 0], [1, 1]],
+                                          epsilon=1.0, iterations=2, release="average")),
+    "dpteach.synthetic.mwem_error_bound": (None, dict(n=1000.0, domain_size=16, n_queries=10,
+                                                      epsilon=1.0, iterations=[1, 4])),
+    "dpteach.comparison.noise_std": (None, dict(mechanism="Laplace", epsilon=0.5,
+                                                l1_sensitivity=1.0, l2_sensitivity=1.0)),
+    "dpteach.comparison.choose_mechanism": (None, dict(output="numeric", epsilon=0.5,
+                                                       delta=1e-5, l1_sensitivity=1.0,
+                                                       l2_sensitivity=1.0)),
+    "dpteach.comparison.count_release_errors": (None, dict(epsilon=0.5, count=5, n_max=10)),
+    "dpteach.comparison.count_release_error_curves": (None, dict(epsilons=[0.5, 1.0], count=5,
+                                                                 n_max=10)),
+    "dpteach.comparison.queries_noise": (None, dict(k=[1, 50], epsilon=0.5, delta=1e-5)),
 })
 #
 #
