@@ -60,7 +60,8 @@ import numpy as np
 import pandas as pd
 
 from ._support.tables import class_ids, prepare, valid_columns, valid_no_missing, valid_table
-from ._support.validate import valid_flag, valid_nonnegative_int, valid_positive_int, valid_real, valid_values
+from ._support.validate import (Flag, NonnegativeInt, OrNone, PositiveInt, Real, Using, checked,
+                                describe, valid_values)
 
 __all__ = [
     "equivalence_classes", "equivalence_class_ids", "k_anonymity", "l_diversity",
@@ -215,6 +216,16 @@ def k_anonymity(table, quasi_identifiers) -> int:
     return int(np.bincount(class_ids(table, qis)).min())
 
 
+_KINDS = ("distinct", "entropy", "recursive")
+
+
+def _valid_kind(kind, name):
+    if kind not in _KINDS:
+        raise ValueError(f"{name} must be one of {_KINDS}, got {kind!r}")
+    return kind
+
+
+@checked(kind=Using(_valid_kind), c=OrNone(Real(low=0.0, low_open=True)))
 def l_diversity(table, quasi_identifiers, sensitive, *, kind="distinct", c=None):
     """The largest l for which ``table`` is l-diverse (Machanavajjhala et al. 2007).
 
@@ -229,14 +240,9 @@ def l_diversity(table, quasi_identifiers, sensitive, *, kind="distinct", c=None)
 
     Notebook 01 (the seed's 3-diverse table).
     """
-    kinds = ("distinct", "entropy", "recursive")
-    if kind not in kinds:
-        raise ValueError(f"kind must be one of {kinds}, got {kind!r}")
-    if kind == "recursive":
-        if c is None:
-            raise ValueError("kind='recursive' needs c, the constant of (c, l)-diversity (c > 0)")
-        c = valid_real(c, "c", low=0.0, low_open=True)
-    elif c is not None:
+    if kind == "recursive" and c is None:
+        raise ValueError("kind='recursive' needs c, the constant of (c, l)-diversity (c > 0)")
+    if kind != "recursive" and c is not None:
         raise ValueError(f"c is only used with kind='recursive', not kind={kind!r}")
     table, qis = prepare(table, quasi_identifiers, sensitive)
     g = _Groups(table, qis, sensitive)
@@ -247,6 +253,7 @@ def l_diversity(table, quasi_identifiers, sensitive, *, kind="distinct", c=None)
     return int(g.recursive(c).min())
 
 
+@checked(ordered=Flag())
 def t_closeness(table, quasi_identifiers, sensitive, *, ordered=False) -> float:
     """The smallest t for which ``table`` has t-closeness: the largest Earth Mover's
     Distance between a class's distribution of ``sensitive`` and the whole table's
@@ -260,12 +267,21 @@ def t_closeness(table, quasi_identifiers, sensitive, *, ordered=False) -> float:
     Seed 004's 3-diverse table with Salary (thousands): the class {3, 4, 5} is at
     0.375, and t = 0.375 for the table. Notebook 01.
     """
-    valid_flag(ordered, "ordered")
     table, qis = prepare(table, quasi_identifiers, sensitive)
-    g = _Groups(table, qis, sensitive, ordered=bool(ordered))
-    return float(g.emd(bool(ordered)).max())
+    g = _Groups(table, qis, sensitive, ordered=ordered)
+    return float(g.emd(ordered).max())
 
 
+def _valid_weights(weights, name):
+    v = valid_values(weights, name)
+    if v.ndim != 1 or v.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of weights")
+    if not np.isfinite(v).all() or (v < 0).any() or v.sum() <= 0:
+        raise ValueError(f"{name} must hold finite non-negative weights with a positive sum")
+    return v
+
+
+@checked(p=Using(_valid_weights), q=Using(_valid_weights), ordered=Flag())
 def emd(p, q, *, ordered=False) -> float:
     """Earth Mover's Distance between two distributions over the same m values (listed
     in increasing order when ``ordered``), with the ground distances of
@@ -275,14 +291,6 @@ def emd(p, q, *, ordered=False) -> float:
     """
     from scipy.stats import wasserstein_distance
 
-    p = valid_values(p, "p")
-    q = valid_values(q, "q")
-    valid_flag(ordered, "ordered")
-    for name, v in (("p", p), ("q", q)):
-        if v.ndim != 1 or v.size == 0:
-            raise ValueError(f"{name} must be a non-empty 1-D array of weights")
-        if not np.isfinite(v).all() or (v < 0).any() or v.sum() <= 0:
-            raise ValueError(f"{name} must hold finite non-negative weights with a positive sum")
     if p.size != q.size:
         raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
     p, q = p / p.sum(), q / q.sum()
@@ -295,19 +303,19 @@ def emd(p, q, *, ordered=False) -> float:
     return float(wasserstein_distance(ranks, ranks, p, q) / (m - 1))
 
 
+@checked(ordered=Flag())
 def class_report(table, quasi_identifiers, sensitive, *, ordered=False) -> pd.DataFrame:
     """One row per equivalence class: its quasi-identifier values, ``size`` (k of the
     class), ``l_distinct``, ``l_entropy``, ``emd`` (distance to the whole table, as in
     :func:`t_closeness`) and ``values`` (the sensitive values with their counts).
     The table's k, l and t are the column minima / maximum. Notebook 01."""
-    valid_flag(ordered, "ordered")
     table, qis = prepare(table, quasi_identifiers, sensitive)
-    g = _Groups(table, qis, sensitive, ordered=bool(ordered))
+    g = _Groups(table, qis, sensitive, ordered=ordered)
     out = table.iloc[g.first_row][qis].reset_index(drop=True)
     out["size"] = g.sizes
     out["l_distinct"] = g.distinct()
     out["l_entropy"] = [_snap(x) for x in np.exp(g.entropy())]
-    out["emd"] = g.emd(bool(ordered))
+    out["emd"] = g.emd(ordered)
     vals = np.asarray(g.values, dtype=object)
     split = np.cumsum(np.bincount(g.cls, minlength=g.n_classes))[:-1]
     out["values"] = [dict(zip(v.tolist(), cnt.tolist()))
@@ -325,47 +333,71 @@ def _series(values, name) -> pd.Series:
     return pd.Series(list(values), name=name)
 
 
+def _valid_codes(values, name):
+    """A Series (or array) of codes without missing values, as a Series."""
+    s = _series(values, name)
+    valid_no_missing(s.to_frame(name=s.name if s.name is not None else name),
+                     [s.name if s.name is not None else name])
+    return s
+
+
+def _valid_char(char, name):
+    if not isinstance(char, str) or len(char) != 1:
+        raise ValueError(f"{name} must be a single character, got {char!r}")
+    return char
+
+
+@checked(values=Using(_valid_codes), keep=NonnegativeInt(), char=Using(_valid_char))
 def mask_zip(values, keep, *, char="*") -> pd.Series:
     """Keep the first ``keep`` characters of every ZIP code and replace the rest by
     ``char``: mask_zip(["13053"], 3) -> ["130**"]. keep=0 masks everything; a keep
     longer than a code leaves it whole. ZIP codes should be strings (leading zeros)."""
-    s = _series(values, "values")
-    keep = valid_nonnegative_int(keep, "keep")
-    if not isinstance(char, str) or len(char) != 1:
-        raise ValueError(f"char must be a single character, got {char!r}")
-    valid_no_missing(s.to_frame(name=s.name if s.name is not None else "values"),
-                      [s.name if s.name is not None else "values"])
-    codes, uniques = pd.factorize(s.astype(str))
+    codes, uniques = pd.factorize(values.astype(str))
     masked = np.array([u[:keep] + char * max(len(u) - keep, 0) for u in uniques], dtype=object)
-    return pd.Series(masked[codes], index=s.index, name=s.name)
+    return pd.Series(masked[codes], index=values.index, name=values.name)
 
 
+def _valid_ages(values, name):
+    """Ages as a numeric Series without missing values."""
+    s = _series(values, name)
+    if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+        raise TypeError(f"{name} (ages) must be numbers, got dtype {s.dtype}")
+    column = s.name if s.name is not None else name
+    valid_no_missing(s.to_frame(name=column), [column])
+    return s
+
+
+def _valid_edges(edges, name):
+    try:
+        arr = np.asarray(edges, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be at least two increasing numbers, got "
+                        f"{describe(edges)}") from None
+    if arr.ndim != 1 or arr.size < 2 or np.isnan(arr).any() or (np.diff(arr) <= 0).any():
+        raise ValueError(f"{name} must be at least two increasing numbers, got {arr.tolist()}")
+    return arr
+
+
+@checked(values=Using(_valid_ages), width=OrNone(PositiveInt(maximum=10 ** 6)),
+         edges=OrNone(Using(_valid_edges)))
 def bucket_ages(values, width=None, *, edges=None, labels=None) -> pd.Series:
     """Replace ages by ranges. ``width`` (years): buckets [0, w), [w, 2w), ... labelled
     "20-29" (width 1 keeps the age itself). Or ``edges`` (increasing, left-closed
     [e_i, e_i+1)) with one label per bucket, e.g. seed 004's
     edges=[-inf, 30, 40, inf], labels=["< 30", "3*", "≥ 40"]."""
-    s = _series(values, "values")
     if (width is None) == (edges is None):
         raise ValueError("give exactly one of width (years) or edges")
-    if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
-        raise TypeError(f"values (ages) must be numbers, got dtype {s.dtype}")
-    name = s.name if s.name is not None else "values"
-    valid_no_missing(s.to_frame(name=name), [name])
-    x = s.to_numpy(dtype=float)
+    x = values.to_numpy(dtype=float)
     if width is not None:
-        width = valid_positive_int(width, "width", maximum=10 ** 6)
         if labels is not None:
             raise ValueError("labels go with edges, not with width")
         if width == 1:
-            return pd.Series(s.astype(int).astype(str).to_numpy(), index=s.index, name=s.name)
+            return pd.Series(values.astype(int).astype(str).to_numpy(), index=values.index,
+                             name=values.name)
         lo = (np.floor(x / width) * width).astype(np.int64)
         codes, uniques = pd.factorize(lo)
         text = np.array([f"{u}-{u + width - 1}" for u in uniques], dtype=object)
-        return pd.Series(text[codes], index=s.index, name=s.name)
-    edges = np.asarray(edges, dtype=float)
-    if edges.ndim != 1 or edges.size < 2 or np.isnan(edges).any() or (np.diff(edges) <= 0).any():
-        raise ValueError(f"edges must be at least two increasing numbers, got {edges.tolist()}")
+        return pd.Series(text[codes], index=values.index, name=values.name)
     if labels is None:
         labels = [f"[{a:g}, {b:g})" for a, b in zip(edges[:-1], edges[1:])]
     labels = list(labels)
@@ -375,22 +407,22 @@ def bucket_ages(values, width=None, *, edges=None, labels=None) -> pd.Series:
     outside = (idx < 0) | (idx >= len(labels)) | (x == edges[-1])
     if outside.any():
         raise ValueError(f"age {x[outside][0]:g} lies outside the edges [{edges[0]:g}, {edges[-1]:g})")
-    return pd.Series(np.asarray(labels, dtype=object)[idx], index=s.index, name=s.name)
+    return pd.Series(np.asarray(labels, dtype=object)[idx], index=values.index, name=values.name)
 
 
+@checked(table=Using(valid_table))
 def suppress_column(table, column, *, char="*") -> pd.DataFrame:
     """A copy of ``table`` with every value of ``column`` replaced by ``char``."""
-    table = valid_table(table)
     (column,) = valid_columns(table, [column], "column")
     out = table.copy()
     out[column] = pd.Series([char] * len(out), index=out.index)
     return out
 
 
+@checked(table=Using(valid_table))
 def suppress_rows(table, rows) -> pd.DataFrame:
     """A copy of ``table`` without ``rows`` (index labels, or a boolean mask aligned
     with the table: True = suppress)."""
-    table = valid_table(table)
     if isinstance(rows, (pd.Series, np.ndarray, list)) and len(rows) == len(table) and \
             np.asarray(rows).dtype.kind == "b":
         mask = np.asarray(rows, bool)
@@ -402,11 +434,11 @@ def suppress_rows(table, rows) -> pd.DataFrame:
     return table.drop(index=labels)
 
 
+@checked(k=PositiveInt())
 def suppress_small_classes(table, quasi_identifiers, k) -> pd.DataFrame:
     """A copy of ``table`` without the rows of classes smaller than ``k``: the remaining
     table is k-anonymous (unless nothing remains, which raises)."""
     table, qis = prepare(table, quasi_identifiers)
-    k = valid_positive_int(k, "k")
     ids = class_ids(table, qis)
     keep = np.bincount(ids)[ids] >= k
     if not keep.any():
@@ -418,6 +450,13 @@ _RULES_HELP = ("a rule is None (keep), 'suppress' or '*', 'drop', ('mask', keep)
                "('bucket', width), ('bucket', edges, labels) or a function Series -> Series")
 
 
+def _valid_rules(rules, name):
+    if not isinstance(rules, Mapping):
+        raise TypeError(f"{name} must be a dict column -> rule; {_RULES_HELP}")
+    return rules
+
+
+@checked(table=Using(valid_table), rules=Using(_valid_rules))
 def generalize(table, rules: Mapping) -> pd.DataFrame:
     """A new table with each column of ``rules`` generalised (the input is untouched).
 
@@ -427,9 +466,6 @@ def generalize(table, rules: Mapping) -> pd.DataFrame:
     the same length. Example, seed 004's table (a) -> (b): see
     :func:`four_anonymous_rules`.
     """
-    table = valid_table(table)
-    if not isinstance(rules, Mapping):
-        raise TypeError(f"rules must be a dict column -> rule; {_RULES_HELP}")
     valid_columns(table, list(rules), "rules", allow_empty=True)
     out = table.copy()
     for col, rule in rules.items():

@@ -18,13 +18,14 @@ import numpy as np
 import pandas as pd
 
 from .._support.tables import class_ids, prepare, target_class, valid_columns, valid_no_missing, valid_table
-from .._support.validate import valid_real
+from .._support.validate import Using, checked, valid_real
 from ..anonymity import class_report, generalize
 
 __all__ = ["linkage_attack", "homogeneity_attack", "background_knowledge_attack",
            "skewness_attack", "similarity_attack"]
 
 
+@checked(public=Using(valid_table))
 def linkage_attack(released, public, quasi_identifiers, sensitive, *, rules=None) -> pd.DataFrame:
     """Join a released table with a public one (a voter list) on the quasi-identifiers
     (Sweeney 2002; seed 004's Race, Birth, Gender, ZIP setting).
@@ -37,7 +38,6 @@ def linkage_attack(released, public, quasi_identifiers, sensitive, *, rules=None
     candidates agree, else None). Notebook 01.
     """
     released, qis = prepare(released, quasi_identifiers, sensitive)
-    public = valid_table(public, "public")
     valid_columns(public, qis, "quasi_identifiers (in the public table)")
     keys = generalize(public, rules) if rules is not None else public
     valid_no_missing(keys, qis)
@@ -70,6 +70,17 @@ def homogeneity_attack(table, quasi_identifiers, sensitive) -> pd.DataFrame:
     return hit[qis + ["size", "disclosed"]]
 
 
+def _valid_knowledge(knowledge, name):
+    """The knowledge as likelihoods: {value: weight >= 0}, ruled-out values at 0."""
+    if isinstance(knowledge, Mapping):
+        return {value: valid_real(w, f"{name}[{value!r}]", low=0.0)
+                for value, w in knowledge.items()}
+    if isinstance(knowledge, str) or not isinstance(knowledge, Iterable):
+        raise TypeError(f"{name} must be a list of ruled-out values or a dict value -> likelihood")
+    return {value: 0.0 for value in knowledge}
+
+
+@checked(knowledge=Using(_valid_knowledge))
 def background_knowledge_attack(table, quasi_identifiers, sensitive, target, knowledge):
     """What an adversary believes about ``target`` (a dict of the target's released
     quasi-identifier values) after combining the target's class with background
@@ -85,15 +96,7 @@ def background_knowledge_attack(table, quasi_identifiers, sensitive, target, kno
     table, qis = prepare(table, quasi_identifiers, sensitive)
     rows = target_class(table, qis, target)
     counts = rows[sensitive].value_counts(sort=False).astype(float)
-    if isinstance(knowledge, Mapping):
-        weights = {}
-        for value, w in knowledge.items():
-            weights[value] = valid_real(w, f"knowledge[{value!r}]", low=0.0)
-    else:
-        if isinstance(knowledge, str) or not isinstance(knowledge, Iterable):
-            raise TypeError("knowledge must be a list of ruled-out values or a dict value -> likelihood")
-        weights = {value: 0.0 for value in knowledge}
-    like = np.array([weights.get(v, 1.0) for v in counts.index])
+    like = np.array([knowledge.get(v, 1.0) for v in counts.index])      # knowledge: likelihoods
     post = counts.to_numpy() * like
     if post.sum() <= 0:
         raise ValueError("the knowledge rules out every value in the target's class")
@@ -124,6 +127,13 @@ def skewness_attack(table, quasi_identifiers, sensitive, value) -> pd.DataFrame:
     return out.sort_values("lift", ascending=False, kind="stable")
 
 
+def _valid_categories(categories, name):
+    if not isinstance(categories, Mapping) and not callable(categories):
+        raise TypeError(f"{name} must be a dict value -> category or a function")
+    return categories
+
+
+@checked(categories=Using(_valid_categories))
 def similarity_attack(table, quasi_identifiers, sensitive, categories) -> pd.DataFrame:
     """Classes whose distinct sensitive values all fall into one semantic category
     (Li, Li & Venkatasubramanian 2007: a class of gastric ulcer, gastritis and stomach
@@ -140,10 +150,8 @@ def similarity_attack(table, quasi_identifiers, sensitive, categories) -> pd.Dat
         if unknown:
             raise ValueError(f"categories has no entry for value {unknown[0]!r} of {sensitive!r}")
         cat = col.map(categories)
-    elif callable(categories):
+    else:                                             # a function Series -> categories
         cat = pd.Series(np.asarray(categories(col), dtype=object), index=table.index)
-    else:
-        raise TypeError("categories must be a dict value -> category or a function")
     work = table[qis].copy()
     work["_category"] = cat.to_numpy()
     report = class_report(table, qis, sensitive)

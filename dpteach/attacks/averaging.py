@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._support.validate import valid_positive_int, valid_real, valid_rng, valid_size, valid_values
+from .._support.validate import (PositiveInt, Real, Size, Using, checked, valid_real, valid_rng,
+                                 valid_values)
 from ..accounting import BudgetExceededError
 from ..bounds import laplace_std
 
@@ -22,6 +23,13 @@ __all__ = ["averaging_attack", "averaging_error", "collect_releases", "NaiveNois
            "CachingNoisyServer", "equivalent_phrasings"]
 
 
+def _valid_release(release, name):
+    if not callable(release):
+        raise TypeError(f"{name} must be a callable returning one noisy answer, got {release!r}")
+    return release
+
+
+@checked(release=Using(_valid_release), k=PositiveInt(maximum=10 ** 7))
 def averaging_attack(release, k) -> float:
     """The mean of k fresh releases of one query: ``release()`` is called k times.
 
@@ -31,22 +39,17 @@ def averaging_attack(release, k) -> float:
     attack (nothing is averaged past the budget; use :func:`collect_releases` to keep
     what was released before the refusal).
     """
-    if not callable(release):
-        raise TypeError(f"release must be a callable returning one noisy answer, got {release!r}")
-    k = valid_positive_int(k, "k", maximum=10 ** 7)
     total = 0.0
     for _ in range(k):
         total += valid_real(release(), "release()")
     return total / k
 
 
+@checked(release=Using(_valid_release), k=PositiveInt(maximum=10 ** 7))
 def collect_releases(release, k):
     """Ask ``release()`` up to k times; stop at the first BudgetExceededError.
 
     Returns (answers as a float array, number of refused requests)."""
-    if not callable(release):
-        raise TypeError(f"release must be a callable returning one noisy answer, got {release!r}")
-    k = valid_positive_int(k, "k", maximum=10 ** 7)
     answers = []
     for i in range(k):
         try:
@@ -56,15 +59,25 @@ def collect_releases(release, k):
     return np.array(answers, dtype=float), 0
 
 
+def _valid_ks(k, name):
+    kk = valid_values(k, name)
+    if (kk < 1).any() or (kk != np.round(kk)).any():
+        raise ValueError(f"{name} must contain whole numbers >= 1")
+    return kk
+
+
+@checked(scale=Real(low=0.0), k=Using(_valid_ks))
 def averaging_error(scale, k):
     """Standard deviation of the mean of k independent Lap(scale) noises:
     sqrt(2) * scale / sqrt(k), in the query's units. Vectorised over k."""
-    b = valid_real(scale, "scale", low=0.0)
-    kk = valid_values(k, "k")
-    if (kk < 1).any() or (kk != np.round(kk)).any():
-        raise ValueError("k must contain whole numbers >= 1")
-    out = laplace_std(b) / np.sqrt(kk)
+    out = laplace_std(scale) / np.sqrt(k)
     return out.item() if out.ndim == 0 else out
+
+
+def _valid_where(where, name):
+    if not callable(where):
+        raise TypeError(f"{name} must be a callable taking the table and returning a mask")
+    return where
 
 
 class NaiveNoisyServer:
@@ -87,12 +100,10 @@ class NaiveNoisyServer:
             raise ValueError("where must return a boolean mask with one entry per row")
         return int(mask.sum())
 
+    @checked(where=Using(_valid_where), size=Size())
     def count(self, where, *, size=None):
         """The true count plus fresh Lap(scale) noise; ``size`` (numpy convention) gives
         that many independent answers at once, as if asked that many times."""
-        if not callable(where):
-            raise TypeError("where must be a callable taking the table and returning a mask")
-        size = valid_size(size)
         return self._release(self._count(where), size)
 
     def _release(self, true, size=None):
@@ -104,6 +115,12 @@ class NaiveNoisyServer:
         noise = self._rng.laplace(0.0, self.scale, size=size)
         self.answers_given += int(noise.size)
         return true + noise
+
+
+def _valid_expression(expression, name):
+    if not isinstance(expression, str):
+        raise TypeError(f"{name} must be a pandas query string, got {expression!r}")
+    return expression
 
 
 class CachingNoisyServer(NaiveNoisyServer):
@@ -119,25 +136,29 @@ class CachingNoisyServer(NaiveNoisyServer):
         super().__init__(table, scale, rng=rng)
         self._cache: dict[str, float] = {}
 
+    @checked(expression=Using(_valid_expression))
     def count(self, expression):
-        if not isinstance(expression, str):
-            raise TypeError(f"expression must be a pandas query string, got {expression!r}")
+        """The count of ``table.query(expression)`` plus Lap(scale) noise, drawn the first
+        time this text is asked and repeated for the same text afterwards."""
         if expression not in self._cache:                # the naive server's answer, kept
             self._cache[expression] = self._release(len(self._table.query(expression)))
         return self._cache[expression]
 
 
+def _valid_column_name(column, name):
+    if not isinstance(column, str):
+        raise TypeError(f"{name} must be a column name (str), got {column!r}")
+    return column
+
+
+@checked(column=Using(_valid_column_name), threshold=Real(), k=PositiveInt(maximum=10 ** 7))
 def equivalent_phrasings(column, threshold, k):
     """k different pandas query strings that all select ``column > threshold``:
     "`c` > t", "`c` - 1 > t - 1", "`c` + 2 > t + 2", ... (integer shifts).
     Each is a new query to a cache keyed by text, yet all have the same answer."""
-    if not isinstance(column, str):
-        raise TypeError(f"column must be a column name (str), got {column!r}")
-    t = valid_real(threshold, "threshold")
-    k = valid_positive_int(k, "k", maximum=10 ** 7)
-    out = [f"`{column}` > {t!r}"]
+    out = [f"`{column}` > {threshold!r}"]
     for i in range(1, k):
         shift = (i + 1) // 2 * (1 if i % 2 else -1)
         op = "+" if shift > 0 else "-"
-        out.append(f"`{column}` {op} {abs(shift)} > {t!r} {op} {abs(shift)}")
+        out.append(f"`{column}` {op} {abs(shift)} > {threshold!r} {op} {abs(shift)}")
     return out

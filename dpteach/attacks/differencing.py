@@ -13,13 +13,15 @@ from __future__ import annotations
 import numpy as np
 
 from .._support.tables import row_mask
-from .._support.validate import valid_positive_int, valid_real, valid_rng, valid_values
+from .._support.validate import (OrNone, PositiveInt, Real, Rng, Using, Values, checked,
+                                 describe)
 
 __all__ = ["difference_of_counts", "difference_of_means", "sickle_cell_queries",
            "exact_count", "exact_mean", "perturb_records", "blood_sugar_differencing",
            "difference_noise_pdf"]
 
 
+@checked(count_all=Real(), count_without_target=Real())
 def difference_of_counts(count_all, count_without_target) -> float:
     """The target's contribution to a count: count(everyone) - count(everyone but X).
 
@@ -27,11 +29,11 @@ def difference_of_counts(count_all, count_without_target) -> float:
     minus "how many, not named X, have it"). With a Curator's answers at epsilon each
     it is X's bit + Lap(1/epsilon) - Lap(1/epsilon), see :func:`difference_noise_pdf`.
     """
-    a = valid_real(count_all, "count_all")
-    b = valid_real(count_without_target, "count_without_target")
-    return a - b
+    return count_all - count_without_target
 
 
+@checked(mean_all=Real(), mean_rest=Real(), n_all=PositiveInt(maximum=2 ** 53),
+         n_rest=PositiveInt(maximum=2 ** 53))
 def difference_of_means(mean_all, n_all, mean_rest, n_rest) -> float:
     """The left-out person's value: n_all * mean_all - n_rest * mean_rest.
 
@@ -39,21 +41,22 @@ def difference_of_means(mean_all, n_all, mean_rest, n_rest) -> float:
     other; with one person left out, the difference is that person's value. Seed 004:
     5 * 5.58 - 4 * 5.50 = 5.9, Bob's blood sugar (mmol/L).
     """
-    m1 = valid_real(mean_all, "mean_all")
-    m2 = valid_real(mean_rest, "mean_rest")
-    n1 = valid_positive_int(n_all, "n_all", maximum=2 ** 53)
-    n2 = valid_positive_int(n_rest, "n_rest", maximum=2 ** 53)
-    if n2 >= n1:
-        raise ValueError(f"n_rest must be smaller than n_all, got n_rest={n2}, n_all={n1}")
-    return n1 * m1 - n2 * m2
+    if n_rest >= n_all:
+        raise ValueError(f"n_rest must be smaller than n_all, got n_rest={n_rest}, n_all={n_all}")
+    return n_all * mean_all - n_rest * mean_rest
 
 
+def _valid_target(target, name):
+    if not isinstance(target, str):
+        raise TypeError(f"{name} must be a name (str), got {target!r}")
+    return target
+
+
+@checked(target=Using(_valid_target))
 def sickle_cell_queries(target="X", *, column="Sickle cell trait", name_column="Name"):
     """Seed 004's two counting queries as ``where`` callables (table -> boolean mask):
     everyone with the trait, and everyone with the trait who is not named ``target``.
     Pass them to :func:`exact_count` or to :meth:`dpteach.Curator.count`."""
-    if not isinstance(target, str):
-        raise TypeError(f"target must be a name (str), got {target!r}")
 
     def with_trait(table):
         return table[column].astype(bool)
@@ -81,6 +84,8 @@ def exact_mean(table, column, where=None) -> float:
     return float(table.loc[mask, column].astype(float).mean())
 
 
+@checked(values=Values(), bound=Real(low=0.0, high=1e300), rng=Rng(),
+         size=OrNone(PositiveInt()))
 def perturb_records(values, bound, *, rng=None, size=None):
     """Input perturbation: each value plus independent uniform(-bound, bound) noise.
 
@@ -90,17 +95,20 @@ def perturb_records(values, bound, *, rng=None, size=None):
     records afresh, so repeated or differenced queries still leak (notebook 02).
     ``size`` draws that many independent perturbed copies (shape size + shape(values)).
     """
-    vals = valid_values(values, "values")
-    b = valid_real(bound, "bound", low=0.0, high=1e300)
-    rng = valid_rng(rng)
-    if size is None:
-        shape = vals.shape
-    else:
-        k = valid_positive_int(size, "size")
-        shape = (k,) + vals.shape
-    return vals + rng.uniform(-b, b, size=shape)
+    shape = values.shape if size is None else (size,) + values.shape
+    return values + rng.uniform(-bound, bound, size=shape)
 
 
+def _valid_blood_sugar_table(table, name):
+    if not hasattr(table, "columns"):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {describe(table)}")
+    for col in ("Gender", "Blood sugar"):
+        if col not in table.columns:
+            raise ValueError(f"{name} must have a {col!r} column")
+    return table
+
+
+@checked(table=OrNone(Using(_valid_blood_sugar_table)), rng=Rng(), size=OrNone(PositiveInt()))
 def blood_sugar_differencing(table=None, *, bound=2.0, rng=None, size=None):
     """Seed 004's averages attack on Bob, with the records perturbed by U(-bound, bound)
     afresh for each of the two queries (as the seed's two noisy tables are).
@@ -114,19 +122,16 @@ def blood_sugar_differencing(table=None, *, bound=2.0, rng=None, size=None):
     from ..datasets import blood_sugar
 
     table = blood_sugar() if table is None else table
-    for col in ("Gender", "Blood sugar"):
-        if col not in table.columns:
-            raise ValueError(f"table must have a {col!r} column")
     values = table["Blood sugar"].to_numpy(float)
     female = (table["Gender"] == "F").to_numpy()
-    rng = valid_rng(rng)
-    reps = 1 if size is None else valid_positive_int(size, "size")
+    reps = 1 if size is None else size
     first = perturb_records(values, bound, rng=rng, size=reps)
     second = perturb_records(values[female], bound, rng=rng, size=reps)
     est = values.size * first.mean(axis=1) - female.sum() * second.mean(axis=1)
     return float(est[0]) if size is None else est
 
 
+@checked(z=Values(), scale=Real(low=0.0, low_open=True))
 def difference_noise_pdf(z, scale):
     """Density of L1 - L2 for independent L1, L2 ~ Lap(scale):
     f(z) = (1 + |z|/b) exp(-|z|/b) / (4 b).
@@ -134,8 +139,6 @@ def difference_noise_pdf(z, scale):
     The noise left after differencing two Laplace answers (notebook 02). Its log-ratio
     between the worlds "X has the trait" and "X has not" is at most 2/b: two queries at
     epsilon each cost 2 epsilon, as composition says."""
-    z = valid_values(z, "z")
-    b = valid_real(scale, "scale", low=0.0, low_open=True)
-    t = np.abs(z) / b
-    out = (1.0 + t) * np.exp(-t) / (4.0 * b)
+    t = np.abs(z) / scale
+    out = (1.0 + t) * np.exp(-t) / (4.0 * scale)
     return out.item() if out.ndim == 0 else out

@@ -37,9 +37,8 @@ import math
 
 import numpy as np
 
-from .._support.validate import (Real, Rng, Size, Values, checked, valid_epsilon, valid_nonnegative_int,
-                         valid_positive_int, valid_real, valid_rng, valid_values,
-                         release_shape)
+from .._support.validate import (NonnegativeInt, PositiveInt, Real, Rng, Size, Using, Values,
+                                 checked, release_shape, valid_epsilon, valid_values)
 
 __all__ = ["naive_laplace_mechanism", "floating_point_attack", "preimages", "rule_out_fractions"]
 
@@ -53,8 +52,10 @@ _MAX_WINDOW = 10_000
 _WINDOW = 2
 
 
-def _valid_scale(scale):
-    return valid_real(scale, "scale", low=0.0, high=_MAX_SCALE, low_open=True)
+def _valid_sampler(sampler, name):
+    if sampler not in _SAMPLERS:
+        raise ValueError(f"{name} must be one of {_SAMPLERS}, got {sampler!r}")
+    return sampler
 
 
 @checked(value=Values(), scale=Real(low=0.0, high=_MAX_SCALE, low_open=True), size=Size(),
@@ -202,6 +203,8 @@ def _reachable(outputs, cands, scale, sampler, window=_WINDOW):
     return found
 
 
+@checked(outputs=Values(), candidates=Values(),
+         scale=Real(low=0.0, high=_MAX_SCALE, low_open=True), sampler=Using(_valid_sampler))
 def floating_point_attack(outputs, candidates, scale, *, sampler="naive"):
     """Which candidate inputs could have produced each output, bit for bit?
 
@@ -221,16 +224,14 @@ def floating_point_attack(outputs, candidates, scale, *, sampler="naive"):
     (:func:`naive_laplace_mechanism`) or "numpy" (``numpy.random.Generator.laplace``).
     Mironov 2012, Section 4. Notebook 11.
     """
-    out = valid_values(outputs, "outputs").ravel()
-    cand = valid_values(candidates, "candidates").ravel()
-    scale = _valid_scale(scale)
-    if sampler not in _SAMPLERS:
-        raise ValueError(f"sampler must be one of {_SAMPLERS}, got {sampler!r}")
+    out, cand = outputs.ravel(), candidates.ravel()
     o_grid, c_grid = np.meshgrid(out, cand, indexing="ij")
     res = _reachable(o_grid.ravel(), c_grid.ravel(), scale, sampler)
     return res.reshape(out.size, cand.size)
 
 
+@checked(output=Real(), candidate=Real(), scale=Real(low=0.0, high=_MAX_SCALE, low_open=True),
+         sampler=Using(_valid_sampler), window=NonnegativeInt(maximum=_MAX_WINDOW))
 def preimages(output, candidate, scale, *, sampler="naive", window=2):
     """The uniforms nearest to producing ``output`` from ``candidate``, and what they give.
 
@@ -242,14 +243,8 @@ def preimages(output, candidate, scale, *, sampler="naive", window=2):
     """
     import pandas as pd
 
-    o = valid_real(output, "output")
-    c = valid_real(candidate, "candidate")
-    scale = _valid_scale(scale)
-    if sampler not in _SAMPLERS:
-        raise ValueError(f"sampler must be one of {_SAMPLERS}, got {sampler!r}")
-    window = valid_nonnegative_int(window, "window", maximum=_MAX_WINDOW)
     rows = []
-    oa, ca = np.array([o]), np.array([c])
+    oa, ca = np.array([output]), np.array([candidate])
     if sampler == "naive":
         specs = [("u > 0", +1.0, 1, _TWO52), ("u < 0", -1.0, 1, _TWO52)]
     else:
@@ -270,10 +265,16 @@ def preimages(output, candidate, scale, *, sampler="naive", window=2):
             else:
                 val = float(_numpy_forward(ca, scale, np.array([j]))[0])
             rows.append({"branch": label, "uniform index": j, "output": val,
-                         "output (hex)": float.hex(val), "equals": val == o})
+                         "output (hex)": float.hex(val), "equals": val == output})
     return pd.DataFrame(rows)
 
 
+def _valid_epsilons(epsilons, name):
+    return [valid_epsilon(e, name) for e in valid_values(epsilons, name).ravel()]
+
+
+@checked(values=Values(), epsilons=Using(_valid_epsilons), n_outputs=PositiveInt(maximum=10**6),
+         rng=Rng())
 def rule_out_fractions(values, epsilons, *, n_outputs=150, rng=None):
     """Fraction of releases that rule out the neighbouring input (value + 1), for every
     (sampler, true value, epsilon) on a grid; epsilon is that of a count (scale 1/eps).
@@ -282,10 +283,7 @@ def rule_out_fractions(values, epsilons, *, n_outputs=150, rng=None):
     Returns sampler -> (fractions, truth): arrays (len(values), len(epsilons)) of the
     share ruling out value + 1 and the share ruling out the true value (always 0).
     Notebook 11's panel draws them."""
-    values = [float(v) for v in valid_values(values, "values").ravel()]
-    epsilons = [valid_epsilon(e, "epsilons") for e in valid_values(epsilons, "epsilons").ravel()]
-    n_outputs = valid_positive_int(n_outputs, "n_outputs", maximum=10**6)
-    rng = valid_rng(rng)
+    values = [float(v) for v in values.ravel()]
     table = {}
     for sampler in ("naive", "numpy"):
         frac = np.zeros((len(values), len(epsilons)))

@@ -16,18 +16,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._support.validate import valid_real, valid_values
+from .._support.validate import Real, Using, checked, valid_values
 from .._support.tables import row_mask
 
 __all__ = ["max_query", "infer_from_max_queries", "MaxAuditor", "refusal_attack"]
 
 
 
+def _valid_frame(table, name):
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}")
+    return table
 
+
+@checked(table=Using(_valid_frame))
 def max_query(table, column, where=None) -> float:
     """The exact maximum of ``column`` over the rows selected by ``where``."""
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
     if column not in table.columns:
         raise ValueError(f"column must be one of {list(table.columns)}, got {column!r}")
     mask = row_mask(table, where)
@@ -36,6 +40,7 @@ def max_query(table, column, where=None) -> float:
     return float(table.loc[mask, column].max())
 
 
+@checked(max_group=Real(), max_group_with_target=Real())
 def infer_from_max_queries(max_group, max_group_with_target):
     """What two max answers say about a target who is in the second group only.
 
@@ -46,11 +51,9 @@ def infer_from_max_queries(max_group, max_group_with_target):
     holds it. Returns (low, high) bounds on the target's value: (3, 3) for seed 004's
     answers 2 and 3; otherwise (-inf, max_group_with_target).
     """
-    a = valid_real(max_group, "max_group")
-    b = valid_real(max_group_with_target, "max_group_with_target")
-    if b > a:
-        return (b, b)
-    return (-np.inf, b)
+    if max_group_with_target > max_group:
+        return (max_group_with_target, max_group_with_target)
+    return (-np.inf, max_group_with_target)
 
 
 class MaxAuditor:
@@ -124,13 +127,18 @@ class MaxAuditor:
         return cands
 
 
+def _valid_where(where, name):
+    if not callable(where):
+        raise TypeError("group and target must be where callables (table -> boolean mask)")
+    return where
+
+
+@checked(group=Using(_valid_where), target=Using(_valid_where))
 def refusal_attack(auditor, group, target):
     """Seed-style attack on a naive auditor: ask max over ``group``, then over ``group``
     without ``target`` (two where callables). If the second query is refused, the
     attacker concludes the target holds the group's maximum. Returns the inferred value
     of the target, or None when the attacker learns nothing exact."""
-    if not callable(group) or not callable(target):
-        raise TypeError("group and target must be where callables (table -> boolean mask)")
     first = auditor.max(group)
     if first is None:
         return None

@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from .._support.validate import (PositiveInt, Real, Using, checked, valid_bits, valid_positive_int,
-                         valid_real, valid_rng, valid_values)
+from .._support.validate import (Bits, PositiveInt, Real, Rng, Using, Values, checked, valid_bits,
+                                 valid_positive_int, valid_real, valid_rng, valid_values)
 from .._support.lazy import lazy_module
 from ..mechanisms import laplace_mechanism
 
@@ -38,12 +38,10 @@ MAX_EXHAUSTIVE_N = 24
 
 
 # ----------------------------------------------------------------------------- queries
+@checked(m=PositiveInt(), n=PositiveInt(), rng=Rng())
 def random_subset_queries(m, n, *, rng=None) -> np.ndarray:
     """An m x n 0/1 matrix (int8): row j is a random subset, each person in with
     probability 1/2 independently (Dinur & Nissim 2003, the random-query attack)."""
-    m = valid_positive_int(m, "m")
-    n = valid_positive_int(n, "n")
-    rng = valid_rng(rng)
     return rng.integers(0, 2, size=(m, n), dtype=np.int8)
 
 
@@ -77,43 +75,46 @@ def _valid_answers(answers, m, name="answers") -> np.ndarray:
     return a
 
 
+@checked(queries=Using(_valid_queries), secret=Bits())
 def answer_queries(queries, secret) -> np.ndarray:
     """The exact answers Q d: for each query row, how many selected people have bit 1."""
-    q = _valid_queries(queries)
-    d = valid_bits(secret, "secret")
-    if d.ndim != 1 or d.shape[0] != q.shape[1]:
-        raise ValueError(f"secret must have one bit per query column ({q.shape[1]}), "
-                         f"got shape {d.shape}")
-    return q.astype(np.int64) @ d.astype(np.int64)
+    if secret.ndim != 1 or secret.shape[0] != queries.shape[1]:
+        raise ValueError(f"secret must have one bit per query column ({queries.shape[1]}), "
+                         f"got shape {secret.shape}")
+    return queries.astype(np.int64) @ secret.astype(np.int64)
 
 
+def _valid_noise(noise, name):
+    if noise not in ("gaussian", "laplace", "uniform"):
+        raise ValueError(f"{name} must be 'gaussian', 'laplace' or 'uniform', got {noise!r}")
+    return noise
+
+
+@checked(scale=Real(low=0.0), rng=Rng(), noise=Using(_valid_noise))
 def noisy_answers(queries, secret, scale, *, noise="gaussian", rng=None) -> np.ndarray:
     """Q d plus independent noise per answer: ``"gaussian"`` N(0, scale^2),
     ``"laplace"`` Lap(scale) (the kit's Laplace mechanism with b = scale: for these
     counts, of sensitivity 1, epsilon = 1/scale per answer) or ``"uniform"``
     U(-scale, scale) (noise bounded by scale)."""
     exact = answer_queries(queries, secret).astype(float)
-    scale = valid_real(scale, "scale", low=0.0)
-    rng = valid_rng(rng)
     if noise == "laplace":
         return laplace_mechanism(exact, scale, 1.0, rng=rng)
     if noise == "gaussian":
         return exact + rng.normal(0.0, scale, size=exact.shape)
-    if noise == "uniform":
-        return exact + rng.uniform(-scale, scale, size=exact.shape)
-    raise ValueError(f"noise must be 'gaussian', 'laplace' or 'uniform', got {noise!r}")
+    return exact + rng.uniform(-scale, scale, size=exact.shape)             # noise == "uniform"
 
 
+@checked(guess=Bits(), secret=Bits())
 def fraction_agree(guess, secret) -> float:
     """The fraction of positions where two bit vectors agree."""
-    g = valid_bits(guess, "guess")
-    d = valid_bits(secret, "secret")
-    if g.shape != d.shape:
-        raise ValueError(f"guess and secret must have the same shape, got {g.shape} and {d.shape}")
-    return float(np.mean(g == d))
+    if guess.shape != secret.shape:
+        raise ValueError(f"guess and secret must have the same shape, got {guess.shape} and "
+                         f"{secret.shape}")
+    return float(np.mean(guess == secret))
 
 
 # ------------------------------------------------------------------------ least squares
+@checked(queries=Using(_valid_queries))
 def reconstruct_lsq(queries, answers) -> np.ndarray:
     """Least-squares reconstruction, rounded: x = argmin ||Q x - a||_2, then bit i is 1
     when x_i >= 1/2.
@@ -125,11 +126,10 @@ def reconstruct_lsq(queries, answers) -> np.ndarray:
     bit (notebook 03). How the equations are solved (an exact Gram matrix and Cholesky;
     for large Q, preconditioned conjugate gradients) is in ``_solvers.py``.
     """
-    q = _valid_queries(queries)
-    a = _valid_answers(answers, q.shape[0])
-    x = _solvers.lsq_cg(q, a) if q.size >= _solvers.CG_MIN_SIZE else None
+    a = _valid_answers(answers, queries.shape[0])       # one answer per query
+    x = _solvers.lsq_cg(queries, a) if queries.size >= _solvers.CG_MIN_SIZE else None
     if x is None:                       # small Q, or conjugate gradients did not converge
-        x = _solvers.lsq_gram(q, a)
+        x = _solvers.lsq_gram(queries, a)
     return (x >= 0.5).astype(np.int8)
 
 
@@ -216,6 +216,7 @@ class LPResult:
                 f"iterations={self.iterations})")
 
 
+@checked(queries=Using(_valid_queries))
 def textbook_lp(queries, answers):
     """The primal (P) as it is usually written, solved by scipy's HiGHS: returns
     (x, optimal value) of ``min sum(u + v)  s.t.  Q x + u - v = a,  0 <= x <= 1,
@@ -223,12 +224,11 @@ def textbook_lp(queries, answers):
     :func:`lp_decode`.
     """
     from scipy import optimize, sparse
-    q = _valid_queries(queries)
-    m, n = q.shape
-    a = _valid_answers(answers, m)
+    m, n = queries.shape
+    a = _valid_answers(answers, m)              # one answer per query
     c = np.concatenate([np.zeros(n), np.ones(2 * m)])
     eye = sparse.identity(m, format="csr")
-    a_eq = sparse.hstack([sparse.csr_matrix(q.astype(np.float64)), eye, -eye], format="csr")
+    a_eq = sparse.hstack([sparse.csr_matrix(queries.astype(np.float64)), eye, -eye], format="csr")
     bounds = [(0.0, 1.0)] * n + [(0.0, None)] * (2 * m)
     res = optimize.linprog(c, A_eq=a_eq, b_eq=a, bounds=bounds, method="highs")
     if res.status != 0:  # pragma: no cover - the LP is always feasible and bounded
@@ -250,33 +250,34 @@ def _popcount_swar(x):
 _popcount = getattr(np, "bitwise_count", _popcount_swar)
 
 
+def _valid_small_secret(secret, name):
+    d = valid_bits(secret, name)
+    if d.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {d.shape}")
+    if d.shape[0] > MAX_EXHAUSTIVE_N:
+        raise ValueError(f"{name} must have at most {MAX_EXHAUSTIVE_N} bits for all 2^n "
+                         f"subsets, got {d.shape[0]}")
+    return d
+
+
+@checked(secret=Using(_valid_small_secret))
 def subset_sums(secret) -> np.ndarray:
     """All 2^n exact subset sums of a bit vector: entry ``mask`` is the number of ones
     among the people whose bit is set in ``mask`` (person i <-> bit i). n <= 24."""
-    d = valid_bits(secret, "secret")
-    if d.ndim != 1:
-        raise ValueError(f"secret must be one-dimensional, got shape {d.shape}")
-    n = d.shape[0]
-    if n > MAX_EXHAUSTIVE_N:
-        raise ValueError(f"secret must have at most {MAX_EXHAUSTIVE_N} bits for all 2^n "
-                         f"subsets, got {n}")
-    code = int(sum(int(b) << i for i, b in enumerate(d)))
+    n = secret.shape[0]
+    code = int(sum(int(b) << i for i, b in enumerate(secret)))
     masks = np.arange(1 << n, dtype=np.uint32)
     return _popcount(masks & np.uint32(code)).astype(np.int64)
 
 
-def _valid_noise_bound(noise_bound):
-    return valid_real(noise_bound, "noise_bound", low=0.0, high=1e300)
-
-
+@checked(noise_bound=Real(low=0.0, high=1e300), rng=Rng())
 def bounded_noise_answers(secret, noise_bound, *, rng=None) -> np.ndarray:
     """All 2^n subset sums, each plus independent U(-E, E) noise (noise bounded by E)."""
-    e = _valid_noise_bound(noise_bound)
-    rng = valid_rng(rng)
     exact = subset_sums(secret).astype(float)
-    return exact + rng.uniform(-e, e, size=exact.shape)
+    return exact + rng.uniform(-noise_bound, noise_bound, size=exact.shape)
 
 
+@checked(secret=Bits(), noise_bound=Real(low=0.0, high=1e300), rng=Rng())
 def decoy_answers(secret, noise_bound, *, rng=None):
     """Adversarial bounded noise: answers steered towards a decoy database.
 
@@ -288,9 +289,7 @@ def decoy_answers(secret, noise_bound, *, rng=None):
     that attack), and any attacker is at least 2E off in one of the two worlds (secret or
     decoy) that these answers cannot tell apart (notebook 03). Returns (answers, decoy).
     """
-    d = valid_bits(secret, "secret").copy()
-    e = _valid_noise_bound(noise_bound)
-    rng = valid_rng(rng)
+    d, e = secret, noise_bound
     k = int(math.floor(2 * e + 1e-12))
     ones = np.flatnonzero(d == 1)
     zeros = np.flatnonzero(d == 0)
@@ -302,21 +301,34 @@ def decoy_answers(secret, noise_bound, *, rng=None):
     return exact + np.clip(diff, -e, e), decoy
 
 
-def _valid_subset_answers(subset_answers):
-    a = valid_values(subset_answers, "subset_answers")
+def _valid_subset_answers(subset_answers, name):
+    a = valid_values(subset_answers, name)
     if a.ndim != 1:
-        raise ValueError(f"subset_answers must be one-dimensional (length 2^n), got shape {a.shape}")
+        raise ValueError(f"{name} must be one-dimensional (length 2^n), got shape {a.shape}")
     size = a.shape[0]
     if size & (size - 1):
-        raise ValueError(f"subset_answers must have length 2^n (one answer per subset), "
+        raise ValueError(f"{name} must have length 2^n (one answer per subset), "
                          f"got length {size}")
-    n = size.bit_length() - 1
+    n = _people(a)
     if n > MAX_EXHAUSTIVE_N:
-        raise ValueError(f"subset_answers has 2^{n} entries; at most n = {MAX_EXHAUSTIVE_N} "
+        raise ValueError(f"{name} has 2^{n} entries; at most n = {MAX_EXHAUSTIVE_N} "
                          f"people are supported")
     if n == 0:
-        raise ValueError("subset_answers must have length 2^n with n >= 1, got length 1")
-    return a, n
+        raise ValueError(f"{name} must have length 2^n with n >= 1, got length 1")
+    return a
+
+
+def _people(subset_answers):
+    """n, for the 2^n answers of all subsets of n people."""
+    return subset_answers.shape[0].bit_length() - 1
+
+
+def _valid_few_subset_answers(subset_answers, name):
+    a = _valid_subset_answers(subset_answers, name)
+    if _people(a) > 14:
+        raise ValueError(f"consistent_candidates lists every candidate; n must be <= 14, "
+                         f"got {_people(a)}")
+    return a
 
 
 def _half_survivors(answers_half, k, e, slack):
@@ -333,15 +345,13 @@ def _half_survivors(answers_half, k, e, slack):
     return cands[keep]
 
 
+@checked(subset_answers=Using(_valid_few_subset_answers), noise_bound=Real(low=0.0, high=1e300))
 def consistent_candidates(subset_answers, noise_bound) -> np.ndarray:
     """Every database c in {0,1}^n with |c(S) - a(S)| <= E for all 2^n subsets S
     (a k x n array of bits; person i is bit i of the mask). For small n (at most 14):
     it filters the two halves first, then checks every surviving pair."""
-    a, n = _valid_subset_answers(subset_answers)
-    e = _valid_noise_bound(noise_bound)
-    if n > 14:
-        raise ValueError(f"consistent_candidates lists every candidate; n must be <= 14, got {n}")
-    found = [c for c in _consistent_codes(a, n, e, first_only=False)]
+    n = _people(subset_answers)
+    found = [c for c in _consistent_codes(subset_answers, n, noise_bound, first_only=False)]
     return _codes_to_bits(np.array(found, dtype=np.int64), n)
 
 
@@ -387,6 +397,7 @@ def _consistent_codes(a, n, e, *, first_only):
                 return
 
 
+@checked(subset_answers=Using(_valid_subset_answers), noise_bound=Real(low=0.0, high=1e300))
 def reconstruct_exhaustive(subset_answers, noise_bound) -> np.ndarray:
     """Dinur & Nissim's exhaustive attack: return a database c in {0,1}^n whose subset
     sums are all within E of the answers, |c(S) - a(S)| <= E for all 2^n subsets S.
@@ -400,15 +411,35 @@ def reconstruct_exhaustive(subset_answers, noise_bound) -> np.ndarray:
     ``_consistent_codes``), so n = 20 takes a fraction of a second, not 4^20 comparisons.
     Raises ValueError if no candidate fits, i.e. the noise exceeded E.
     """
-    a, n = _valid_subset_answers(subset_answers)
-    e = _valid_noise_bound(noise_bound)
-    for code in _consistent_codes(a, n, e, first_only=True):
+    n = _people(subset_answers)
+    for code in _consistent_codes(subset_answers, n, noise_bound, first_only=True):
         return _codes_to_bits([code], n)[0]
-    raise ValueError(f"no database is consistent with every answer within noise_bound={e:g}: "
+    raise ValueError(f"no database is consistent with every answer within "
+                     f"noise_bound={noise_bound:g}: "
                      f"the noise must have been larger than the stated bound")
 
 
 # ------------------------------------------------------------------- phase transition
+def _valid_ns(ns, name):
+    return [valid_positive_int(k, name) for k in np.atleast_1d(ns)]
+
+
+def _valid_ratios(ratios, name):
+    ratios = valid_values(ratios, name)
+    if (ratios < 0).any():
+        raise ValueError(f"{name} must be >= 0")
+    return ratios
+
+
+def _valid_method(method, name):
+    if method not in ("lsq", "lp"):
+        raise ValueError(f"{name} must be 'lsq' or 'lp', got {method!r}")
+    return method
+
+
+@checked(ns=Using(_valid_ns), ratios=Using(_valid_ratios), queries_per_person=PositiveInt(),
+         trials=PositiveInt(maximum=10 ** 4), prevalence=Real(low=0.0, high=1.0),
+         method=Using(_valid_method), rng=Rng())
 def phase_transition(ns, ratios, *, queries_per_person=4, method="lsq", trials=3,
                      prevalence=0.5, rng=None, progress=None):
     """Fraction of bits recovered against the noise, for several database sizes.
@@ -422,38 +453,30 @@ def phase_transition(ns, ratios, *, queries_per_person=4, method="lsq", trials=3
     """
     import pandas as pd
 
-    ns = [valid_positive_int(k, "ns") for k in np.atleast_1d(ns)]
-    ratios = valid_values(ratios, "ratios")
-    if (ratios < 0).any():
-        raise ValueError("ratios must be >= 0")
-    qpp = valid_positive_int(queries_per_person, "queries_per_person")
-    trials = valid_positive_int(trials, "trials", maximum=10 ** 4)
-    prevalence = valid_real(prevalence, "prevalence", low=0.0, high=1.0)
-    if method not in ("lsq", "lp"):
-        raise ValueError(f"method must be 'lsq' or 'lp', got {method!r}")
     solver = reconstruct_lsq if method == "lsq" else reconstruct_lp
-    rng = valid_rng(rng)
     jobs = [(n, r) for n in ns for r in ratios]
     rows = []
     for n, r in (progress(jobs) if progress else jobs):
         fr = []
         for _ in range(trials):
             d = (rng.random(n) < prevalence).astype(np.int8)
-            qm = random_subset_queries(qpp * n, n, rng=rng)
+            qm = random_subset_queries(queries_per_person * n, n, rng=rng)
             ans = noisy_answers(qm, d, r * math.sqrt(n), rng=rng)
             fr.append(fraction_agree(solver(qm, ans), d))
         rows.append((n, float(r), float(r * math.sqrt(n)), float(np.mean(fr))))
     return pd.DataFrame(rows, columns=["n", "ratio", "sigma", "fraction"])
 
 
+def _valid_grid(grid, name):
+    return [valid_real(e, name, low=0.0, high=1e300) for e in valid_values(grid, name).ravel()]
+
+
+@checked(n=PositiveInt(maximum=MAX_EXHAUSTIVE_N), grid=Using(_valid_grid), rng=Rng())
 def exhaustive_sweep(n, grid, *, rng=None):
     """For each E: the worst Hamming distance to the truth among all databases consistent
     with (a) answers steered to a decoy and (b) uniform noise in [-E, E]; and how many
     databases are consistent (notebook 03's exhaustive panel).
     Returns three arrays over ``grid``: worst_decoy, worst_uniform, count_decoy."""
-    n = valid_positive_int(n, "n", maximum=MAX_EXHAUSTIVE_N)
-    grid = [valid_real(e, "grid", low=0.0, high=1e300) for e in valid_values(grid, "grid").ravel()]
-    rng = valid_rng(rng)
     d = (rng.random(n) < 0.5).astype(np.int8)
     worst_decoy, worst_unif, count_decoy = [], [], []
     for e in grid:
@@ -512,6 +535,9 @@ class RandomQuerySweep:
         return self._sweep(i)[1][method, j]
 
 
+@checked(n=PositiveInt(maximum=10**5), m=PositiveInt(maximum=10**6),
+         trials=PositiveInt(maximum=10**4), prevalence=Real(low=0.0, high=1.0),
+         log_epsilons=Values(), rng=Rng())
 def dp_defence_sweep(n, m, trials, prevalence, log_epsilons, *, rng=None):
     """Fraction recovered by least squares when each of m counting queries is answered
     with Lap(m/ε) (a total budget ε split evenly; each count has sensitivity 1).
@@ -521,12 +547,7 @@ def dp_defence_sweep(n, m, trials, prevalence, log_epsilons, *, rng=None):
     serve every ε on the grid; bit i is guessed 1 when the estimate is >= 1/2, as in
     :func:`reconstruct_lsq`. ε runs over 10**log_epsilons. Returns (mean fraction per ε,
     the first population, its guesses per ε). Notebook 03's defence panel."""
-    n = valid_positive_int(n, "n", maximum=10**5)
-    m = valid_positive_int(m, "m", maximum=10**6)
-    trials = valid_positive_int(trials, "trials", maximum=10**4)
-    prevalence = valid_real(prevalence, "prevalence", low=0.0, high=1.0)
-    log_epsilons = valid_values(log_epsilons, "log_epsilons").ravel()
-    rng = valid_rng(rng)
+    log_epsilons = log_epsilons.ravel()
     fr = np.zeros((len(log_epsilons), trials))
     scales = m / 10.0 ** log_epsilons
     for t in range(trials):

@@ -1647,6 +1647,68 @@ CALLS.update({
 
 # good calls of dpteach/attacks/ and anonymity
 CALLS.update({
+    "dpteach.attacks.differencing.difference_of_means": (None, dict(mean_all=2.0, n_all=4,
+                                                                    mean_rest=1.5, n_rest=3)),
+    "dpteach.attacks.averaging.averaging_attack": (None, dict(release=lambda: 1.0, k=3)),
+    "dpteach.attacks.averaging.collect_releases": (None, dict(release=lambda: 1.0, k=3)),
+    "dpteach.attacks.averaging.averaging_error": (None, dict(scale=1.0, k=3)),
+    "dpteach.attacks.averaging.NaiveNoisyServer.count": (
+        averaging.NaiveNoisyServer(TABLE, 1.0).count, dict(where=lambda t: t["x"] > 1.0)),
+    "dpteach.attacks.averaging.CachingNoisyServer.count": (
+        averaging.CachingNoisyServer(TABLE, 1.0).count, dict(expression="x > 1")),
+    "dpteach.attacks.averaging.equivalent_phrasings": (None, dict(column="age", threshold=30,
+                                                                  k=3)),
+    "dpteach.attacks.query_auditing.max_query": (None, dict(table=TABLE, column="x")),
+    "dpteach.attacks.query_auditing.refusal_attack": (None, dict(
+        auditor=query_auditing.MaxAuditor(TABLE, "x"), group=lambda t: t["x"] > 0.0,
+        target=lambda t: t["x"] == 4.0)),
+    "dpteach.attacks.floating_point.rule_out_fractions": (None, dict(values=[0.0],
+                                                                     epsilons=[1.0],
+                                                                     n_outputs=5)),
+    "dpteach.attacks.reconstruction.answer_queries": (None, dict(queries=[[1, 0], [1, 1]],
+                                                                 secret=[0, 1])),
+    "dpteach.attacks.reconstruction.noisy_answers": (None, dict(queries=[[1, 0], [1, 1]],
+                                                                secret=[0, 1], scale=1.0)),
+    "dpteach.attacks.reconstruction.reconstruct_lsq": (None, dict(queries=[[1, 0], [1, 1]],
+                                                                  answers=[0.0, 1.0])),
+    "dpteach.attacks.reconstruction.textbook_lp": (None, dict(queries=[[1, 0], [1, 1]],
+                                                              answers=[0.0, 1.0])),
+    "dpteach.attacks.reconstruction.subset_sums": (None, dict(secret=[0, 1])),
+    "dpteach.attacks.reconstruction.bounded_noise_answers": (None, dict(secret=[0, 1],
+                                                                        noise_bound=1.0)),
+    "dpteach.attacks.reconstruction.consistent_candidates": (None, dict(
+        subset_answers=[0.0, 1.0, 0.0, 1.0], noise_bound=0.5)),
+    "dpteach.attacks.reconstruction.reconstruct_exhaustive": (None, dict(
+        subset_answers=[0.0, 1.0, 0.0, 1.0], noise_bound=0.5)),
+    "dpteach.attacks.reconstruction.phase_transition": (None, dict(ns=[8], ratios=[1.0],
+                                                                   trials=1)),
+    "dpteach.attacks.reconstruction.exhaustive_sweep": (None, dict(n=6, grid=[0.0, 1.0])),
+    "dpteach.attacks.reconstruction.dp_defence_sweep": (None, dict(n=8, m=16, trials=1,
+                                                                   prevalence=0.5,
+                                                                   log_epsilons=[0.0])),
+    "dpteach.attacks.anonymity_attacks.linkage_attack": (None, dict(
+        released=TABLE, public=TABLE[["zip", "age"]], quasi_identifiers=["zip", "age"],
+        sensitive="disease")),
+    "dpteach.attacks.anonymity_attacks.background_knowledge_attack": (None, dict(
+        table=TABLE, quasi_identifiers=["zip"], sensitive="disease", target={"zip": "13053"},
+        knowledge=["cold"])),
+    "dpteach.attacks.anonymity_attacks.similarity_attack": (None, dict(
+        table=TABLE, quasi_identifiers=["zip"], sensitive="disease",
+        categories={"flu": "respiratory", "cold": "respiratory", "cancer": "cancer"})),
+    "dpteach.anonymity.l_diversity": (None, dict(table=TABLE, quasi_identifiers=["zip"],
+                                                 sensitive="disease", kind="recursive", c=2.0)),
+    "dpteach.anonymity.t_closeness": (None, dict(table=TABLE, quasi_identifiers=["zip"],
+                                                 sensitive="disease")),
+    "dpteach.anonymity.class_report": (None, dict(table=TABLE, quasi_identifiers=["zip"],
+                                                  sensitive="disease")),
+    "dpteach.anonymity.emd": (None, dict(p=[0.5, 0.5], q=[0.4, 0.6])),
+    "dpteach.anonymity.mask_zip": (None, dict(values=["13053", "14850"], keep=3)),
+    "dpteach.anonymity.bucket_ages": (None, dict(values=[21, 35], width=10)),
+    "dpteach.anonymity.suppress_column": (None, dict(table=TABLE, column="zip")),
+    "dpteach.anonymity.suppress_rows": (None, dict(table=TABLE, rows=[0])),
+    "dpteach.anonymity.suppress_small_classes": (None, dict(table=TABLE,
+                                                            quasi_identifiers=["zip"], k=2)),
+    "dpteach.anonymity.generalize": (None, dict(table=TABLE, rules={"zip": ("mask", 3)})),
 })
 #
 #
