@@ -1553,6 +1553,36 @@ CALLS.update({
 
 # good calls of accounting, rdp, pld, clipping, sgd, beyond_global, datasets
 CALLS.update({
+    "dpteach.accounting.basic_composition": (None, dict(epsilons=[0.5, 1.0], deltas=[0.0, 1e-5])),
+    "dpteach.accounting.split_budget": (None, dict(epsilon=1.0, weights=[1.0, 2.0])),
+    "dpteach.accounting.PrivacyAccountant.can_spend": (accounting.PrivacyAccountant(10.0).can_spend,
+                                                       dict(epsilon=0.1, delta=0.0)),
+    "dpteach.accounting.PrivacyAccountant.spend": (accounting.PrivacyAccountant(10.0).spend,
+                                                   dict(epsilon=0.1, delta=0.0)),
+    "dpteach.accounting.ExactGaussianAccountant.compose_gaussian": (
+        accounting.ExactGaussianAccountant().compose_gaussian, dict(sigma=1.0, q=1.0, steps=2)),
+    "dpteach.accounting.ExactGaussianAccountant.epsilon": (
+        accounting.ExactGaussianAccountant().compose_gaussian(1.0).epsilon, dict(delta=1e-5)),
+    "dpteach.accounting.ExactGaussianAccountant.delta": (
+        accounting.ExactGaussianAccountant().compose_gaussian(1.0).delta, dict(epsilon=1.0)),
+    "dpteach.rdp.gaussian_rdp": (None, dict(order=[2.0, 3.0], sigma=1.0, l2_sensitivity=1.0)),
+    "dpteach.rdp.rdp_to_dp_order": (None, dict(orders=[2.0, 3.0], rdp=[0.1, 0.2], delta=1e-5,
+                                               method="improved")),
+    "dpteach.rdp.zcdp_to_dp": (None, dict(rho=0.1, delta=1e-5, method="improved")),
+    "dpteach.rdp.subsampled_gaussian_rdp": (None, dict(q=0.1, sigma=1.0, orders=[2.0, 3.0])),
+    "dpteach.rdp.composition_epsilons": (None, dict(sigma=1.0, delta=1e-5, ks=[1, 10],
+                                                    l2_sensitivity=1.0, orders=[2.0, 3.0])),
+    "dpteach.rdp.RDPAccountant.compose_gaussian": (
+        __import__("dpteach").RDPAccountant().compose_gaussian, dict(sigma=1.0, q=0.1, steps=2)),
+    "dpteach.rdp.RDPAccountant.delta": (
+        __import__("dpteach").RDPAccountant().compose_gaussian(1.0).delta,
+        dict(epsilon=1.0, method="improved")),
+    "dpteach.pld.PLDAccountant.compose_gaussian": (pld.PLDAccountant(interval=1e-2).compose_gaussian,
+                                                   dict(sigma=1.0, q=0.1, steps=2)),
+    "dpteach.pld.PLDAccountant.delta": (
+        pld.PLDAccountant(interval=1e-2).compose_gaussian(1.0).delta, dict(epsilon=1.0)),
+    "dpteach.pld.PLDAccountant.epsilon": (
+        pld.PLDAccountant(interval=1e-2).compose_gaussian(1.0).epsilon, dict(delta=1e-5)),
 })
 #
 #
