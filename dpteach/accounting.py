@@ -16,8 +16,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ._support.validate import (valid_delta, valid_epsilon, valid_positive_int, valid_positive_ints,
-                        valid_real, valid_reals, valid_sensitivity, valid_values)
+from ._support.validate import (Delta, Epsilon, OrNone, PositiveInt, PositiveInts, Real, Reals,
+                        Sensitivity, Using, Values, checked, valid_delta, valid_epsilon,
+                        valid_positive_int, valid_real)
 from ._support import gaussian as _gaussian
 
 __all__ = ["basic_composition", "advanced_composition", "PrivacyAccountant",
@@ -28,6 +29,17 @@ class BudgetExceededError(RuntimeError):
     """A spend would take the accountant past its (epsilon, delta) budget."""
 
 
+def _valid_epsilons(epsilons, name):
+    """A non-empty sequence of epsilons > 0, each checked by name (``epsilons[i]``)."""
+    return [valid_epsilon(e, f"{name}[{i}]") for i, e in enumerate(_as_list(epsilons, name))]
+
+
+def _valid_deltas(deltas, name):
+    """A non-empty sequence of deltas in [0, 1), each checked by name (``deltas[i]``)."""
+    return [valid_delta(d, f"{name}[{i}]") for i, d in enumerate(_as_list(deltas, name))]
+
+
+@checked(epsilons=Using(_valid_epsilons), deltas=OrNone(Using(_valid_deltas)))
 def basic_composition(epsilons, deltas=None):
     """(sum eps_i, sum delta_i): running k mechanisms with independent randomness on
     the same data is (sum eps_i, sum delta_i)-DP [DR14 Theorem 3.16; seed 004].
@@ -35,11 +47,11 @@ def basic_composition(epsilons, deltas=None):
     Returns a tuple of floats. The sums are computed exactly (as fractions of the
     decimals given) and rounded once, so ten 0.1s give exactly 1.0.
     """
-    eps = [_exact(valid_epsilon(e, f"epsilons[{i}]")) for i, e in enumerate(_as_list(epsilons, "epsilons"))]
+    eps = [_exact(e) for e in epsilons]
     if deltas is None:
         dl = [Fraction(0)] * len(eps)
     else:
-        dl = [_exact(valid_delta(d, f"deltas[{i}]")) for i, d in enumerate(_as_list(deltas, "deltas"))]
+        dl = [_exact(d) for d in deltas]
         if len(dl) != len(eps):
             raise ValueError(f"deltas has {len(dl)} entries but epsilons has {len(eps)}")
     return float(sum(eps, Fraction(0))), float(sum(dl, Fraction(0)))
@@ -57,6 +69,8 @@ def _as_list(values, name):
     return out
 
 
+@checked(epsilon=Reals(low=0.0, low_open=True), delta=Reals(low=0.0, high=1.0, high_open=True),
+         k=PositiveInts(), delta_slack=Reals(low=0.0, high=1.0, low_open=True, high_open=True))
 def advanced_composition(epsilon, delta, k, delta_slack):
     """The k-fold composition of an (eps, delta)-DP mechanism is (eps', k delta + delta')-DP
     with eps' = eps sqrt(2 k ln(1/delta')) + k eps (e^eps - 1)
@@ -68,24 +82,19 @@ def advanced_composition(epsilon, delta, k, delta_slack):
     sweeps k, notebook 16's compares it at a per-release epsilon for each k. Scalars give
     a pair of floats, arrays a pair of arrays of the broadcast shape.
     """
-    epsilon = valid_reals(epsilon, "epsilon", low=0.0, low_open=True)
-    delta = valid_reals(delta, "delta", low=0.0, high=1.0, high_open=True)
-    k = valid_positive_ints(k, "k")
-    slack = valid_reals(delta_slack, "delta_slack", low=0.0, high=1.0, low_open=True,
-                        high_open=True)
     try:
-        shape = np.broadcast_shapes(*(np.shape(x) for x in (epsilon, delta, k, slack)))
+        shape = np.broadcast_shapes(*(np.shape(x) for x in (epsilon, delta, k, delta_slack)))
     except ValueError:
         raise ValueError(f"epsilon, delta, k and delta_slack must broadcast together, got shapes "
-                         f"{[np.shape(x) for x in (epsilon, delta, k, slack)]}") from None
+                         f"{[np.shape(x) for x in (epsilon, delta, k, delta_slack)]}") from None
     kf = _float_k(k) if np.ndim(k) == 0 else k
-    eps_total = _advanced_epsilon(epsilon, kf, slack)
+    eps_total = _advanced_epsilon(epsilon, kf, delta_slack)
     if not np.isfinite(eps_total).all():
         bad = np.broadcast_to(~np.isfinite(eps_total), shape)
         e, kk = (np.broadcast_to(np.asarray(x, dtype=object), shape)[bad].flat[0] for x in (epsilon, k))
         raise ValueError(f"the total epsilon overflows the float range for epsilon={e:g} "
                          f"and k={kk}; use a smaller epsilon or k")
-    delta_total = kf * delta + slack
+    delta_total = kf * delta + delta_slack
     if shape == ():
         return float(eps_total), float(delta_total)
     return (np.broadcast_to(eps_total, shape).astype(float),
@@ -161,23 +170,20 @@ class PrivacyAccountant:
         with self._lock:
             return list(self._history)
 
+    @checked(epsilon=Real(low=0.0), delta=Delta())
     def can_spend(self, epsilon, delta=0.0) -> bool:
         """Would :meth:`spend` accept this charge? Spends nothing."""
-        e, d = self._checked(epsilon, delta)
+        e, d = _exact(epsilon), _exact(delta)
         with self._lock:
             return self._fits(e, d)
-
-    def _checked(self, epsilon, delta):
-        e = _exact(valid_real(epsilon, "epsilon", low=0.0))
-        d = _exact(valid_delta(delta))
-        return e, d
 
     def _fits(self, e, d):
         return self._spent[0] + e <= self._budget[0] and self._spent[1] + d <= self._budget[1]
 
+    @checked(epsilon=Real(low=0.0), delta=Delta())
     def spend(self, epsilon, delta=0.0, label=None):
         """Charge (epsilon, delta), or raise BudgetExceededError and charge nothing."""
-        e, d = self._checked(epsilon, delta)
+        e, d = _exact(epsilon), _exact(delta)
         with self._lock:   # no other thread may charge between the check and the charge
             if not self._fits(e, d):
                 rem = self.remaining
@@ -204,6 +210,7 @@ class PrivacyAccountant:
 __all__ += ["advanced_composition_crossover", "advanced_composition_epsilon", "split_budget"]
 
 
+@checked(epsilon=Epsilon(), delta_slack=Delta(required=True))
 def advanced_composition_crossover(epsilon, delta_slack):
     """The smallest k at which advanced composition gives a smaller total epsilon than
     basic composition, or None if it never does.
@@ -216,21 +223,19 @@ def advanced_composition_crossover(epsilon, delta_slack):
     Dropping the k eps (e^eps - 1) term gives the too-early answer k > 2 ln(1/delta').
     Notebook 07.
     """
-    epsilon = valid_epsilon(epsilon)
-    slack = valid_delta(delta_slack, "delta_slack", required=True)
     if epsilon >= np.log(2.0):
         return None
     gap = 2.0 - np.exp(epsilon)
     if gap <= 0:
         return None
-    bound = 2 * np.log(1 / slack) / gap ** 2
+    bound = 2 * np.log(1 / delta_slack) / gap ** 2
     if not np.isfinite(bound) or bound > 1e300:
         raise ValueError(f"epsilon={epsilon!r} is so close to ln 2 that the crossover k "
                          "passes the float range; use a smaller epsilon")
     k = max(1, int(np.floor(bound)) + 1)
 
     def wins(kk):
-        return _advanced_epsilon(epsilon, float(kk), slack) < kk * epsilon
+        return _advanced_epsilon(epsilon, float(kk), delta_slack) < kk * epsilon
 
     # the closed form can be off through rounding; settle it with the formula by a
     # bisection for the smallest winning k (at most ~1000 steps, even for k near 1e300)
@@ -250,6 +255,7 @@ def advanced_composition_crossover(epsilon, delta_slack):
     return int(hi)
 
 
+@checked(epsilon_total=Epsilon(), k=PositiveInt(), delta_slack=Delta(required=True))
 def advanced_composition_epsilon(epsilon_total, k, delta_slack):
     """The per-mechanism epsilon whose k-fold advanced composition totals ``epsilon_total``:
     solves eps sqrt(2 k ln(1/delta')) + k eps (e^eps - 1) = epsilon_total for eps
@@ -259,14 +265,12 @@ def advanced_composition_epsilon(epsilon_total, k, delta_slack):
     """
     from scipy import optimize
 
-    total = valid_epsilon(epsilon_total, "epsilon_total")
-    k = valid_positive_int(k, "k")
-    slack = valid_delta(delta_slack, "delta_slack", required=True)
+    total = epsilon_total
     kf = _float_k(k)
-    root_l = np.sqrt(2 * kf * np.log(1 / slack))
+    root_l = np.sqrt(2 * kf * np.log(1 / delta_slack))
 
     def f(e):
-        return _advanced_epsilon(e, kf, slack) - total
+        return _advanced_epsilon(e, kf, delta_slack) - total
 
     if root_l > 0 and total / root_l < 1e-200:
         # second term k e (e^e - 1) ~ k e^2 is negligible: the root is total / root_l
@@ -299,6 +303,17 @@ def advanced_composition_epsilon(epsilon_total, k, delta_slack):
 _MAX_SHARES = 1_000_000
 
 
+def _valid_weights(weights, name):
+    """A count k of equal shares (1 <= k <= 10^6) as k weights 1.0, or a sequence of
+    positive weights, each checked by name (``weights[i]``)."""
+    if np.ndim(weights) == 0 and not isinstance(weights, (str, bytes)):
+        # a single number is a count of equal shares: 3 (or 3.0), never 3.5 or True
+        return [1.0] * valid_positive_int(weights, name, maximum=_MAX_SHARES)
+    return [valid_real(x, f"{name}[{i}]", low=0.0, low_open=True)
+            for i, x in enumerate(_as_list(weights, name))]
+
+
+@checked(epsilon=Epsilon(), weights=Using(_valid_weights))
 def split_budget(epsilon, weights):
     """Split ``epsilon`` across queries in proportion to ``weights`` (a sequence of
     positive numbers, or an int k <= 10^6 for k equal shares).
@@ -311,13 +326,7 @@ def split_budget(epsilon, weights):
     still passes ``epsilon``, shares are lowered by the smallest float steps needed.
     Notebook 07.
     """
-    eps = valid_epsilon(epsilon)
-    if np.ndim(weights) == 0 and not isinstance(weights, (str, bytes)):
-        # a single number is a count of equal shares: 3 (or 3.0), never 3.5 or True
-        w = [1.0] * valid_positive_int(weights, "weights", maximum=_MAX_SHARES)
-    else:
-        w = [valid_real(x, f"weights[{i}]", low=0.0, low_open=True)
-             for i, x in enumerate(_as_list(weights, "weights"))]
+    eps, w = epsilon, weights
     total_w = float(sum(w))
     # 15 significant digits: 0.3 split three ways gives 0.1, not 0.09999999999999999;
     # if rounding to nearest passes the budget, round down instead
@@ -348,6 +357,8 @@ def _floor_digits(x: float, digits: int) -> float:
 __all__ += ["joint_privacy_loss"]
 
 
+@checked(r1=Values(), r2=Values(), gap1=Sensitivity(), gap2=Sensitivity(),
+         scale1=Sensitivity(positive=True), scale2=Sensitivity(positive=True))
 def joint_privacy_loss(r1, r2, gap1, gap2, scale1, scale2):
     """ln p(r1, r2 | D1) / p(r1, r2 | D2) for two Laplace releases with independent
     noise: f1 + Lap(scale1) and f2 + Lap(scale2), where f1(D1) - f1(D2) = gap1 and
@@ -356,13 +367,7 @@ def joint_privacy_loss(r1, r2, gap1, gap2, scale1, scale2):
     gap1/scale1 + gap2/scale2. With both scales (Delta1 + Delta2)/eps this is <= eps
     (seed 000, eq. 5). ``r1``, ``r2`` broadcast. Notebook 07.
     """
-    a = valid_values(r1, "r1")
-    b = valid_values(r2, "r2")
-    g1 = valid_sensitivity(gap1, "gap1")
-    g2 = valid_sensitivity(gap2, "gap2")
-    s1 = valid_sensitivity(scale1, "scale1", positive=True)
-    s2 = valid_sensitivity(scale2, "scale2", positive=True)
-    out = (np.abs(a) - np.abs(a - g1)) / s1 + (np.abs(b) - np.abs(b - g2)) / s2
+    out = (np.abs(r1) - np.abs(r1 - gap1)) / scale1 + (np.abs(r2) - np.abs(r2 - gap2)) / scale2
     return out.item() if np.ndim(out) == 0 else out
 
 
@@ -402,6 +407,17 @@ class CompositionAccountant(Protocol):
         hockey-stick divergence of the composed releases at ``epsilon``."""
 
 
+def _valid_exact_q(q, name):
+    """A sampling rate of 0 or 1: a Poisson-subsampled Gaussian (0 < q < 1) has no
+    closed-form curve."""
+    q = valid_real(q, name, low=0.0, high=1.0)
+    if 0.0 < q < 1.0:
+        raise ValueError(f"{name} must be 0 or 1 for the exact Gaussian accountant (a Poisson-"
+                         f"subsampled Gaussian has no closed-form curve), got {name}={q!r}; "
+                         "use dp.PLDAccountant or dp.RDPAccountant")
+    return q
+
+
 class ExactGaussianAccountant:
     """The exact privacy curve of composed Gaussian releases (no subsampling).
 
@@ -428,14 +444,11 @@ class ExactGaussianAccountant:
         self.mu_squared = 0.0
         self.history: list[tuple[float, float, int]] = []
 
+    @checked(sigma=Real(low=0.0, low_open=True), q=Using(_valid_exact_q),
+             steps=PositiveInt(maximum=10 ** 15))
     def compose_gaussian(self, sigma, *, q=1.0, steps=1):
-        sigma = valid_real(sigma, "sigma", low=0.0, low_open=True)
-        q = valid_real(q, "q", low=0.0, high=1.0)
-        steps = valid_positive_int(steps, "steps", maximum=10 ** 15)
-        if 0.0 < q < 1.0:
-            raise ValueError(f"q must be 0 or 1 for the exact Gaussian accountant (a Poisson-"
-                             f"subsampled Gaussian has no closed-form curve), got q={q!r}; "
-                             "use dp.PLDAccountant or dp.RDPAccountant")
+        """Add ``steps`` Gaussian releases of noise multiplier ``sigma`` (``q`` = 1; q = 0
+        releases nothing): μ² grows by steps/σ². Returns the accountant itself."""
         if q == 1.0:
             with np.errstate(over="ignore"):
                 self.mu_squared = float(self.mu_squared + steps * (1.0 / sigma) / sigma)
@@ -447,19 +460,19 @@ class ExactGaussianAccountant:
         """μ of the composition: it is exactly μ-GDP."""
         return math.sqrt(self.mu_squared)
 
+    @checked(delta=Delta())
     def epsilon(self, delta):
         """The exact ε at ``delta`` (0 <= δ < 1), rounded up to a float; ``inf`` at δ = 0
         or where ε passes 1e300."""
-        delta = valid_delta(delta)
         if self.mu_squared == 0.0:
             return 0.0
         if delta == 0.0 or self.mu_squared > 1e300:
             return math.inf
         return float(_gaussian.epsilon_of_mu(self.mu, delta))
 
+    @checked(epsilon=Real(low=0.0, allow_inf=True))
     def delta(self, epsilon):
         """The exact δ at ``epsilon`` (>= 0, inf allowed: δ = 0 there)."""
-        epsilon = valid_real(epsilon, "epsilon", low=0.0, allow_inf=True)
         if self.mu_squared == 0.0 or epsilon == math.inf:
             return 0.0
         if not math.isfinite(self.mu_squared):

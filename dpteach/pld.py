@@ -51,7 +51,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ._support.validate import valid_delta, valid_positive_int, valid_real
+from ._support.validate import Delta, PositiveInt, Probability, Real, checked, valid_real
 
 __all__ = ["PLDAccountant"]
 
@@ -247,10 +247,12 @@ class PLDAccountant:
         self.history: list[tuple[float, float, int]] = []
         self._dists = {"add": None, "remove": None}      # None: nothing composed yet
 
+    @checked(sigma=Real(low=0.0, low_open=True), q=Probability(),
+             steps=PositiveInt(maximum=MAX_STEPS))
     def compose_gaussian(self, sigma, *, q=1.0, steps=1):
-        sigma = valid_real(sigma, "sigma", low=0.0, low_open=True)
-        q = valid_real(q, "q", low=0.0, high=1.0)
-        steps = valid_positive_int(steps, "steps", maximum=MAX_STEPS)
+        """Add ``steps`` Poisson-subsampled Gaussian steps (noise multiplier ``sigma``,
+        sampling rate ``q``) to the loss distributions of both directions; nothing is
+        changed if the grid would grow too wide. Returns the accountant itself."""
         if q == 0:
             self.history.append((sigma, q, steps))
             return self
@@ -301,17 +303,17 @@ class PLDAccountant:
         tail = p[first:][over]
         return min(1.0, float(np.sum(tail * -np.expm1(epsilon - losses[over])) + inf))
 
+    @checked(epsilon=Real(low=0.0))
     def delta(self, epsilon):
         """δ at ε: the larger of the two directions' hockey-stick divergences (never below
         the true δ, nor below ``floor_delta``)."""
-        epsilon = valid_real(epsilon, "epsilon", low=0.0)
         return max(self._delta(epsilon, "add"), self._delta(epsilon, "remove"))
 
+    @checked(delta=Delta(required=True))
     def epsilon(self, delta):
         """The smallest ε whose δ is at most ``delta`` (0 if δ(0) already is), or ``inf``
         when ``delta`` is below ``floor_delta`` (no finite ε can be certified)."""
         from scipy import optimize
-        delta = valid_delta(delta, required=True)
         if self.delta(0.0) <= delta:
             return 0.0
         top = max(self.interval * (d[0] + d[1].size) for d in self._dists.values() if d)

@@ -28,8 +28,8 @@ import math
 import numpy as np
 from scipy import special
 
-from ._support.validate import (valid_delta, valid_positive_int, valid_real,
-                        valid_sensitivity, valid_values)
+from ._support.validate import (Delta, OrNone, PositiveInt, Probability, Real, Sensitivity, Using,
+                        checked, valid_delta, valid_sensitivity, valid_values)
 from .accounting import advanced_composition
 from ._support import gaussian as _gaussian
 
@@ -44,14 +44,8 @@ DEFAULT_ORDERS = np.array([1 + x / 10 for x in range(1, 100)] + list(range(11, 6
 
 
 # -- checks ------------------------------------------------------------------------------
-def _sigma(sigma, name="sigma", *, usable=False):
-    """sigma > 0; with ``usable``, in [1e-150, 1e300] (below it 1/sigma^2, and so an RDP
-    curve that must be finite for the accountant, overflows)."""
-    if usable:
-        return valid_real(sigma, name, low=1e-150, high=1e300)
-    return valid_real(sigma, name, low=0.0, low_open=True)
-
-
+# sigma > 0 is Real(low=0.0, low_open=True); a usable sigma, Real(low=1e-150, high=1e300), is
+# one whose RDP curve stays finite (below 1e-150, 1/sigma^2 overflows)
 def _l2(l2_sensitivity, *, positive=False):
     """An L2 sensitivity of at most 1e150 (its square must stay finite)."""
     d = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=positive)
@@ -79,32 +73,47 @@ def _orders(orders, *, integer=False, name="orders"):
     return arr
 
 
-def _delta_open(delta):
-    return valid_delta(delta, required=True)
+def _valid_orders(orders, name):
+    """RDP orders: finite numbers > 1 (:func:`_orders`)."""
+    return _orders(orders, name=name)
+
+
+def _valid_l2(l2_sensitivity, name):
+    """An L2 sensitivity >= 0 of at most 1e150 (:func:`_l2`)."""
+    return _l2(l2_sensitivity)
+
+
+def _valid_positive_l2(l2_sensitivity, name):
+    """An L2 sensitivity > 0 of at most 1e150 (:func:`_l2`)."""
+    return _l2(l2_sensitivity, positive=True)
+
+
+def _valid_method(method, name):
+    """'improved' or 'classic' (:func:`_method`)."""
+    return _method(method)
 
 
 # -- the Gaussian's curves -----------------------------------------------------------------
+@checked(order=Using(_valid_orders), sigma=Real(low=1e-150, high=1e300),
+         l2_sensitivity=Using(_valid_l2))
 def gaussian_rdp(order, sigma, l2_sensitivity=1.0):
     """RDP of the Gaussian mechanism at order α: α Δ² / (2σ²) (nats).
 
     Mironov 2017, "Rényi differential privacy", Proposition 7 (Table II). Vectorised over
     ``order`` (every order > 1). Notebook 16.
     """
-    orders = _orders(order, name="order")
-    sigma = _sigma(sigma, usable=True)
-    d = _l2(l2_sensitivity)
-    out = orders * d * d / (2 * sigma * sigma)
+    d = l2_sensitivity
+    out = order * d * d / (2 * sigma * sigma)
     return float(out) if out.ndim == 0 else out
 
 
+@checked(sigma=Real(low=0.0, low_open=True), l2_sensitivity=Sensitivity())
 def gaussian_zcdp(sigma, l2_sensitivity=1.0):
     """ρ of the Gaussian mechanism: ρ = Δ² / (2σ²) (Bun & Steinke 2016, Proposition 1.6).
     ρ adds up under composition (their Lemma 1.7). A σ so small (or Δ so large) that Δ²/(2σ²)
     overflows gives ρ = inf (no privacy). Notebook 16."""
-    sigma = _sigma(sigma)
-    d = valid_sensitivity(l2_sensitivity, "l2_sensitivity")
     with np.errstate(over="ignore"):   # a sigma near 5e-324: ρ = inf (no privacy)
-        return float(0.5 * (np.float64(d) / sigma) ** 2)
+        return float(0.5 * (np.float64(l2_sensitivity) / sigma) ** 2)
 
 
 # -- conversions ---------------------------------------------------------------------------
@@ -149,23 +158,24 @@ def _method(method):
     return method
 
 
-def _valid_curve(orders, rdp):
-    a = _orders(orders)
-    r = valid_values(rdp, "rdp", allow_inf=True)
+def _valid_rdp(rdp, name):
+    """RDP values (nats): >= 0 at every order, inf allowed."""
+    r = valid_values(rdp, name, allow_inf=True)
     if (r < 0).any():
-        raise ValueError("rdp must be >= 0 at every order")
-    if a.shape != r.shape:
-        raise ValueError(f"orders and rdp must have the same shape, got {a.shape} and {r.shape}")
-    return a, r
+        raise ValueError(f"{name} must be >= 0 at every order")
+    return r
 
 
+@checked(orders=Using(_valid_orders), rdp=Using(_valid_rdp), delta=Delta(required=True),
+         method=Using(_valid_method))
 def rdp_to_dp_order(orders, rdp, delta, *, method="improved"):
     """(ε, best order) of :func:`rdp_to_dp`."""
-    a, r = _valid_curve(orders, rdp)
-    delta = _delta_open(delta)
-    eps = np.maximum(_conversion(a, r, delta, _method(method)), 0.0).ravel()
+    if orders.shape != rdp.shape:
+        raise ValueError(f"orders and rdp must have the same shape, got {orders.shape} and "
+                         f"{rdp.shape}")
+    eps = np.maximum(_conversion(orders, rdp, delta, method), 0.0).ravel()
     i = int(np.argmin(eps))
-    return float(eps[i]), float(a.ravel()[i])
+    return float(eps[i]), float(orders.ravel()[i])
 
 
 def rdp_to_dp(orders, rdp, delta, *, method="improved"):
@@ -183,6 +193,7 @@ def rdp_to_dp(orders, rdp, delta, *, method="improved"):
     return rdp_to_dp_order(orders, rdp, delta, method=method)[0]
 
 
+@checked(rho=Real(low=0.0, high=1e300), delta=Delta(required=True), method=Using(_valid_method))
 def zcdp_to_dp(rho, delta, *, method="improved"):
     """The ε of (ε, δ)-DP implied by ρ-zCDP.
 
@@ -194,9 +205,6 @@ def zcdp_to_dp(rho, delta, *, method="improved"):
     ρ = 0 gives ε = 0. Notebook 16.
     """
     from scipy import optimize
-    rho = valid_real(rho, "rho", low=0.0, high=1e300)
-    delta = _delta_open(delta)
-    method = _method(method)
     if rho == 0:
         return 0.0
     log_inv = -np.log(delta)                         # ln(1/delta), finite for a subnormal delta
@@ -218,6 +226,8 @@ def zcdp_to_dp(rho, delta, *, method="improved"):
 
 
 # -- the exact answer for k Gaussians --------------------------------------------------------
+@checked(sigma=Real(low=0.0, low_open=True), delta=Delta(required=True), k=PositiveInt(),
+         l2_sensitivity=Sensitivity(positive=True))
 def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
     """The exact ε of k composed Gaussian releases N(0, σ²) of L2 sensitivity Δ at δ.
 
@@ -228,10 +238,7 @@ def gaussian_epsilon(sigma, delta, *, k=1, l2_sensitivity=1.0):
     (:func:`dpteach._support.gaussian.epsilon_of_mu`). Returns 0 when δ ≥ δ(0). No accountant can
     give a smaller ε for this δ: this is the privacy curve itself. Notebook 16.
     """
-    sigma = _sigma(sigma)
-    delta = _delta_open(delta)
-    k = valid_positive_int(k, "k")
-    d = valid_sensitivity(l2_sensitivity, "l2_sensitivity", positive=True)
+    d = l2_sensitivity
     try:
         mu = d * np.sqrt(float(k)) / sigma
     except OverflowError:   # k beyond the float range (10**400): μ from logarithms
@@ -268,6 +275,18 @@ def _epsilon_of_mu_bytes(mu_bytes, delta_bytes, shape):
 
 
 # -- subsampling ---------------------------------------------------------------------------
+def _valid_binomial_orders(orders, name):
+    """RDP orders (:func:`_orders`) of at most _MAX_INTEGER_ORDER (the binomial sum has
+    α + 1 terms)."""
+    a = _orders(orders, name=name)
+    if a.max() > _MAX_INTEGER_ORDER:
+        raise ValueError(f"{name} must be <= {_MAX_INTEGER_ORDER} (the binomial sum has "
+                         f"α + 1 terms), got {a.max():g}")
+    return a
+
+
+@checked(q=Probability(), sigma=Real(low=1e-150, high=1e300),
+         orders=Using(_valid_binomial_orders))
 def subsampled_gaussian_rdp(q, sigma, orders):
     """RDP of the Poisson-subsampled Gaussian (sensitivity 1) at every order α > 1.
 
@@ -290,13 +309,8 @@ def subsampled_gaussian_rdp(q, sigma, orders):
     q = 1 gives α/(2σ²) back; q = 0 gives 0. For small q, r(α) ≈ q² α (e^(1/σ²) - 1)/2: the
     cost shrinks like q², not like q (privacy amplification by subsampling). Notebook 16.
     """
-    q = valid_real(q, "q", low=0.0, high=1.0)
-    sigma = _sigma(sigma, usable=True)
-    a = _orders(orders)
+    a = orders
     is_int = a == np.round(a)
-    if a.max() > _MAX_INTEGER_ORDER:
-        raise ValueError(f"orders must be <= {_MAX_INTEGER_ORDER} (the binomial sum has "
-                         f"α + 1 terms), got {a.max():g}")
     shape = a.shape
     flat, is_int = a.ravel(), is_int.ravel()
     if q == 0:
@@ -438,10 +452,12 @@ class RDPAccountant:
         self.rdp = np.zeros_like(self.orders)
         self.history: list[tuple[float, float, int]] = []
 
+    @checked(sigma=Real(low=1e-150, high=1e300), q=Probability(),
+             steps=PositiveInt(maximum=10 ** 15))
     def compose_gaussian(self, sigma, *, q=1.0, steps=1):
-        sigma = _sigma(sigma, usable=True)
-        q = valid_real(q, "q", low=0.0, high=1.0)
-        steps = valid_positive_int(steps, "steps", maximum=10 ** 15)
+        """Add ``steps`` releases of a Gaussian of noise multiplier ``sigma``, each on a
+        Poisson subsample of rate ``q``: the curve grows by ``steps`` times
+        :func:`subsampled_gaussian_rdp`. Returns the accountant itself."""
         curve = _subsampled_curve(q, sigma, tuple(self.orders.tolist()))
         self.rdp = self.rdp + steps * curve
         self.history.append((sigma, q, steps))
@@ -451,11 +467,11 @@ class RDPAccountant:
         """ε at δ: the best order of the composed curve (:func:`rdp_to_dp`)."""
         return rdp_to_dp(self.orders, self.rdp, delta, method=method)
 
+    @checked(epsilon=Real(low=0.0, allow_inf=True), method=Using(_valid_method))
     def delta(self, epsilon, *, method="improved"):
         """δ at ε (>= 0, inf allowed): the best order of the composed curve, each order's
         conversion of :func:`rdp_to_dp` solved for δ; an upper bound, at most 1."""
-        epsilon = valid_real(epsilon, "epsilon", low=0.0, allow_inf=True)
-        return _delta_of_curve(self.orders, self.rdp, epsilon, _method(method))
+        return _delta_of_curve(self.orders, self.rdp, epsilon, method)
 
     def epsilon_and_order(self, delta, *, method="improved"):
         return rdp_to_dp_order(self.orders, self.rdp, delta, method=method)
@@ -465,6 +481,27 @@ class RDPAccountant:
 
 
 # -- five accountants side by side (for the panel) ------------------------------------------
+def _valid_share_delta(delta, name):
+    """delta in (0, 1) and >= 1e-300: each release's share delta/(2k) must stay a normal
+    float."""
+    delta = valid_delta(delta, name, required=True)
+    if delta < 1e-300:
+        raise ValueError(f"{name} must be >= 1e-300 here (each release gets {name}/(2k)), got "
+                         f"{delta!r}")
+    return delta
+
+
+def _valid_ks(ks, name):
+    """Numbers of releases: whole numbers in [1, 1e15], as a flat float array."""
+    k = np.atleast_1d(valid_values(ks, name).astype(float)).ravel()
+    if (k < 1).any() or (k != np.round(k)).any() or (k > 1e15).any():
+        raise ValueError(f"{name} must be whole numbers in [1, 1e15]")
+    return k
+
+
+@checked(sigma=Real(low=1e-150, high=1e300), delta=Using(_valid_share_delta),
+         l2_sensitivity=Using(_valid_positive_l2), ks=Using(_valid_ks),
+         orders=OrNone(Using(_valid_orders)))
 def composition_epsilons(sigma, delta, ks, *, l2_sensitivity=1.0, orders=None):
     """ε after k Gaussian releases (σ, Δ) at total δ, for each k in ``ks``, by five accountants.
 
@@ -480,15 +517,8 @@ def composition_epsilons(sigma, delta, ks, *, l2_sensitivity=1.0, orders=None):
     Vectorised (the panel of notebook 16 calls it on every slider move). Usable ranges:
     σ in [1e-150, 1e300], Δ <= 1e150, δ >= 1e-300, k <= 1e15 (refused by name beyond).
     """
-    sigma = _sigma(sigma, usable=True)
-    delta = _delta_open(delta)
-    if delta < 1e-300:      # each release's share delta/(2k) must stay a normal float
-        raise ValueError(f"delta must be >= 1e-300 here (each release gets delta/(2k)), got {delta!r}")
-    d = _l2(l2_sensitivity, positive=True)
-    k = np.atleast_1d(valid_values(ks, "ks").astype(float)).ravel()
-    if (k < 1).any() or (k != np.round(k)).any() or (k > 1e15).any():
-        raise ValueError("ks must be whole numbers in [1, 1e15]")
-    a = DEFAULT_ORDERS if orders is None else _orders(orders).ravel()
+    d, k = l2_sensitivity, ks
+    a = DEFAULT_ORDERS if orders is None else orders.ravel()
     mu1 = d / sigma
     eps_basic0 = _epsilon_of_mu_array(np.full_like(k, mu1), delta / k)
     eps_adv0 = _epsilon_of_mu_array(np.full_like(k, mu1), delta / (2 * k))
