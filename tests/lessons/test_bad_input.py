@@ -1589,6 +1589,17 @@ CALLS.update({
     "dpteach.local.protocols.k_randomized_response_crossover_k": (None, dict(epsilon=1.0)),
     "dpteach.local.protocols.k_randomized_response_crossover_epsilon": (None, dict(k=30)),
     "dpteach.local.protocols.report_bits": (None, dict(k=8, epsilon=1.0, protocol="olh")),
+    "dpteach.audit.bounds.clopper_pearson": (None, dict(count=3, n=10)),
+    "dpteach.audit.bounds.epsilon_lower_bound": (None, dict(count_x=3, count_y=1, n=10)),
+    "dpteach.audit.bounds.epsilon_point_estimate": (None, dict(count_x=3, count_y=1, n=10)),
+    "dpteach.audit.bounds.epsilon_interval": (None, dict(count_x=3, count_y=1, n=10)),
+    "dpteach.audit.experiment.audit": (None, dict(mechanism=_laplace_mech, x=0.0, y=1.0,
+                                                  n=200)),
+    "dpteach.audit.experiment.per_call_mechanism":
+        (None, dict(release=mechanisms.laplace_mechanism)),
+    "dpteach.audit.zoo.audit_zoo": (None, dict(names=["laplace"], n=400)),
+    "dpteach.audit.zoo.audit_convergence_counts":
+        (None, dict(names=["laplace"], grid=[50, 100], n_select=50)),
 })
 #
 #
