@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._support.validate import describe
-from .._support.validate import valid_delta, valid_real
+from .._support.validate import Delta, Probability, Using, checked, describe, valid_real
 from .._support.lazy import lazy_module
 
 special = lazy_module("scipy.special")   # imported by the first confidence bound
@@ -44,8 +43,9 @@ def valid_alpha(alpha) -> float:
     return valid_real(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
 
 
-def _valid_counts(name, counts, n):
-    """Whole numbers in [0, n] (scalars or arrays); booleans and strings refused."""
+def _valid_run_counts(counts, name):
+    """Whole numbers >= 0 (scalars or arrays); booleans and strings refused. Returned as
+    given: :func:`_valid_within_runs` compares them with n."""
     if isinstance(counts, (bool, np.bool_, str, bytes)):
         raise TypeError(f"{name} must be a whole number of runs, got {describe(counts)}")
     arr = np.asarray(counts)
@@ -58,14 +58,27 @@ def _valid_counts(name, counts, n):
         raise ValueError(f"{name} must be a whole number of runs, got {describe(counts)}")
     if np.any(arr < 0):
         raise ValueError(f"{name} must be >= 0 (a count of runs), got {describe(counts)}")
+    return counts
+
+
+def _valid_within_runs(name, counts, n):
+    """Counts (each checked by :func:`_valid_run_counts`) that are <= n, the number of
+    runs (a float array), as a float array."""
+    arr = np.asarray(counts, dtype=float)
     if np.any(arr > n):
         raise ValueError(f"{name} must be <= n (the number of runs), got {describe(counts)} "
                          f"with n={describe(n)}")
     return arr
 
 
+def _valid_runs(n, name):
+    """A positive whole number of runs (or an array of them), returned as given."""
+    _valid_n(n)
+    return n
+
+
 def _valid_n(n):
-    """A positive whole number of runs (or an array of them)."""
+    """A positive whole number of runs (or an array of them), as a float array."""
     if isinstance(n, (bool, np.bool_, str, bytes)):
         raise TypeError(f"n must be a positive whole number of runs, got {describe(n)}")
     if isinstance(n, int) and n > 2 ** 53:
@@ -86,6 +99,8 @@ def _scalar_or_array(out, *inputs):
 
 
 # ------------------------------------------------------------------ the bound
+@checked(n=Using(_valid_runs), count=Using(_valid_run_counts),
+         alpha=Probability(low_open=True, high_open=True))
 def clopper_pearson(count, n, *, alpha=0.05):
     """The exact two-sided (1 - alpha) Clopper-Pearson interval for a binomial proportion.
 
@@ -96,9 +111,8 @@ def clopper_pearson(count, n, *, alpha=0.05):
     :func:`scipy.special.betaincinv` so that whole arrays of counts take microseconds.
     Each end on its own is a one-sided (1 - alpha/2) bound.
     """
-    n_arr = _valid_n(n)
-    k = _valid_counts("count", count, n_arr)
-    alpha = valid_alpha(alpha)
+    n_arr = np.asarray(n, dtype=float)
+    k = _valid_within_runs("count", count, n_arr)
     k, n_arr = np.broadcast_arrays(k, n_arr)
     tail = alpha / 2
     with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
@@ -143,6 +157,9 @@ def _beta_upper_quantile(a, b, y):
 
 
 
+@checked(n=Using(_valid_runs), count_x=Using(_valid_run_counts),
+         count_y=Using(_valid_run_counts), alpha=Probability(low_open=True, high_open=True),
+         delta=Delta())
 def epsilon_lower_bound(count_x, count_y, n, *, alpha=0.05, delta=0.0):
     """One-sided (1 - alpha) lower confidence bound on epsilon from event counts.
 
@@ -166,11 +183,9 @@ def epsilon_lower_bound(count_x, count_y, n, *, alpha=0.05, delta=0.0):
     >>> round(epsilon_lower_bound(3000, 1000, 10_000, alpha=0.05), 3)
     1.012
     """
-    n_arr = _valid_n(n)
-    cx = _valid_counts("count_x", count_x, n_arr)
-    cy = _valid_counts("count_y", count_y, n_arr)
-    alpha = valid_alpha(alpha)
-    delta = valid_delta(delta)
+    n_arr = np.asarray(n, dtype=float)
+    cx = _valid_within_runs("count_x", count_x, n_arr)
+    cy = _valid_within_runs("count_y", count_y, n_arr)
     px_low, _ = clopper_pearson(cx, n_arr, alpha=alpha)
     _, py_high = clopper_pearson(cy, n_arr, alpha=alpha)
     num = np.asarray(px_low) - delta
@@ -180,16 +195,17 @@ def epsilon_lower_bound(count_x, count_y, n, *, alpha=0.05, delta=0.0):
     return _scalar_or_array(lb, count_x, count_y, n)
 
 
+@checked(n=Using(_valid_runs), count_x=Using(_valid_run_counts),
+         count_y=Using(_valid_run_counts), delta=Delta())
 def epsilon_point_estimate(count_x, count_y, n, *, delta=0.0):
     """The plug-in estimate max(0, ln((count_x/n - delta) / (count_y/n))).
 
     ``inf`` when count_y = 0 < count_x - delta n. Not a bound: it is above the true
     ln-ratio about half the time, which is why audits report :func:`epsilon_lower_bound`.
     """
-    n_arr = _valid_n(n)
-    cx = _valid_counts("count_x", count_x, n_arr)
-    cy = _valid_counts("count_y", count_y, n_arr)
-    delta = valid_delta(delta)
+    n_arr = np.asarray(n, dtype=float)
+    cx = _valid_within_runs("count_x", count_x, n_arr)
+    cy = _valid_within_runs("count_y", count_y, n_arr)
     num = cx / n_arr - delta
     with np.errstate(divide="ignore", invalid="ignore"):
         est = np.where(num > 0, np.log(np.maximum(num, 1e-300) / (cy / n_arr)), 0.0)
@@ -197,6 +213,9 @@ def epsilon_point_estimate(count_x, count_y, n, *, delta=0.0):
     return _scalar_or_array(est, count_x, count_y, n)
 
 
+@checked(n=Using(_valid_runs), count_x=Using(_valid_run_counts),
+         count_y=Using(_valid_run_counts), alpha=Probability(low_open=True, high_open=True),
+         delta=Delta())
 def epsilon_interval(count_x, count_y, n, *, alpha=0.05, delta=0.0):
     """(lower, upper): a two-sided (1 - 2 alpha) band for ln((P_x(E) - delta) / P_y(E)).
 
@@ -204,10 +223,9 @@ def epsilon_interval(count_x, count_y, n, *, alpha=0.05, delta=0.0):
     other ends of the same Clopper-Pearson intervals (inf when count_y = 0). The band
     narrows like 1/sqrt(n); notebook 11's audit panel draws it.
     """
-    lower = epsilon_lower_bound(count_x, count_y, n, alpha=alpha, delta=delta)
-    n_arr = _valid_n(n)
-    cx = _valid_counts("count_x", count_x, n_arr)
-    cy = _valid_counts("count_y", count_y, n_arr)
+    lower = epsilon_lower_bound(count_x, count_y, n, alpha=alpha, delta=delta)  # counts <= n
+    n_arr = np.asarray(n, dtype=float)
+    cx, cy = np.asarray(count_x, dtype=float), np.asarray(count_y, dtype=float)
     _, px_high = clopper_pearson(cx, n_arr, alpha=alpha)
     py_low, _ = clopper_pearson(cy, n_arr, alpha=alpha)
     num = np.asarray(px_high) - delta

@@ -20,9 +20,9 @@ from typing import Callable
 import numpy as np
 
 from .._support.audit_outputs import as_values, decode, run_mechanism
-from .._support.validate import (valid_delta, valid_epsilon, valid_positive_int, valid_real,
-                                 valid_rng)
-from .bounds import epsilon_interval, epsilon_lower_bound, epsilon_point_estimate, valid_alpha
+from .._support.validate import (Delta, Epsilon, OrNone, Probability, Real, Rng, Using, checked,
+                                 valid_positive_int)
+from .bounds import epsilon_interval, epsilon_lower_bound, epsilon_point_estimate
 
 __all__ = ["audit", "Event", "AuditResult", "per_call_mechanism"]
 
@@ -215,6 +215,33 @@ def _best(score_alpha, families, n_sel, delta):
     return best
 
 
+def _valid_mechanism(mechanism, name):
+    """A callable ``mechanism(data, size, rng)`` (called only by :func:`audit`'s runs)."""
+    if not callable(mechanism):
+        raise TypeError(f"{name} must be callable as {name}(data, size, rng), got "
+                        f"{type(mechanism).__name__}")
+    return mechanism
+
+
+def _valid_runs(n, name):
+    """A number of runs per input: a whole number in [20, 10^9]."""
+    n = valid_positive_int(n, name, maximum=10 ** 9)
+    if n < 20:
+        raise ValueError(f"{name} must be >= 20 runs per input, got {n}")
+    return n
+
+
+def _valid_release(release, name):
+    """A callable release (one output per call)."""
+    if not callable(release):
+        raise TypeError(f"{name} must be callable, got {type(release).__name__}")
+    return release
+
+
+@checked(mechanism=Using(_valid_mechanism), n=Using(_valid_runs),
+         alpha=Probability(low_open=True, high_open=True), delta=Delta(),
+         select_fraction=Real(low=0.0, high=1.0, low_open=True, high_open=True),
+         claimed_epsilon=OrNone(Epsilon()), rng=Rng())
 def audit(mechanism, x, y, *, n, alpha=0.05, delta=0.0, rng=None, claimed_epsilon=None,
           select_fraction=SELECT_FRACTION):
     """Audit a mechanism on the neighbouring inputs x and y: a lower bound on its epsilon.
@@ -260,19 +287,6 @@ def audit(mechanism, x, y, *, n, alpha=0.05, delta=0.0, rng=None, claimed_epsilo
     -------
     AuditResult with ``.epsilon_lb``, ``.event``, ``.count_x``, ``.count_y``, ``.summary()``.
     """
-    if not callable(mechanism):
-        raise TypeError(f"mechanism must be callable as mechanism(data, size, rng), got "
-                        f"{type(mechanism).__name__}")
-    n = valid_positive_int(n, "n", maximum=10 ** 9)
-    if n < 20:
-        raise ValueError(f"n must be >= 20 runs per input, got {n}")
-    alpha = valid_alpha(alpha)
-    delta = valid_delta(delta)
-    select_fraction = valid_real(select_fraction, "select_fraction", low=0.0, high=1.0,
-                                 low_open=True, high_open=True)
-    if claimed_epsilon is not None:
-        claimed_epsilon = valid_epsilon(claimed_epsilon, "claimed_epsilon")
-    rng = valid_rng(rng)
     n_sel = min(max(int(round(select_fraction * n)), 10), n - 10)
     t0 = time.perf_counter()
     out_x = run_mechanism(mechanism, x, n, rng, "x")
@@ -339,6 +353,7 @@ def _choose_event(sel_x, sel_y, n_sel, how, numeric, alpha, delta):
     return event, numerator, count
 
 
+@checked(release=Using(_valid_release))
 def per_call_mechanism(release: Callable, *args, **kwargs):
     """Turn a one-release-per-call function into ``mechanism(data, size, rng)`` for audit.
 
@@ -353,8 +368,6 @@ def per_call_mechanism(release: Callable, *args, **kwargs):
     A Python loop costs about a microsecond plus the function's own time per release, so
     keep n near 10^4-10^5; a vectorised mechanism audits 10^6 runs in well under a second.
     """
-    if not callable(release):
-        raise TypeError(f"release must be callable, got {type(release).__name__}")
     try:
         params = inspect.signature(release).parameters
         by_keyword = "rng" in params and params["rng"].kind != inspect.Parameter.POSITIONAL_ONLY

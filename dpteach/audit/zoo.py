@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._support.validate import valid_flag, valid_positive_int, valid_rng
+from .._support.validate import Flag, OrNone, PositiveInt, Rng, Using, checked, valid_positive_int
 from .._support.lazy import lazy_module
 from .experiment import AuditResult, audit
 
@@ -236,6 +236,38 @@ def _build_zoo() -> dict:
 ZOO: dict[str, ZooEntry] = _build_zoo()
 
 
+def _valid_entries(names, name):
+    """A list (not a string) of names of :data:`ZOO` entries, as a list."""
+    if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
+        raise TypeError(f"{name} must be a list of zoo entries, got {names!r}")
+    names = list(names)
+    for entry in names:
+        if entry not in ZOO:
+            raise ValueError(f"{name} must be zoo entries {sorted(ZOO)}, got {entry!r}")
+    return names
+
+
+def _valid_grid(grid, name):
+    """Increasing run counts >= 1 (at most 10^7), as an int array."""
+    grid = np.array([valid_positive_int(g, name, maximum=10**7) for g in np.ravel(grid)],
+                    dtype=int)
+    if len(grid) == 0 or (np.diff(grid) <= 0).any():
+        raise ValueError(f"{name} must be increasing run counts >= 1")
+    return grid
+
+
+def _valid_zoo_names(names, name):
+    """Names of :data:`ZOO` entries (not one string), returned as given."""
+    try:
+        unknown = [entry for entry in names if entry not in ZOO]
+    except TypeError:                # not iterable (None, a number)
+        raise TypeError(f"{name} must be a list of ZOO entries, got {names!r}") from None
+    if unknown or isinstance(names, str):
+        raise ValueError(f"{name} must be a list of ZOO entries, got {names!r}")
+    return names
+
+
+@checked(rng=Rng(), names=OrNone(Using(_valid_entries)), progress=Flag())
 def audit_zoo(names=None, *, n=None, alpha=None, rng=None, progress=False):
     """Audit zoo entries and return a pandas DataFrame of verdicts, one row per entry.
 
@@ -246,22 +278,13 @@ def audit_zoo(names=None, *, n=None, alpha=None, rng=None, progress=False):
     """
     import pandas as pd
 
-    rng = valid_rng(rng)
     alpha = ZOO_ALPHA if alpha is None else alpha
-    if names is not None and (isinstance(names, (str, bytes)) or not hasattr(names, "__iter__")):
-        raise TypeError(f"names must be a list of zoo entries, got {names!r}")
-    valid_flag(progress, "progress")
-    names = list(ZOO) if names is None else list(names)
-    for name in names:
-        if name not in ZOO:
-            raise ValueError(f"names must be zoo entries {sorted(ZOO)}, got {name!r}")
+    names = list(ZOO) if names is None else names
     if progress:
         from ..notebook import progress as _progress
         names = _progress(names, desc="auditing the zoo")
     rows = []
     for name in names:
-        if name not in ZOO:
-            raise ValueError(f"names must be zoo entries {sorted(ZOO)}, got {name!r}")
         entry = ZOO[name]
         res = entry.audit(n=n, alpha=alpha, rng=rng)
         rows.append({"mechanism": name, "claimed ε": round(entry.claimed_epsilon, 3),
@@ -274,6 +297,8 @@ def audit_zoo(names=None, *, n=None, alpha=None, rng=None, progress=False):
     return pd.DataFrame(rows).set_index("mechanism")
 
 
+@checked(grid=Using(_valid_grid), n_select=PositiveInt(maximum=10**7),
+         names=Using(_valid_zoo_names), rng=Rng())
 def audit_convergence_counts(names, grid, *, n_select=5_000, rng=None):
     """For each zoo entry: choose the event with :func:`dpteach.audit.audit` on
     ``n_select`` runs, then run the mechanism max(grid) more times on x and on y and
@@ -281,15 +306,7 @@ def audit_convergence_counts(names, grid, *, n_select=5_000, rng=None):
     ``grid`` (increasing run counts). Notebook 11's convergence panel draws
     :func:`epsilon_interval` from these counts.
     Returns name -> dict(event, numerator, grid, count_num, count_den)."""
-    grid = np.array([valid_positive_int(g, "grid", maximum=10**7) for g in np.ravel(grid)], dtype=int)
-    if len(grid) == 0 or (np.diff(grid) <= 0).any():
-        raise ValueError("grid must be increasing run counts >= 1")
-    n_select = valid_positive_int(n_select, "n_select", maximum=10**7)
-    unknown = [name for name in names if name not in ZOO]
-    if unknown or isinstance(names, str):
-        raise ValueError(f"names must be a list of ZOO entries, got {names!r}")
     n_max = int(grid[-1])
-    rng = valid_rng(rng)
     table = {}
     for name in names:
         entry = ZOO[name]

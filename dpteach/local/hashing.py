@@ -10,16 +10,16 @@ import math
 
 import numpy as np
 
-from .._support.validate import (Epsilon, Rng, Using, checked, valid_count, valid_epsilon,
-                                 valid_positive_int, valid_real, valid_rng)
+from .._support.validate import (Epsilon, OrNone, PositiveInt, Real, Rng, Using, checked,
+                                 valid_count, valid_values)
 from ._inputs import valid_categories, valid_k
 
 __all__ = ["olh_hash_size", "olh_reports", "olh_estimate", "olh_variance"]
 
 
+@checked(epsilon=Real(low=1e-100, high=30.0))     # g = e^epsilon + 1 buckets
 def olh_hash_size(epsilon) -> int:
     """g = round(e^epsilon + 1), the hash range that minimises OLH's variance [WBLJ17]."""
-    epsilon = valid_real(epsilon, "epsilon", low=1e-100, high=30.0)  # g = e^epsilon + 1 buckets
     return max(2, int(round(math.exp(epsilon) + 1.0)))
 
 
@@ -60,6 +60,14 @@ def _olh_pq(epsilon, g):
     return e / (e + g - 1), 1.0 / g, (g - 1) * math.expm1(epsilon) / (g * (e + g - 1))
 
 
+def _valid_people(values, name):
+    """Numeric values of at most MAX_DRAWS / 3 people (three draws per person)."""
+    people = valid_values(values, name)
+    valid_count(people.size, f"{name} (people)", per_item=3)
+    return values                    # the category check, against k, is the function's
+
+
+@checked(k=Using(valid_k), values=Using(_valid_people), epsilon=Epsilon(), rng=Rng())
 def olh_reports(values, k, epsilon, *, rng=None):
     """Optimal local hashing [WBLJ17], the users' side: (seeds, reports), one per person.
 
@@ -69,11 +77,8 @@ def olh_reports(values, k, epsilon, *, rng=None):
     the other g - 1 buckets uniformly. epsilon-LDP: the seed does not depend on v.
     ``values``: category indices 0..k-1, any shape (one person per entry, flattened).
     """
-    x = valid_categories(values, valid_k(k)).ravel()
-    epsilon = valid_epsilon(epsilon)
-    g = olh_hash_size(epsilon)
-    valid_count(x.size, "values (people)", per_item=3)       # three draws per person
-    rng = valid_rng(rng)
+    x = valid_categories(values, k).ravel()           # integers in 0..k-1
+    g = olh_hash_size(epsilon)                         # epsilon <= 30
     seeds = rng.integers(0, 2**63, size=x.size, dtype=np.int64)
     hashed = _hash(seeds, x, g).astype(np.int64)
     keep = rng.random(x.size) < math.exp(epsilon) / (math.exp(epsilon) + g - 1)
@@ -109,13 +114,13 @@ def olh_estimate(values, k, epsilon, *, rng=None):
     return (support - seeds.size * q) / gap
 
 
+@checked(n=PositiveInt(maximum=10**15), epsilon=Real(low=1e-100, high=30.0),
+         g=OrNone(Real(low=2.0, high=1e12)))
 def olh_variance(n, epsilon, *, g=None):
     """Variance of one OLH count estimate (true count small against n) [WBLJ17]:
     n q (1 - q) / (p - q)^2 with q = 1/g. ``g`` defaults to :func:`olh_hash_size`; any
     real g >= 2 is accepted so that the formula can be read at g = e^epsilon + 1 exactly,
     where it equals n * 4 e^epsilon / (e^epsilon - 1)^2."""
-    n = valid_positive_int(n, "n", maximum=10**15)
-    epsilon = valid_real(epsilon, "epsilon", low=1e-100, high=30.0)
-    g = olh_hash_size(epsilon) if g is None else valid_real(g, "g", low=2.0, high=1e12)
+    g = olh_hash_size(epsilon) if g is None else g
     _, q, gap = _olh_pq(epsilon, g)
     return n * q * (1 - q) / gap ** 2

@@ -21,7 +21,8 @@ import math
 
 import numpy as np
 
-from .._support.validate import valid_positive_int, valid_real, valid_values
+from .._support.validate import PositiveInt, Real, Using, Values, checked
+from ._inputs import valid_k
 from .hashing import olh_hash_size, olh_variance
 from .variance import local_variance
 
@@ -47,6 +48,21 @@ def _valid_protocol(protocol, name="protocol", allowed=PROTOCOLS):
     return protocol
 
 
+def _valid_against(against, name):
+    """A protocol k-RR is compared with: one of PROTOCOLS but k-RR itself."""
+    return _valid_protocol(against, name, PROTOCOLS[1:])
+
+
+def _valid_protocols(protocols, name):
+    """One name of PROTOCOLS, or a tuple or list of them, as a list."""
+    if isinstance(protocols, str):
+        protocols = (protocols,)
+    if not isinstance(protocols, (tuple, list)):
+        raise TypeError(f"{name} must be a tuple of names from {PROTOCOLS}, got {protocols!r}")
+    return [_valid_protocol(p, name) for p in protocols]
+
+
+@checked(k=Values(), epsilon=Values(), protocols=Using(_valid_protocols))
 def protocol_variances(k, epsilon, protocols=PROTOCOLS) -> dict:
     """protocol -> n Var* (the variance of one estimated frequency, times n) at every
     (k, epsilon) (arrays broadcast), for the ``protocols`` asked (default all four).
@@ -54,12 +70,7 @@ def protocol_variances(k, epsilon, protocols=PROTOCOLS) -> dict:
     From :func:`dpteach.local.local_variance` (n = 1) and :func:`dpteach.local.olh_variance`
     (n = 1, g = round(e^eps + 1)). Only k-RR's depends on k [WBLJ17]. Notebook 17.
     """
-    kk, ee = np.broadcast_arrays(valid_values(k, "k"), valid_values(epsilon, "epsilon"))
-    if isinstance(protocols, str):
-        protocols = (protocols,)
-    if not isinstance(protocols, (tuple, list)):
-        raise TypeError(f"protocols must be a tuple of names from {PROTOCOLS}, got {protocols!r}")
-    protocols = [_valid_protocol(p, "protocols") for p in protocols]
+    kk, ee = np.broadcast_arrays(k, epsilon)
     eps, where = np.unique(ee.ravel(), return_inverse=True)      # all but k-RR ignore k
     calls = eps.size * (len(set(protocols) - {"krr"})) + kk.size * ("krr" in protocols)
     if calls > MAX_POINTS:
@@ -74,6 +85,7 @@ def protocol_variances(k, epsilon, protocols=PROTOCOLS) -> dict:
     return out
 
 
+@checked(epsilon=Real(low=1e-3, high=30.0), against=Using(_valid_against))
 def k_randomized_response_crossover_k(epsilon, *, against="oue") -> float:
     """The domain size k at which k-RR's Var* equals ``against``'s; k-RR is better below it.
 
@@ -82,11 +94,12 @@ def k_randomized_response_crossover_k(epsilon, *, against="oue") -> float:
     (V = 4 e^eps / (e^eps - 1)^2) it is 3 e^eps + 2, :func:`dpteach.local.k_randomized_response_is_better`'s
     rule [WBLJ17]; against OLH the rounding of g moves it slightly. Notebook 17.
     """
-    epsilon = valid_real(epsilon, "epsilon", low=1e-3, high=30.0)
-    v = _var_star(2, epsilon, _valid_protocol(against, "against", PROTOCOLS[1:]))
+    v = _var_star(2, epsilon, against)
     return float(v * np.expm1(epsilon) ** 2 - np.exp(epsilon) + 2.0)
 
 
+@checked(k=PositiveInt(maximum=10**6), against=Using(_valid_against),
+         low=Real(low=1e-3, high=30.0), high=Real(low=1e-3, high=30.0))
 def k_randomized_response_crossover_epsilon(k, *, against="oue", low=1e-3, high=20.0):
     """The epsilon at which k-RR's Var* equals ``against``'s at domain size k (k-RR is
     better above it), or None when one of them is better on all of [low, high].
@@ -94,10 +107,6 @@ def k_randomized_response_crossover_epsilon(k, *, against="oue", low=1e-3, high=
     Against OUE it is ln((k - 2) / 3); in general the root of the difference of the two
     variances (:func:`protocol_variances`), by scipy.optimize.brentq. Notebook 17.
     """
-    k = valid_positive_int(k, "k", maximum=10**6)
-    against = _valid_protocol(against, "against", PROTOCOLS[1:])
-    low = valid_real(low, "low", low=1e-3, high=30.0)
-    high = valid_real(high, "high", low=1e-3, high=30.0)
     if not low < high:
         raise ValueError(f"low must be below high, got low={low!r}, high={high!r}")
 
@@ -111,18 +120,14 @@ def k_randomized_response_crossover_epsilon(k, *, against="oue", low=1e-3, high=
     return float(brentq(gap, low, high, xtol=1e-12))
 
 
+@checked(k=Using(valid_k), epsilon=Real(low=1e-100, high=30.0),
+         seed_bits=PositiveInt(maximum=4096), protocol=Using(_valid_protocol))
 def report_bits(k, epsilon, protocol, *, seed_bits=64) -> int:
     """Bits one person sends: k-RR ceil(log2 k) (one category), SUE and OUE k (one bit per
     category), OLH ceil(log2 g) plus the hash function's seed (``seed_bits``). OLH keeps
     OUE's variance at a cost free of k [WBLJ17]. Notebook 17."""
-    k = valid_positive_int(k, "k", maximum=10**6)
-    g = olh_hash_size(epsilon)
-    seed_bits = valid_positive_int(seed_bits, "seed_bits", maximum=4096)
-    protocol = _valid_protocol(protocol)
-    if k < 2:
-        raise ValueError(f"k must be an integer >= 2 (the number of categories), got {k}")
     if protocol == "krr":
         return math.ceil(math.log2(k))
     if protocol == "olh":
-        return math.ceil(math.log2(g)) + seed_bits
+        return math.ceil(math.log2(olh_hash_size(epsilon))) + seed_bits
     return k

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._support.validate import (Flag, Rng, Using, checked, valid_bits, valid_flag,
+from .._support.validate import (Flag, Rng, Using, Values, checked, valid_bits,
                                  valid_positive_int, valid_positive_ints, valid_values)
 from ..mechanisms import randomized_response
 from ._inputs import MAX_N, valid_categories, valid_k, valid_local_epsilon, valid_people
@@ -49,8 +49,64 @@ def valid_mechanism(mechanism):
     return mechanism
 
 
+def _valid_mechanism(mechanism, name):
+    """:func:`valid_mechanism` as a declared constraint ``(value, name)``."""
+    return valid_mechanism(mechanism)
+
+
+def _valid_matrix_k(k, name):
+    """A number of categories k <= 4096, whose k x k matrix fits in memory."""
+    k = valid_k(k, name)
+    if k > 4096:
+        raise ValueError(f"{name} must be <= 4096 for the k x k matrix (16.8 million entries), "
+                         f"got {k}")
+    return k
+
+
+def _valid_table_k(k, name):
+    """A number of categories 2 <= k <= 12, whose 2^k-output table fits in memory."""
+    k = valid_positive_int(k, name, maximum=12)
+    if k < 2:
+        raise ValueError(f"{name} must be an integer >= 2 (the number of categories), got {k}")
+    return k
+
+
+def _valid_bit_reports(reports, name):
+    """0/1 reports with the k >= 2 bits on their last axis, as an int8 array."""
+    try:
+        np.asarray(reports)
+    except (TypeError, ValueError):          # ragged rows of different lengths
+        raise TypeError(f"{name} must be an (n, k) array of 0/1 bits, got rows of different "
+                        "lengths") from None
+    r = valid_bits(reports, name)
+    if r.ndim < 1 or r.shape[-1] < 2:
+        raise ValueError(f"{name} must have the k >= 2 bits on its last axis, got shape {r.shape}")
+    return r
+
+
+def _valid_probability_table(probabilities, name):
+    """A table P[input, output] of >= 2 rows, each a probability distribution."""
+    P = valid_values(probabilities, name)
+    if P.ndim != 2 or P.shape[0] < 2:
+        raise ValueError(f"{name} must be a table with a row per input (>= 2 rows), "
+                         f"got shape {P.shape}")
+    if np.any(P < 0) or not np.allclose(P.sum(axis=1), 1.0, atol=1e-9):
+        raise ValueError(f"{name} must have non-negative rows that sum to 1")
+    return P
+
+
+def _valid_people_counts(n, name):
+    """A number of people n <= MAX_N, or an array of them (one n per dataset)."""
+    if np.ndim(n) == 0:
+        return valid_positive_int(n, name, maximum=MAX_N)
+    n = valid_positive_ints(n, name)
+    if np.any(n > MAX_N):
+        raise ValueError(f"{name} must be <= {MAX_N} in every entry, got {np.max(n):.6g}")
+    return n
+
 
 # ------------------------------------------------------------------ k-ary randomized response
+@checked(k=Using(valid_k), epsilon=Using(valid_local_epsilon))
 def k_randomized_response_keep_probability(k, epsilon) -> float:
     """p = e^eps / (e^eps + k - 1): the chance k-RR reports the true category.
 
@@ -59,8 +115,6 @@ def k_randomized_response_keep_probability(k, epsilon) -> float:
     category is reported with q = (1 - p) / (k - 1) = 1 / (e^eps + k - 1), so p / q = e^eps
     [Wang et al. 2017 call it "direct encoding"]. Notebook 17.
     """
-    k = valid_k(k)
-    epsilon = valid_local_epsilon(epsilon)
     return float(1.0 / (1.0 + (k - 1) * np.exp(-epsilon)))
 
 
@@ -70,16 +124,14 @@ def _krr_pq(k, epsilon):
     return p, q
 
 
+@checked(k=Using(_valid_matrix_k), epsilon=Using(valid_local_epsilon))
 def k_randomized_response_probabilities(k, epsilon) -> np.ndarray:
     """The k x k matrix P[true, reported] of k-RR: p on the diagonal, q elsewhere.
 
     Every row sums to one; every column's largest over smallest entry is p / q = e^eps,
     which is the mechanism's exact local epsilon (:func:`local_epsilon`). Notebook 17.
     """
-    k = valid_k(k)
-    if k > 4096:
-        raise ValueError(f"k must be <= 4096 for the k x k matrix (16.8 million entries), got {k}")
-    p, q = _krr_pq(k, valid_local_epsilon(epsilon))
+    p, q = _krr_pq(k, epsilon)
     P = np.full((k, k), q)
     np.fill_diagonal(P, p)
     return P
@@ -108,6 +160,7 @@ def k_randomized_response(values, k, epsilon, *, rng=None):
     return int(out) if out.ndim == 0 else out
 
 
+@checked(k=Using(valid_k), epsilon=Using(valid_local_epsilon))
 def k_randomized_response_estimate(reports, k, epsilon) -> np.ndarray:
     """Unbiased estimate of the k category frequencies from k-RR reports.
 
@@ -117,14 +170,13 @@ def k_randomized_response_estimate(reports, k, epsilon) -> np.ndarray:
     :func:`local_variance` with ``mechanism="krr"``. For k = 2, f_hat_1 equals
     :func:`dpteach.randomized_response_estimate`. Notebook 17.
     """
-    k = valid_k(k)
-    r = valid_categories(reports, k, "reports").ravel()
-    epsilon = valid_local_epsilon(epsilon)
+    r = valid_categories(reports, k, "reports").ravel()     # integers in 0..k-1
     counts = np.bincount(r, minlength=k)
     return estimate_from_counts(counts, r.size, k, epsilon, mechanism="krr")
 
 
 # ------------------------------------------------------------------ unary encoding
+@checked(epsilon=Using(valid_local_epsilon), optimized=Flag())
 def unary_encoding_probabilities(epsilon, *, optimized=True) -> tuple[float, float]:
     """(p, q): the chance a reported bit is 1 when the true bit is 1, and when it is 0.
 
@@ -134,8 +186,6 @@ def unary_encoding_probabilities(epsilon, *, optimized=True) -> tuple[float, flo
     q = 1 / (e^eps + 1), chosen to minimise the estimator's variance. In both,
     p (1 - q) / ((1 - p) q) = e^eps. Notebook 17.
     """
-    epsilon = valid_local_epsilon(epsilon)
-    optimized = valid_flag(optimized, "optimized")
     if optimized:
         return 0.5, float(1.0 / (1.0 + np.exp(epsilon))) if epsilon < 700 else 0.0
     p = float(1.0 / (1.0 + np.exp(-epsilon / 2)))
@@ -162,6 +212,7 @@ def unary_encoding(values, k, epsilon, *, optimized=True, rng=None) -> np.ndarra
     return (rng.random(onehot.shape) < np.where(onehot == 1, p, q)).astype(np.int8)
 
 
+@checked(reports=Using(_valid_bit_reports), epsilon=Using(valid_local_epsilon), optimized=Flag())
 def unary_encoding_estimate(reports, epsilon, *, optimized=True) -> np.ndarray:
     """Unbiased estimate of the k category frequencies from unary-encoding reports.
 
@@ -169,22 +220,13 @@ def unary_encoding_estimate(reports, epsilon, *, optimized=True) -> np.ndarray:
     bits). With c_v the number of reports whose bit v is 1, f_hat_v = (c_v / n - q) / (p - q)
     [Wang et al. 2017]. Variance: :func:`local_variance`. Notebook 17.
     """
-    try:
-        np.asarray(reports)
-    except (TypeError, ValueError):          # ragged rows of different lengths
-        raise TypeError("reports must be an (n, k) array of 0/1 bits, got rows of different "
-                        "lengths") from None
-    r = valid_bits(reports, "reports")
-    if r.ndim < 1 or r.shape[-1] < 2:
-        raise ValueError(f"reports must have the k >= 2 bits on its last axis, got shape {r.shape}")
-    epsilon = valid_local_epsilon(epsilon)
-    optimized = valid_flag(optimized, "optimized")
-    k = r.shape[-1]
-    r = r.reshape(-1, k)
+    k = reports.shape[-1]
+    r = reports.reshape(-1, k)
     return estimate_from_counts(r.sum(axis=0), r.shape[0], k, epsilon,
                                 mechanism="oue" if optimized else "sue")
 
 
+@checked(k=Using(_valid_table_k), epsilon=Using(valid_local_epsilon), optimized=Flag())
 def unary_encoding_output_probabilities(k, epsilon, *, optimized=True) -> np.ndarray:
     """The full 2^k-output table P[true category, report] of unary encoding (k <= 12).
 
@@ -192,9 +234,6 @@ def unary_encoding_output_probabilities(k, epsilon, *, optimized=True) -> np.nda
     epsilon by brute force (:func:`local_epsilon`); the mechanism itself never builds it.
     Notebook 17.
     """
-    k = valid_positive_int(k, "k", maximum=12)
-    if k < 2:
-        raise ValueError(f"k must be an integer >= 2 (the number of categories), got {k}")
     p, q = unary_encoding_probabilities(epsilon, optimized=optimized)
     bits = (np.arange(2**k)[None, :] >> np.arange(k)[:, None]) & 1      # (k bits, 2^k outputs)
     out = np.empty((k, 2**k))
@@ -204,6 +243,7 @@ def unary_encoding_output_probabilities(k, epsilon, *, optimized=True) -> np.nda
     return out
 
 
+@checked(probabilities=Using(_valid_probability_table))
 def local_epsilon(probabilities) -> float:
     """Exact local epsilon of a mechanism given as a table P[input, output]:
     max over outputs y and inputs x, x' of ln P[x, y] / P[x', y].
@@ -213,13 +253,7 @@ def local_epsilon(probabilities) -> float:
     inf. Notebook 17. (For one pair of output distributions:
     :func:`dpteach.definition.privacy_loss_between`.)
     """
-    P = valid_values(probabilities, "probabilities")
-    if P.ndim != 2 or P.shape[0] < 2:
-        raise ValueError(f"probabilities must be a table with a row per input (>= 2 rows), "
-                         f"got shape {P.shape}")
-    if np.any(P < 0) or not np.allclose(P.sum(axis=1), 1.0, atol=1e-9):
-        raise ValueError("probabilities must have non-negative rows that sum to 1")
-    hi, lo = P.max(axis=0), P.min(axis=0)
+    hi, lo = probabilities.max(axis=0), probabilities.min(axis=0)
     used = hi > 0
     if np.any(lo[used] == 0):
         return float("inf")
@@ -242,21 +276,13 @@ def report_probabilities(mechanism, k, epsilon):
     return p, q, gap
 
 
+@checked(counts=Values(), n=Using(_valid_people_counts), k=Using(valid_k),
+         epsilon=Using(valid_local_epsilon), mechanism=Using(_valid_mechanism))
 def estimate_from_counts(counts, n, k, epsilon, *, mechanism="oue"):
     """f_hat_v = (c_v / n - q) / (p - q) for every report count c_v (last axis: the k
     categories; leading axes broadcast; ``n`` may be an array broadcasting against
     ``counts``, one n per dataset). The correction shared by
     :func:`k_randomized_response_estimate` and :func:`unary_encoding_estimate`. Notebook 17.
     """
-    c = valid_values(counts, "counts")
-    if np.ndim(n) == 0:
-        n = valid_positive_int(n, "n", maximum=MAX_N)
-    else:
-        n = valid_positive_ints(n, "n")
-        if np.any(n > MAX_N):
-            raise ValueError(f"n must be <= {MAX_N} in every entry, got {np.max(n):.6g}")
-    k = valid_k(k)
-    epsilon = valid_local_epsilon(epsilon)
-    mechanism = valid_mechanism(mechanism)
     _, q, gap = report_probabilities(mechanism, k, epsilon)
-    return (c / n - q) / gap
+    return (counts / n - q) / gap

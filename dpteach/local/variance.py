@@ -12,13 +12,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._support.validate import valid_positive_int, valid_real, valid_values
+from .._support.validate import OrNone, PositiveInt, Real, Using, checked, valid_values
 from ._inputs import MAX_N, valid_k, valid_local_epsilon
 from .randomizers import report_probabilities, valid_mechanism
 
 __all__ = ["local_variance", "central_variance", "k_randomized_response_is_better"]
 
 
+def _valid_mechanism(mechanism, name):
+    """:func:`valid_mechanism` as a declared constraint ``(value, name)``."""
+    return valid_mechanism(mechanism)
+
+
+def _valid_frequency(frequency, name):
+    """Fractions in [0, 1] (a scalar or an array)."""
+    f = valid_values(frequency, name)
+    if np.any((f < 0) | (f > 1)):
+        raise ValueError(f"{name} must lie in [0, 1]")
+    return f
+
+
+@checked(n=PositiveInt(maximum=MAX_N), k=Using(valid_k), epsilon=Using(valid_local_epsilon),
+         mechanism=Using(_valid_mechanism), frequency=OrNone(Using(_valid_frequency)))
 def local_variance(n, k, epsilon, *, mechanism="oue", frequency=None):
     """Variance of one estimated frequency f_hat_v (a fraction) in the local model.
 
@@ -37,21 +52,16 @@ def local_variance(n, k, epsilon, *, mechanism="oue", frequency=None):
     sampling variance f_v (1 - f_v) / n; for k = 2 that sum is Warner's formula,
     :func:`dpteach.definition.randomized_response_standard_error` squared. Notebook 17.
     """
-    n = valid_positive_int(n, "n", maximum=MAX_N)
-    k = valid_k(k)
-    epsilon = valid_local_epsilon(epsilon)
-    mechanism = valid_mechanism(mechanism)
     p, q, gap = report_probabilities(mechanism, k, epsilon)
     var = q * (1 - q) / (n * gap**2)
     if frequency is None:
         return float(var)
-    f = valid_values(frequency, "frequency")
-    if np.any((f < 0) | (f > 1)):
-        raise ValueError("frequency must lie in [0, 1]")
-    out = var + f * (1 - p - q) / (n * gap)
+    out = var + frequency * (1 - p - q) / (n * gap)
     return float(out) if out.ndim == 0 else out
 
 
+@checked(n=PositiveInt(maximum=MAX_N), epsilon=Using(valid_local_epsilon),
+         sensitivity=Real(low=0.0, low_open=True, high=1e100))
 def central_variance(n, epsilon, *, sensitivity=1.0) -> float:
     """Variance of one frequency from a central Laplace histogram: 2 (Delta/eps)^2 / n^2.
 
@@ -61,9 +71,6 @@ def central_variance(n, epsilon, *, sensitivity=1.0) -> float:
     as public. The standard deviation sqrt(2)/(eps n) shrinks like 1/n; the local model's
     like 1/sqrt(n). Notebook 17.
     """
-    n = valid_positive_int(n, "n", maximum=MAX_N)
-    epsilon = valid_local_epsilon(epsilon)
-    sensitivity = valid_real(sensitivity, "sensitivity", low=0.0, low_open=True, high=1e100)
     with np.errstate(over="ignore", under="ignore"):
         var = 2.0 * np.square(np.float64(sensitivity) / epsilon) / np.float64(n) ** 2
     if not np.isfinite(var):
@@ -72,11 +79,10 @@ def central_variance(n, epsilon, *, sensitivity=1.0) -> float:
     return float(var)
 
 
+@checked(k=Using(valid_k), epsilon=Using(valid_local_epsilon))
 def k_randomized_response_is_better(k, epsilon) -> bool:
     """True when k-RR's Var* is below OUE's: k - 2 < 3 e^eps (Wang et al. 2017 compare the two).
 
     From (e^eps + k - 2) < 4 e^eps. Notebook 17.
     """
-    k = valid_k(k)
-    epsilon = valid_local_epsilon(epsilon)
     return bool(k - 2 < 3 * np.exp(epsilon))

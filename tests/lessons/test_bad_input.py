@@ -1798,6 +1798,46 @@ CALLS.update({
 
 # good calls of dpteach/local/ and dpteach/audit/
 CALLS.update({
+    "dpteach.local.randomizers.k_randomized_response_keep_probability":
+        (None, dict(k=3, epsilon=1.0)),
+    "dpteach.local.randomizers.k_randomized_response_probabilities":
+        (None, dict(k=3, epsilon=1.0)),
+    "dpteach.local.randomizers.k_randomized_response_estimate":
+        (None, dict(reports=[0, 1, 2, 1], k=3, epsilon=1.0)),
+    "dpteach.local.randomizers.unary_encoding_probabilities": (None, dict(epsilon=1.0)),
+    "dpteach.local.randomizers.unary_encoding_estimate":
+        (None, dict(reports=[[0, 1], [1, 0], [1, 1]], epsilon=1.0)),
+    "dpteach.local.randomizers.unary_encoding_output_probabilities":
+        (None, dict(k=3, epsilon=1.0)),
+    "dpteach.local.randomizers.local_epsilon":
+        (None, dict(probabilities=[[0.75, 0.25], [0.25, 0.75]])),
+    "dpteach.local.randomizers.estimate_from_counts":
+        (None, dict(counts=[10, 20, 30], n=60, k=3, epsilon=1.0)),
+    "dpteach.local.hashing.olh_reports": (None, dict(values=[0, 1, 2], k=3, epsilon=1.0)),
+    "dpteach.local.variance.local_variance": (None, dict(n=100, k=3, epsilon=1.0)),
+    "dpteach.local.variance.central_variance": (None, dict(n=100, epsilon=1.0)),
+    "dpteach.local.variance.k_randomized_response_is_better": (None, dict(k=3, epsilon=1.0)),
+    "dpteach.local.simulation.example_frequencies": (None, dict(k=3)),
+    "dpteach.local.simulation.true_counts": (None, dict(n=10, frequencies=[0.5, 0.5])),
+    "dpteach.local.simulation.report_counts":
+        (None, dict(counts=[5, 3, 2], epsilon=1.0, size=2)),
+    "dpteach.local.simulation.central_histogram_estimate":
+        (None, dict(counts=[5, 3, 2], epsilon=1.0, size=2)),
+    "dpteach.local.protocols.protocol_variances": (None, dict(k=[2, 8], epsilon=1.0)),
+    "dpteach.local.protocols.k_randomized_response_crossover_k": (None, dict(epsilon=1.0)),
+    "dpteach.local.protocols.k_randomized_response_crossover_epsilon": (None, dict(k=30)),
+    "dpteach.local.protocols.report_bits": (None, dict(k=8, epsilon=1.0, protocol="olh")),
+    "dpteach.audit.bounds.clopper_pearson": (None, dict(count=3, n=10)),
+    "dpteach.audit.bounds.epsilon_lower_bound": (None, dict(count_x=3, count_y=1, n=10)),
+    "dpteach.audit.bounds.epsilon_point_estimate": (None, dict(count_x=3, count_y=1, n=10)),
+    "dpteach.audit.bounds.epsilon_interval": (None, dict(count_x=3, count_y=1, n=10)),
+    "dpteach.audit.experiment.audit": (None, dict(mechanism=_laplace_mech, x=0.0, y=1.0,
+                                                  n=200)),
+    "dpteach.audit.experiment.per_call_mechanism":
+        (None, dict(release=mechanisms.laplace_mechanism)),
+    "dpteach.audit.zoo.audit_zoo": (None, dict(names=["laplace"], n=400)),
+    "dpteach.audit.zoo.audit_convergence_counts":
+        (None, dict(names=["laplace"], grid=[50, 100], n_select=50)),
 })
 #
 #
