@@ -56,9 +56,8 @@ import math
 
 import numpy as np
 
-from ._support.validate import (Delta, Flag, OrNone, PositiveInt, Real, Rng, Values, checked, describe,
-                        valid_delta, valid_flag, valid_nonnegative_int, valid_positive_int,
-                        valid_range, valid_real, valid_rng, valid_values)
+from ._support.validate import (Delta, Flag, NonnegativeInt, OrNone, PositiveInt, Real, Rng, Using,
+    Values, checked, describe, valid_nonnegative_int, valid_range, valid_real, valid_values)
 
 __all__ = [
     "local_sensitivity_median",
@@ -81,11 +80,6 @@ __all__ = [
 _MAX_SCALE = 1e305
 #: the most window differences one call of :func:`local_sensitivity_median` may compute
 _MAX_WORK = 2 * 10**8
-
-
-def _epsilon(epsilon):
-    """epsilon > 0 and at least 1e-100: below that every noise scale here overflows."""
-    return valid_real(epsilon, "epsilon", low=1e-100)
 
 
 def _minus_log(delta):
@@ -168,12 +162,13 @@ def local_sensitivity_median(values, lower, upper, distance=0):
     return float(out) if capped.ndim == 0 else out
 
 
+@checked(lower=Real(), upper=Real(), values=Values(), distance=NonnegativeInt())
 def median_sensitivity_window(values, lower, upper, distance=0):
     """The two clamped values whose gap is A(k): ``(x_{m+t-k-1}, x_{m+t})`` for the t in
     0..k+1 that maximises it [NRS07], with x_i = lower for i < 1 and upper for i > n (the
     window a panel shades). ``(lower, upper)`` once k >= n."""
     lo, hi, x = _clamped(values, lower, upper, odd=True)
-    k = min(valid_nonnegative_int(distance, "distance"), x.size)
+    k = min(distance, x.size)
     padded, m = _padded(x, lo, hi), (x.size + 1) // 2
     t = np.arange(k + 2)
     top = padded[np.minimum(m + t, x.size + 1)]
@@ -182,6 +177,7 @@ def median_sensitivity_window(values, lower, upper, distance=0):
     return float(bottom[best]), float(top[best])
 
 
+@checked(lower=Real(), upper=Real(), values=Values(), beta=Real(low=0.0, low_open=True))
 def smooth_sensitivity_median(values, lower, upper, beta):
     """beta-smooth sensitivity of the median: S(x) = max_{k >= 0} e^(-k beta) A(k) [NRS07].
 
@@ -190,10 +186,10 @@ def smooth_sensitivity_median(values, lower, upper, beta):
     term of the maximum is one such pair; see the notes at the end of this module).
     """
     lo, hi, x = _clamped(values, lower, upper, odd=True)
-    beta = valid_real(beta, "beta", low=0.0, low_open=True)
     return math.exp(_median_log_smooth_sensitivity(_padded(x, lo, hi), (x.size + 1) // 2, beta))
 
 
+@checked(lower=Real(), upper=Real(), values=Values(), bound=Real(low=0.0))
 def distance_to_instability(values, lower, upper, bound):
     """Substitutions needed to reach a dataset whose median has local sensitivity > bound.
 
@@ -202,7 +198,6 @@ def distance_to_instability(values, lower, upper, bound):
     one, so d + Lap(1/epsilon) is epsilon-DP [DL09; Dwork & Roth 2014, Sec. 7.2].
     """
     lo, hi, x = _clamped(values, lower, upper, odd=True)
-    bound = valid_real(bound, "bound", low=0.0)
     if bound >= hi - lo:
         return math.inf
     padded, m = _padded(x, lo, hi), (x.size + 1) // 2
@@ -216,6 +211,7 @@ def distance_to_instability(values, lower, upper, bound):
     return float(left)
 
 
+@checked(epsilon=Real(low=1e-100), delta=Delta(required=True), exact_delta=Flag())
 def ptr_threshold(epsilon, delta, *, exact_delta=False):
     """The test's threshold T for a test budget of epsilon/2 (noise Lap(2/epsilon)).
 
@@ -225,9 +221,6 @@ def ptr_threshold(epsilon, delta, *, exact_delta=False):
     pass with probability exactly delta: (epsilon, delta)-DP and a lower threshold (needs
     delta < 1/2). Finite for every delta > 0, subnormal ones included.
     """
-    epsilon = _epsilon(epsilon)
-    delta = valid_delta(delta, required=True)
-    exact_delta = valid_flag(exact_delta, "exact_delta")
     if exact_delta and delta >= 0.5:
         raise ValueError(f"delta must be < 0.5 with exact_delta=True (ln(1/(2 delta)) > 0), "
                          f"got {describe(delta)}")
@@ -239,22 +232,28 @@ def _ptr_threshold(epsilon, delta, exact_delta=False):
     return (_minus_log(delta) - (math.log(2.0) if exact_delta else 0.0)) / (epsilon / 2.0)
 
 
+def _valid_distances(distance, name):
+    """A distance to instability >= 0 (inf allowed), or an array of them, as an array."""
+    if not isinstance(distance, (list, tuple, np.ndarray)):
+        return np.asarray(valid_real(distance, name, low=0.0, allow_inf=True))
+    d = valid_values(distance, name, allow_inf=True)
+    if (d < 0).any():
+        raise ValueError(f"{name} must be >= 0 (a number of records)")
+    return d
+
+
+@checked(epsilon=Real(low=1e-100), delta=Delta(required=True), exact_delta=Flag(),
+         distance=Using(_valid_distances))
 def ptr_pass_probability(distance, epsilon, delta, *, exact_delta=False):
     """Pr[d + Lap(2/epsilon) > T] for a distance to instability d (an array, or inf):
     1 - e^(-(d - T)/s)/2 above T and e^(-(T - d)/s)/2 below, s = 2/epsilon, T =
     :func:`ptr_threshold`; at d = 0 it is delta/2 (or delta with ``exact_delta``)."""
-    threshold = ptr_threshold(epsilon, delta, exact_delta=exact_delta)
-    if not isinstance(distance, (list, tuple, np.ndarray)):
-        d = np.asarray(valid_real(distance, "distance", low=0.0, allow_inf=True))
-    else:
-        d = valid_values(distance, "distance", allow_inf=True)
-        if (d < 0).any():
-            raise ValueError("distance must be >= 0 (a number of records)")
-    gap = (d - threshold) * (float(epsilon) / 2.0)       # in units of the test's noise scale
+    threshold = ptr_threshold(epsilon, delta, exact_delta=exact_delta)   # delta < 0.5 if exact
+    gap = (distance - threshold) * (float(epsilon) / 2.0)       # in units of the test's noise scale
     with np.errstate(over="ignore", invalid="ignore"):
         p = np.where(gap > 0, 1.0 - 0.5 * np.exp(-np.abs(gap)), 0.5 * np.exp(-np.abs(gap)))
-    p = np.where(np.isposinf(d), 1.0, p)
-    return float(p) if d.ndim == 0 else p
+    p = np.where(np.isposinf(distance), 1.0, p)
+    return float(p) if distance.ndim == 0 else p
 
 
 def _release_scale(bound, epsilon):
@@ -330,27 +329,29 @@ def _ptr_runs(d, threshold, median, test_scale, release_scale, rng, size):
     return out
 
 
-
+@checked(lower=Real(), upper=Real(), values=Values(), epsilon=Real(low=1e-100),
+         delta=Delta(required=True), exact_delta=Flag(),
+         proposed_bound=Real(low=0.0, low_open=True, high=1e300))
 def ptr_answer_probability(values, lower, upper, epsilon, delta, *, proposed_bound,
                            exact_delta=False):
     """Probability that :func:`ptr_median` answers (does not return None), in closed form:
     :func:`ptr_pass_probability` at this dataset's distance d; 1 when d is infinite."""
     lo, hi, x = _clamped(values, lower, upper, odd=True)
-    ptr_threshold(epsilon, delta, exact_delta=exact_delta)
-    bound = valid_real(proposed_bound, "proposed_bound", low=0.0, low_open=True, high=1e300)
-    d = distance_to_instability(x, lo, hi, bound)
+    ptr_threshold(epsilon, delta, exact_delta=exact_delta)   # delta < 0.5 if exact
+    d = distance_to_instability(x, lo, hi, proposed_bound)
     return ptr_pass_probability(d, epsilon, delta, exact_delta=exact_delta)
 
 
+@checked(epsilon=Real(low=1e-100), delta=Delta(required=True))
 def smooth_beta(epsilon, delta):
     """beta = epsilon / (2 ln(2/delta)): the smoothing that Laplace noise admits [NRS07].
 
     ln(2/delta) is computed as ln 2 - ln(delta), finite for every delta > 0."""
-    epsilon = _epsilon(epsilon)
-    delta = valid_delta(delta, required=True)
     return epsilon / (2.0 * (math.log(2.0) + _minus_log(delta)))
 
 
+@checked(lower=Real(), upper=Real(), values=Values(), epsilon=Real(low=1e-100),
+         delta=Delta(required=True), rng=Rng(), size=OrNone(PositiveInt(maximum=10**8)))
 def smooth_median(values, lower, upper, epsilon, delta, *, rng=None, size=None):
     """(epsilon, delta)-DP median with noise scaled to its smooth sensitivity.
 
@@ -361,9 +362,6 @@ def smooth_median(values, lower, upper, epsilon, delta, *, rng=None, size=None):
     """
     lo, hi, x = _clamped(values, lower, upper, odd=True)
     beta = smooth_beta(epsilon, delta)
-    rng = valid_rng(rng)
-    if size is not None:
-        size = valid_positive_int(size, "size", maximum=10**8)
     s = smooth_sensitivity_median(x, lo, hi, beta)
     scale = 2.0 * s / float(epsilon)
     if not scale <= _MAX_SCALE:
@@ -372,6 +370,14 @@ def smooth_median(values, lower, upper, epsilon, delta, *, rng=None, size=None):
     return x[x.size // 2] + rng.laplace(0.0, scale, size=size)
 
 
+def _valid_statistic(statistic, name):
+    if not callable(statistic):
+        raise TypeError(f"{name} must be callable, got {type(statistic).__name__}")
+    return statistic
+
+
+@checked(values=Values(), statistic=Using(_valid_statistic), lower=Real(), upper=Real(),
+         epsilon=Real(low=1e-100), blocks=PositiveInt(), rng=Rng())
 def sample_and_aggregate(values, statistic, lower, upper, epsilon, *, blocks, rng=None):
     """Sample and aggregate, the simple averaging form [Dwork & Roth 2014, Sec. 7.1].
 
@@ -383,18 +389,13 @@ def sample_and_aggregate(values, statistic, lower, upper, epsilon, *, blocks, rn
     average by at most (upper - lower) / blocks: epsilon-DP whatever the statistic.
     (NRS07 aggregate with a smooth-sensitivity aggregator instead of the average.)
     """
-    x = valid_values(values, "values")
-    if not callable(statistic):
-        raise TypeError(f"statistic must be callable, got {type(statistic).__name__}")
-    lo, hi = _range(lower, upper)
-    epsilon = _epsilon(epsilon)
-    blocks = valid_positive_int(blocks, "blocks")
+    x = values
+    lo, hi = _range(lower, upper)                 # lower < upper, a finite width
     if blocks > len(x):
         raise ValueError(f"blocks must be at most the number of values ({len(x)}), got {blocks}")
     if not (hi - lo) / (blocks * epsilon) <= _MAX_SCALE:
         raise ValueError(f"upper - lower is too wide for this epsilon: the noise scale "
                          f"(upper - lower) / (blocks epsilon) exceeds {_MAX_SCALE:g}")
-    rng = valid_rng(rng)
     order = rng.permutation(len(x))
     answers = []
     for part in np.array_split(x[order], blocks):
@@ -437,18 +438,22 @@ def local_sensitivity_mean(values, lower, upper, distance=0):
     return float(out) if capped.ndim == 0 else out
 
 
+@checked(lower=Real(), upper=Real(), values=Values(), bound=Real(low=0.0))
 def distance_to_instability_mean(values, lower, upper, bound):
     """Additions and removals needed to reach a dataset whose mean has local sensitivity
     above ``bound``: min{k : A(k) > bound} for :func:`local_sensitivity_mean`'s A(k).
     Infinite when bound >= (upper - lower) / 2 (no dataset is that unstable). One added or
     removed record changes it by at most one."""
     _, width, z = _unit(values, lower, upper)
-    bound = valid_real(bound, "bound", low=0.0)
     if bound >= width / 2.0:
         return math.inf
     return float(_mean_distance_to_instability(z, bound / width))
 
 
+@checked(lower=Real(), upper=Real(), values=Values(), epsilon=Real(low=1e-100),
+         delta=Delta(required=True), exact_delta=Flag(),
+         proposed_bound=Real(low=0.0, low_open=True, high=1e300), rng=Rng(),
+         size=OrNone(PositiveInt(maximum=10**8)))
 def ptr_mean(values, lower, upper, epsilon, delta, *, proposed_bound, exact_delta=False,
              rng=None, size=None):
     """Propose-test-release for the mean under add/remove neighbours: a noisy mean or None.
@@ -461,11 +466,7 @@ def ptr_mean(values, lower, upper, epsilon, delta, *, proposed_bound, exact_delt
     """
     lo, width, z = _unit(values, lower, upper)
     threshold = ptr_threshold(epsilon, delta, exact_delta=exact_delta)
-    epsilon = float(epsilon)
-    bound = valid_real(proposed_bound, "proposed_bound", low=0.0, low_open=True, high=1e300)
-    rng = valid_rng(rng)
-    if size is not None:
-        size = valid_positive_int(size, "size", maximum=10**8)
+    bound = proposed_bound
     d = math.inf if bound >= width / 2.0 else float(_mean_distance_to_instability(z, bound / width))
     return _ptr(d, lo + width * float(np.mean(z)), epsilon, threshold, bound, rng, size)
 

@@ -22,9 +22,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._support.validate import (Probability, Real, Using, Values, checked, valid_count, valid_epsilon,
-                        valid_noise_scale, valid_probability, valid_reals, valid_rng,
-                        valid_range, valid_size, valid_values)
+from ._support.validate import (Count, Epsilon, NonnegativeInt, Probability, Real, Reals, Rng, Size,
+                        Using, Values, checked, valid_epsilon, valid_noise_scale, valid_reals,
+                        valid_range, valid_values)
 from .mechanisms import clamped_sum, exponential_mechanism, exponential_probabilities, laplace_mechanism
 
 __all__ = [
@@ -66,6 +66,7 @@ def _ranges(lower, upper):
     return lo, hi
 
 
+@checked(lower=Reals(), upper=Reals(), epsilon=Reals(low=0.0, low_open=True))
 def clipped_mean_noise_scales(lower, upper, epsilon):
     """Laplace scales (b_sum, b_count) used by :func:`clipped_mean` at total budget epsilon.
 
@@ -78,8 +79,7 @@ def clipped_mean_noise_scales(lower, upper, epsilon):
     float limit is refused, naming lower, upper and epsilon. ``lower``, ``upper`` and
     ``epsilon`` may be arrays (broadcast; floats in, floats out). Notebook 14.
     """
-    lo, hi = _ranges(lower, upper)
-    epsilon = valid_reals(epsilon, "epsilon", low=0.0, low_open=True)
+    lo, hi = _ranges(lower, upper)                 # lower < upper
     with np.errstate(over="ignore"):
         b_sum = 2.0 * np.maximum(np.abs(lo), np.abs(hi)) / epsilon
         b_count = 2.0 / epsilon
@@ -93,6 +93,8 @@ def clipped_mean_noise_scales(lower, upper, epsilon):
     return b_sum, b_count
 
 
+@checked(values=Values(allow_empty=True), lower=Real(), upper=Real(), epsilon=Epsilon(),
+         size=Size(per_draw=2), rng=Rng())
 def noisy_sum_and_count(values, lower, upper, epsilon, *, rng=None, size=None):
     """(noisy clamped sum, noisy count), each released with epsilon/2: epsilon-DP in total.
 
@@ -104,12 +106,8 @@ def noisy_sum_and_count(values, lower, upper, epsilon, *, rng=None, size=None):
     add/remove neighbours each part is (epsilon/2)-DP, so the pair is epsilon-DP (basic
     composition, [DR14 Thm 3.14]). ``size`` draws that many independent pairs. Notebook 14.
     """
-    values = valid_values(values, "values", allow_empty=True)
-    lo, hi = clip_range(lower, upper)
-    epsilon = valid_epsilon(epsilon)
+    lo, hi = clip_range(lower, upper)                # lower < upper
     clipped_mean_noise_scales(lo, hi, epsilon)       # both scales in the usable range
-    size = valid_size(size, per_draw=2)
-    rng = valid_rng(rng)
     noisy_sum = clamped_sum(values, lo, hi, epsilon / 2, rng=rng, size=size)
     noisy_count = laplace_mechanism(float(values.size), 1.0, epsilon / 2, rng=rng, size=size)
     return noisy_sum, noisy_count
@@ -138,17 +136,29 @@ def clipped_mean(values, lower, upper, epsilon, *, rng=None, size=None):
     return clipped_mean_ratio(noisy_sum, noisy_count, lower, upper)
 
 
+@checked(noisy_sum=Values(allow_empty=True), noisy_count=Values(allow_empty=True), lower=Reals(),
+         upper=Reals())
 def clipped_mean_ratio(noisy_sum, noisy_count, lower, upper):
     """The post-processing step of :func:`clipped_mean`: clip(sum~ / max(count~, 1), lower,
     upper). Flooring the count at 1 and clipping into the range cost no privacy
     [DR14 Prop. 2.1]. Broadcasts (floats in, float out). Notebook 14."""
-    s = valid_values(noisy_sum, "noisy_sum", allow_empty=True)
-    c = valid_values(noisy_count, "noisy_count", allow_empty=True)
-    lo, hi = _ranges(lower, upper)
-    out = np.clip(s / np.maximum(c, 1.0), lo, hi)
+    lo, hi = _ranges(lower, upper)                 # lower < upper
+    out = np.clip(noisy_sum / np.maximum(noisy_count, 1.0), lo, hi)
     return out.item() if out.ndim == 0 else out
 
 
+def _valid_unit_noise(unit_noise, name):
+    """Lap(1) draws of shape (2, runs), each within [-1000, 1000]."""
+    z = valid_values(unit_noise, name)
+    if z.ndim != 2 or z.shape[0] != 2:
+        raise ValueError(f"{name} must have shape (2, runs), got {z.shape}")
+    if np.abs(z).max(initial=0.0) > 1000:     # a Lap(1) draw of a float64 generator is below 750
+        raise ValueError(f"{name} must hold Lap(1) draws, each within [-1000, 1000]")
+    return z
+
+
+@checked(values=Values(), lower=Reals(), upper=Reals(), epsilon=Reals(low=0.0, low_open=True),
+         unit_noise=Using(_valid_unit_noise))
 def clipped_mean_releases(values, lower, upper, epsilon, unit_noise):
     """What :func:`clipped_mean` releases when its two Laplace noises are b_sum z_1 and
     b_count z_2 for given Lap(1) draws ``unit_noise`` = (z_1, z_2), shape (2, runs):
@@ -161,20 +171,17 @@ def clipped_mean_releases(values, lower, upper, epsilon, unit_noise):
     against the bound come out smooth (notebook 14's panel). A simulation, never a
     release: the same noise at two bounds would give the data away.
     """
-    x = valid_values(values, "values").ravel()
-    lo, hi = _ranges(lower, upper)
+    x, z = values.ravel(), unit_noise
+    lo, hi = _ranges(lower, upper)                 # lower < upper
     b_sum, b_count = clipped_mean_noise_scales(lo, hi, epsilon)
-    z = valid_values(unit_noise, "unit_noise")
-    if z.ndim != 2 or z.shape[0] != 2:
-        raise ValueError(f"unit_noise must have shape (2, runs), got {z.shape}")
-    if np.abs(z).max(initial=0.0) > 1000:     # a Lap(1) draw of a float64 generator is below 750
-        raise ValueError("unit_noise must hold Lap(1) draws, each within [-1000, 1000]")
     lo, hi, b_sum, b_count = (np.asarray(a, float)[..., None] for a in np.broadcast_arrays(
         lo, hi, b_sum, b_count))
     clamped_sum = np.clip(x, lo, hi).sum(axis=-1, keepdims=True)
     return clipped_mean_ratio(clamped_sum + b_sum * z[0], x.size + b_count * z[1], lo, hi)
 
 
+@checked(values=Values(allow_empty=True), lower=Real(), upper=Real(), epsilon=Epsilon(),
+         size=Size(), rng=Rng())
 def centred_clipped_mean(values, lower, upper, epsilon, *, rng=None, size=None):
     """:func:`clipped_mean` with the range centred first: epsilon-DP, less noise on the sum.
 
@@ -185,11 +192,7 @@ def centred_clipped_mean(values, lower, upper, epsilon, *, rng=None, size=None):
     estimate = clip(c + sum~ / max(count~, 1), lower, upper) (post-processing). For
     [0, U] the sum's noise is halved. Notebook 14.
     """
-    values = valid_values(values, "values", allow_empty=True)
-    lo, hi = clip_range(lower, upper)
-    epsilon = valid_epsilon(epsilon)
-    size = valid_size(size)
-    rng = valid_rng(rng)
+    lo, hi = clip_range(lower, upper)              # lower < upper
     centre, half = (lo + hi) / 2.0, (hi - lo) / 2.0
     shifted = np.clip(values.ravel(), lo, hi) - centre
     noisy_sum = laplace_mechanism(float(shifted.sum()), half, epsilon / 2, rng=rng, size=size)
@@ -198,6 +201,7 @@ def centred_clipped_mean(values, lower, upper, epsilon, *, rng=None, size=None):
     return out.item() if out.ndim == 0 else out
 
 
+@checked(values=Values(), lower=Real(), upper=Real(), epsilon=Epsilon(), size=Size(), rng=Rng())
 def known_n_mean(values, lower, upper, epsilon, *, rng=None, size=None):
     """The mean of values clamped to [lower, upper] + Lap((upper - lower) / (n epsilon)).
 
@@ -207,14 +211,8 @@ def known_n_mean(values, lower, upper, epsilon, *, rng=None, size=None):
     It is epsilon-DP under substitution neighbours only (a different guarantee from
     :func:`clipped_mean`'s add/remove), and it releases n. Notebook 14.
     """
-    values = valid_values(values, "values")
-    lo, hi = clip_range(lower, upper)
-    epsilon = valid_epsilon(epsilon)
-    size = valid_size(size)
-    rng = valid_rng(rng)
-    n = values.size
-    if n == 0:
-        raise ValueError("values must not be empty: the known-n mean divides by n")
+    lo, hi = clip_range(lower, upper)              # lower < upper
+    n = values.size                                # not empty: Values() refuses []
     valid_noise_scale((hi - lo) / (n * epsilon), "epsilon", "(upper - lower) / (n epsilon)")
     mean = float(np.clip(values.ravel(), lo, hi).mean())
     return laplace_mechanism(mean, (hi - lo) / n, epsilon, rng=rng, size=size)
@@ -226,6 +224,7 @@ bias = mean(clip(x)) - mean(x), noise_sd (first-order), rmse = sqrt(bias^2 + noi
 clamped_mean = mean(clip(x))."""
 
 
+@checked(values=Values(), lower=Reals(), upper=Reals())
 def clipped_mean_error(values, lower, upper, epsilon):
     """The bias and noise of :func:`clipped_mean`, to first order in 1/n.
 
@@ -242,8 +241,7 @@ def clipped_mean_error(values, lower, upper, epsilon):
     bound, as notebook 14's panel draws), each field then an array of their shape.
     Returns a :class:`ClippedMeanError`. Notebook 14.
     """
-    values = valid_values(values, "values")       # not empty: a mean of no values has no error
-    lo, hi = _ranges(lower, upper)
+    lo, hi = _ranges(lower, upper)                # lower < upper; values not empty
     b_sum, b_count = clipped_mean_noise_scales(lo, hi, epsilon)
     x = values.ravel()
     n = x.size
@@ -309,6 +307,8 @@ def quantile_interval_probabilities(values, quantile, lower, upper, epsilon):
     return edges, probs
 
 
+@checked(values=Values(allow_empty=True), quantile=Probability(), lower=Real(), upper=Real(),
+         epsilon=Using(_valid_quantile_epsilon), size=Size(), rng=Rng())
 def private_quantile(values, quantile, lower, upper, epsilon, *, rng=None, size=None):
     """An epsilon-DP estimate of the ``quantile`` (a number in [0, 1]) of values in [lower, upper] (Smith 2011).
 
@@ -320,12 +320,7 @@ def private_quantile(values, quantile, lower, upper, epsilon, *, rng=None, size=
     units. ``quantile`` in [0, 1] (0.5 is the median). ``size`` draws that many independent
     releases. Used in notebook 14 to choose a clipping bound privately.
     """
-    values = valid_values(values, "values", allow_empty=True)
-    quantile = valid_probability(quantile, "quantile")
-    lo, hi = clip_range(lower, upper)
-    epsilon = _valid_quantile_epsilon(epsilon)
-    size = valid_size(size)
-    rng = valid_rng(rng)
+    lo, hi = clip_range(lower, upper)              # lower < upper
     edges, lengths, scores = _quantile_scores(values, quantile, lo, hi)
     pos = np.flatnonzero(lengths > 0)
     idx = exponential_mechanism(pos, scores[pos] + (2.0 / epsilon) * np.log(lengths[pos]), 1.0,
@@ -337,17 +332,13 @@ def private_quantile(values, quantile, lower, upper, epsilon, *, rng=None, size=
 
 
 # ------------------------------------------------------------------ example data
+@checked(n=Count(), seed=NonnegativeInt())
 def example_incomes(n=500, *, seed=14):
     """A seeded synthetic population of ``n`` annual incomes in thousand euros.
 
     Log-normal with median 35 and log-sd 0.8 (so a long right tail: a few incomes are
     ten times the median). Invented for notebook 14; not real data.
     """
-    n = valid_count(n, "n")
-    rng = np.random.default_rng(_valid_seed(seed))
+    rng = np.random.default_rng(seed)
     return np.round(rng.lognormal(np.log(35.0), 0.8, size=n), 1)
 
-
-def _valid_seed(seed):
-    from ._support.validate import valid_nonnegative_int
-    return valid_nonnegative_int(seed, "seed")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ._support.validate import PositiveInt, Probability, Rng, checked
+
 __all__ = ["hospital_visits", "hospital_conditions", "hospital_conditions_4anonymous",
            "salary_disease_3diverse", "salary_disease_regrouped", "sickle_cell", "blood_sugar",
            "phd_students"]
@@ -146,6 +148,7 @@ def apple_buyers() -> pd.DataFrame:
 __all__ += ["skewed_table", "salary_groupings"]
 
 
+@checked(n=PositiveInt(maximum=10 ** 7), class_share=Probability())
 def skewed_table(class_size=50, class_share=0.5, *, n=10_000, positives=100, other_size=50):
     """A table of ``n`` test results (``positives`` of them positive, 1%) in classes:
     one class of ``class_size`` rows with about ``class_share`` positive, the rest in
@@ -156,11 +159,9 @@ def skewed_table(class_size=50, class_share=0.5, *, n=10_000, positives=100, oth
 
     import numpy as np
 
-    from ._support.validate import valid_positive_int, valid_probability
+    from ._support.validate import valid_positive_int
 
-    n = valid_positive_int(n, "n", maximum=10 ** 7)
     class_size = valid_positive_int(class_size, "class_size", maximum=n - 1 if n > 1 else 1)
-    class_share = valid_probability(class_share, "class_share")
     positives = valid_positive_int(positives, "positives", maximum=n)
     other_size = valid_positive_int(other_size, "other_size", maximum=n)
     if n - class_size < 1:
@@ -221,6 +222,7 @@ def disease_categories() -> dict:
             "bronchitis": "respiratory infection", "pneumonia": "respiratory infection"}
 
 
+@checked(n=PositiveInt(maximum=10 ** 7), rng=Rng())
 def synthetic_patients(n: int = 1000, *, rng=None) -> pd.DataFrame:
     """A seeded synthetic hospital table of ``n`` rows shaped like
     :func:`hospital_conditions`: Zip Code (5-digit strings in 20 areas), Age (18-90),
@@ -228,10 +230,6 @@ def synthetic_patients(n: int = 1000, *, rng=None) -> pd.DataFrame:
     (integer thousands, 20-120). For benchmarks and the skewness demonstration."""
     import numpy as np
 
-    from ._support.validate import valid_positive_int, valid_rng
-
-    n = valid_positive_int(n, "n", maximum=10 ** 7)
-    rng = valid_rng(rng)
     areas = np.array([f"{z:05d}" for z in rng.choice(np.arange(10000, 99999), 20, replace=False)])
     zips = areas[rng.integers(0, 20, n)].astype(object)
     last = rng.integers(0, 10, n).astype(str).astype(object)
@@ -268,6 +266,7 @@ def blood_sugar_noisy() -> tuple[pd.DataFrame, pd.DataFrame]:
     return everyone, females
 
 
+@checked(n=PositiveInt(maximum=10 ** 7), prevalence=Probability(), rng=Rng())
 def secret_population(n=100, *, prevalence=0.3, rng=None) -> pd.DataFrame:
     """A synthetic population for reconstruction attacks (notebook 03): ``n`` people,
     each with an id, an age (18-90) and one secret bit (1 with probability
@@ -275,11 +274,6 @@ def secret_population(n=100, *, prevalence=0.3, rng=None) -> pd.DataFrame:
     gives the same population."""
     import numpy as np
 
-    from ._support.validate import valid_positive_int, valid_probability, valid_rng
-
-    n = valid_positive_int(n, "n", maximum=10 ** 7)
-    prevalence = valid_probability(prevalence, "prevalence")
-    rng = valid_rng(rng)
     return pd.DataFrame({
         "id": np.arange(n),
         "Age": rng.integers(18, 91, n),

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ._support.validate import (Real, Using, checked, valid_delta, valid_positive_int, valid_real,
-                        valid_rng, valid_values)
+from ._support.validate import (OrNone, PositiveInt, Real, Rng, Using, Values, checked,
+                        valid_delta, valid_positive_int, valid_real, valid_rng, valid_values)
 
 __all__ = ["clip_gradients", "noisy_gradient_sum", "per_example_gradients", "logistic_loss",
            "predict", "accuracy", "dp_sgd", "DPSGDResult", "membership_inference",
@@ -103,10 +103,10 @@ def _grads(w, X, y):
     return (special.expit(X @ w) - y)[:, None] * X
 
 
+@checked(X=Values())
 def predict(w, X):
     """Predicted labels 1[x·w > 0] (probability σ(x·w) > 1/2); ``w`` of shape (d,) gives
     (n,) labels, a stack of k models (k, d) gives (k, n). Notebook 18."""
-    X = valid_values(X, "X")
     return (_logits(_weights(w, X.shape[-1], stack=True), X) > 0).astype(int)
 
 
@@ -156,6 +156,8 @@ def _clip_rows(g, c):
     return g * scale[:, None]
 
 
+@checked(per_example_grads=Using(_valid_grads), clip=Real(low=0.0, low_open=True, allow_inf=True),
+         noise_multiplier=Real(low=0.0), rng=Rng())
 def noisy_gradient_sum(per_example_grads, clip, noise_multiplier, *, rng=None):
     """Σ_i clip(g_i, C) + N(0, σ²C² I): the Gaussian mechanism on the clipped sum.
 
@@ -163,15 +165,9 @@ def noisy_gradient_sum(per_example_grads, clip, noise_multiplier, *, rng=None):
     sensitivity C (Abadi et al. 2016, Algorithm 1). σ = 0 adds no noise (no privacy);
     σ > 0 needs a finite C. Returns a vector of length d. Notebook 18.
     """
-    g = valid_values(per_example_grads, "per_example_grads", allow_empty=True)
-    if g.ndim != 2:
-        raise ValueError(f"per_example_grads must be 2-d (examples x parameters), got shape "
-                         f"{g.shape}")
-    c = _clip(clip)
-    sigma = valid_real(noise_multiplier, "noise_multiplier", low=0.0)
+    g, c, sigma = per_example_grads, clip, noise_multiplier
     if sigma > 0 and np.isinf(c):
         raise ValueError("clip must be finite when noise_multiplier > 0 (the noise is σ·C)")
-    rng = valid_rng(rng)
     total = _clip_rows(g, c).sum(axis=0)
     if sigma > 0:
         total = total + rng.normal(0.0, sigma * c, size=total.shape)
@@ -300,6 +296,8 @@ def _valid_training(epochs, sampling_rate, clip, noise_multiplier, learning_rate
 
 
 # -- the attack --------------------------------------------------------------------------------
+@checked(member_losses=Values(), nonmember_losses=Values(),
+         thresholds=OrNone(Values(allow_inf=True)))
 def membership_inference(member_losses, nonmember_losses, thresholds=None):
     """The loss-threshold membership attack: say "member" when an example's loss is ≤ t.
 
@@ -312,18 +310,21 @@ def membership_inference(member_losses, nonmember_losses, thresholds=None):
     :func:`dpteach.tradeoff_curve` (Kairouz, Oh & Viswanath 2015), up to sampling error.
     Notebook 18.
     """
-    m = np.sort(valid_values(member_losses, "member_losses").ravel())
-    o = np.sort(valid_values(nonmember_losses, "nonmember_losses").ravel())
+    m = np.sort(member_losses.ravel())
+    o = np.sort(nonmember_losses.ravel())
     if thresholds is None:
         t = np.concatenate([[-np.inf], np.unique(np.concatenate([m, o])), [np.inf]])
     else:
-        t = np.sort(valid_values(thresholds, "thresholds", allow_inf=True).ravel())
+        t = np.sort(thresholds.ravel())
     alpha = np.searchsorted(o, t, side="right") / o.size
     beta = 1.0 - np.searchsorted(m, t, side="right") / m.size
     return alpha, beta, t
 
 
 # -- the data --------------------------------------------------------------------------------
+@checked(n_train=PositiveInt(maximum=10**6), n_test=PositiveInt(maximum=10**7),
+         d=PositiveInt(maximum=10**5), signal=Real(low=0.0, high=1e100),
+         noise_scale=Real(low=0.0, high=1e100), rng=Rng())
 def make_overfit_data(n_train=300, n_test=1000, d=1500, *, informative=5, signal=0.7,
                       noise_scale=0.15, rng=None):
     """A binary classification data set on which plain logistic regression overfits.
@@ -336,13 +337,7 @@ def make_overfit_data(n_train=300, n_test=1000, d=1500, *, informative=5, signal
     loss gap a membership attack reads. Returns (X_train, y_train, X_test, y_test)
     (``n_test`` fresh examples from the same distribution). Notebook 18.
     """
-    n_train = valid_positive_int(n_train, "n_train", maximum=10**6)
-    n_test = valid_positive_int(n_test, "n_test", maximum=10**7)
-    d = valid_positive_int(d, "d", maximum=10**5)
-    informative = valid_positive_int(informative, "informative", maximum=d)
-    signal = valid_real(signal, "signal", low=0.0, high=1e100)
-    noise_scale = valid_real(noise_scale, "noise_scale", low=0.0, high=1e100)
-    rng = valid_rng(rng)
+    informative = valid_positive_int(informative, "informative", maximum=d)   # at most d
     n = n_train + n_test
     X = rng.normal(0.0, 1.0, size=(n, d))
     X[:, informative:] *= noise_scale

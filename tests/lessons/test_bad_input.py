@@ -1583,6 +1583,51 @@ CALLS.update({
         pld.PLDAccountant(interval=1e-2).compose_gaussian(1.0).delta, dict(epsilon=1.0)),
     "dpteach.pld.PLDAccountant.epsilon": (
         pld.PLDAccountant(interval=1e-2).compose_gaussian(1.0).epsilon, dict(delta=1e-5)),
+    "dpteach.clipping.clipped_mean_noise_scales": (None, dict(lower=0.0, upper=10.0, epsilon=1.0)),
+    "dpteach.clipping.noisy_sum_and_count": (None, dict(values=[1.0, 7.0, 30.0], lower=0.0,
+                                                        upper=10.0, epsilon=1.0, size=3)),
+    "dpteach.clipping.clipped_mean_ratio": (None, dict(noisy_sum=12.0, noisy_count=3.0, lower=0.0,
+                                                       upper=10.0)),
+    "dpteach.clipping.clipped_mean_releases": (None, dict(values=[1.0, 7.0, 30.0], lower=0.0,
+                                                          upper=10.0, epsilon=1.0,
+                                                          unit_noise=[[0.1, -0.5], [0.3, 1.0]])),
+    "dpteach.clipping.centred_clipped_mean": (None, dict(values=[1.0, 7.0, 30.0], lower=0.0,
+                                                         upper=10.0, epsilon=1.0, size=3)),
+    "dpteach.clipping.known_n_mean": (None, dict(values=[1.0, 7.0, 30.0], lower=0.0, upper=10.0,
+                                                 epsilon=1.0, size=3)),
+    "dpteach.clipping.clipped_mean_error": (None, dict(values=[1.0, 7.0, 30.0], lower=0.0,
+                                                       upper=10.0, epsilon=1.0)),
+    "dpteach.clipping.private_quantile": (None, dict(values=[1.0, 7.0, 30.0], quantile=0.5,
+                                                     lower=0.0, upper=10.0, epsilon=1.0, size=3)),
+    "dpteach.sgd.predict": (None, dict(w=[1.0, -1.0], X=[[1.0, 2.0], [3.0, 1.0]])),
+    "dpteach.sgd.noisy_gradient_sum": (None, dict(per_example_grads=[[3.0, 4.0], [0.1, 0.2]],
+                                                  clip=1.0, noise_multiplier=1.0)),
+    "dpteach.sgd.membership_inference": (None, dict(member_losses=[0.1, 0.2],
+                                                    nonmember_losses=[0.5, 0.3],
+                                                    thresholds=[0.15, 0.4])),
+    "dpteach.sgd.make_overfit_data": (None, dict(n_train=10, n_test=10, d=20)),
+    "dpteach.beyond_global.median_sensitivity_window": (
+        None, dict(values=[1.0, 2.0, 3.0, 5.0, 5.0], lower=0.0, upper=10.0, distance=1)),
+    "dpteach.beyond_global.smooth_sensitivity_median": (
+        None, dict(values=[1.0, 2.0, 3.0, 5.0, 5.0], lower=0.0, upper=10.0, beta=0.1)),
+    "dpteach.beyond_global.distance_to_instability": (
+        None, dict(values=[1.0, 2.0, 3.0, 5.0, 5.0], lower=0.0, upper=10.0, bound=1.0)),
+    "dpteach.beyond_global.ptr_pass_probability": (None, dict(distance=[0.0, 3.0], epsilon=1.0,
+                                                              delta=1e-5)),
+    "dpteach.beyond_global.ptr_answer_probability": (
+        None, dict(values=[1.0, 2.0, 3.0, 5.0, 5.0], lower=0.0, upper=10.0, epsilon=1.0,
+                   delta=1e-5, proposed_bound=1.0)),
+    "dpteach.beyond_global.smooth_median": (
+        None, dict(values=[1.0, 2.0, 3.0, 5.0, 5.0], lower=0.0, upper=10.0, epsilon=1.0, delta=1e-5,
+                   size=3)),
+    "dpteach.beyond_global.sample_and_aggregate": (
+        None, dict(values=[1.0, 2.0, 3.0, 5.0, 5.0], lower=0.0, upper=10.0, statistic=np.mean,
+                   epsilon=1.0, blocks=2)),
+    "dpteach.beyond_global.distance_to_instability_mean": (
+        None, dict(values=[1.0, 2.0, 3.0, 5.0, 5.0], lower=0.0, upper=10.0, bound=1.0)),
+    "dpteach.beyond_global.ptr_mean": (
+        None, dict(values=[1.0, 2.0, 3.0, 5.0, 5.0], lower=0.0, upper=10.0, epsilon=1.0, delta=1e-5,
+                   proposed_bound=1.0, size=3)),
 })
 #
 #
