@@ -57,8 +57,7 @@ import math
 import numpy as np
 
 from ._support.validate import (Delta, Flag, NonnegativeInt, OrNone, PositiveInt, Real, Rng, Using,
-                        Values, checked, describe, valid_nonnegative_int, valid_range, valid_real,
-                        valid_values)
+    Values, checked, describe, valid_nonnegative_int, valid_range, valid_real, valid_values)
 
 __all__ = [
     "local_sensitivity_median",
@@ -81,11 +80,6 @@ __all__ = [
 _MAX_SCALE = 1e305
 #: the most window differences one call of :func:`local_sensitivity_median` may compute
 _MAX_WORK = 2 * 10**8
-
-
-def _epsilon(epsilon):
-    """epsilon > 0 and at least 1e-100: below that every noise scale here overflows."""
-    return valid_real(epsilon, "epsilon", low=1e-100)
 
 
 def _minus_log(delta):
@@ -255,12 +249,11 @@ def ptr_pass_probability(distance, epsilon, delta, *, exact_delta=False):
     1 - e^(-(d - T)/s)/2 above T and e^(-(T - d)/s)/2 below, s = 2/epsilon, T =
     :func:`ptr_threshold`; at d = 0 it is delta/2 (or delta with ``exact_delta``)."""
     threshold = ptr_threshold(epsilon, delta, exact_delta=exact_delta)   # delta < 0.5 if exact
-    d = distance
-    gap = (d - threshold) * (float(epsilon) / 2.0)       # in units of the test's noise scale
+    gap = (distance - threshold) * (float(epsilon) / 2.0)       # in units of the test's noise scale
     with np.errstate(over="ignore", invalid="ignore"):
         p = np.where(gap > 0, 1.0 - 0.5 * np.exp(-np.abs(gap)), 0.5 * np.exp(-np.abs(gap)))
-    p = np.where(np.isposinf(d), 1.0, p)
-    return float(p) if d.ndim == 0 else p
+    p = np.where(np.isposinf(distance), 1.0, p)
+    return float(p) if distance.ndim == 0 else p
 
 
 def _release_scale(bound, epsilon):
@@ -334,7 +327,6 @@ def _ptr_runs(d, threshold, median, test_scale, release_scale, rng, size):
             else:
                 pending, k = True, k + 1
     return out
-
 
 
 @checked(lower=Real(), upper=Real(), values=Values(), epsilon=Real(low=1e-100),
