@@ -20,6 +20,7 @@ from ._support.validate import (Delta, Epsilon, OrNone, PositiveInt, PositiveInt
                         Sensitivity, Using, Values, checked, valid_delta, valid_epsilon,
                         valid_positive_int, valid_real)
 from ._support import gaussian as _gaussian
+from .mechanisms import privacy_loss
 
 __all__ = ["basic_composition", "advanced_composition", "PrivacyAccountant",
            "BudgetExceededError"]
@@ -365,10 +366,10 @@ def joint_privacy_loss(r1, r2, gap1, gap2, scale1, scale2):
     f2(D1) - f2(D2) = gap2 (D2's answers placed at 0). The densities multiply, so the
     losses add: (|r1| - |r1 - gap1|)/scale1 + (|r2| - |r2 - gap2|)/scale2, at most
     gap1/scale1 + gap2/scale2. With both scales (Delta1 + Delta2)/eps this is <= eps
-    (seed 000, eq. 5). ``r1``, ``r2`` broadcast. Notebook 07.
+    (seed 000, eq. 5). ``r1``, ``r2`` broadcast. Notebook 07. Each term is one release's
+    loss, :func:`dpteach.mechanisms.privacy_loss` (the kit's one home of the Laplace loss).
     """
-    out = (np.abs(r1) - np.abs(r1 - gap1)) / scale1 + (np.abs(r2) - np.abs(r2 - gap2)) / scale2
-    return out.item() if np.ndim(out) == 0 else out
+    return privacy_loss(r1, gap1, 0.0, scale1) + privacy_loss(r2, gap2, 0.0, scale2)
 
 
 # ----------------------------------------------------------------------------------
