@@ -38,7 +38,8 @@ def _context():
         if _CONTEXT is None:
             try:
                 ctx = multiprocessing.get_context("forkserver")
-                ctx.set_forkserver_preload(["dpteach.coursework._judging"])
+                ctx.set_forkserver_preload(["dpteach.coursework._judging",
+                                            "dpteach.coursework._judge_preload"])
             except ValueError:                              # no forkserver on this platform
                 ctx = multiprocessing.get_context("spawn")
             _CONTEXT = ctx
