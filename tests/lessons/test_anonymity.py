@@ -146,6 +146,7 @@ def test_disease_side_of_the_3_diverse_table():
 
 
 # -- agreement with references on random tables -------------------------------------------
+@pytest.mark.slow
 def test_metrics_match_brute_force_on_random_tables(rng):
     qis = ["a", "b", "c"]
     for _ in range(150):

@@ -30,6 +30,7 @@ def _difference_cdf(z, b):
     return np.where(z >= 0, 1 - tail, tail)
 
 
+@pytest.mark.slow
 def test_sickle_cell_curator_answers_hide_x(rng):
     t = dp.datasets.sickle_cell()
     everyone, not_x = A.sickle_cell_queries("X")

@@ -301,6 +301,7 @@ def _smooth_twin(x, lo, hi, beta):
                for k in range(n // 2 + 1))
 
 
+@pytest.mark.slow
 def test_fast_smooth_sensitivity_equals_brute_force_on_thousands_of_cases():
     rng = np.random.default_rng(31)
     differs_from_twin = 0
@@ -428,6 +429,7 @@ def _brute_a_mean(x, k):
     return best
 
 
+@pytest.mark.slow
 def test_local_sensitivity_of_the_mean_matches_brute_force():
     rng = np.random.default_rng(8)
     cases = [np.array(c, float) for c in ([2.0], [5.0], [0.0, 5.0], [1, 2, 2], [2.5, 2.5, 2.5, 2.5],
@@ -453,6 +455,7 @@ def test_mean_local_sensitivity_closed_form_and_a_wrong_twin():
     assert ls.local_sensitivity_mean(y, 0, 100) == pytest.approx(60 / 6)
 
 
+@pytest.mark.slow
 def test_mean_distance_to_instability_matches_its_definition():
     rng = np.random.default_rng(9)
     for _ in range(30):

@@ -146,6 +146,7 @@ def test_quantile_probabilities_closed_form():
     assert np.isfinite(p).all() and p.sum() == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("q", [0.5, 0.9])
 def test_private_quantile_matches_the_exponential_mechanism(rng, q):
     n = 200_000

@@ -40,6 +40,7 @@ def test_one_query_closed_form(gap):
         assert abs(p[0] - _sum_sf(gap, 2 * d / eps + 1e-9, b_t)) > 1e-3
 
 
+@pytest.mark.slow
 def test_exact_probabilities_match_both_samplers(rng):
     p = sv.above_threshold_probabilities(ANSWERS, T, EPS)
     assert p.shape == (ANSWERS.size + 1,) and p.sum() == pytest.approx(1.0, abs=1e-10)
@@ -94,6 +95,7 @@ HALVES_X, HALVES_Y = np.r_[np.ones(4), np.zeros(4)], np.r_[np.zeros(4), np.ones(
 
 @pytest.mark.parametrize("x, y, t", [(ZEROS, ONES, 4.0), (np.array([1.0, 0.0]), np.array([0.0, 1.0]), 0.5),
                                      (HALVES_X, HALVES_Y, 0.5)])
+@pytest.mark.slow
 def test_audit_does_not_refute_above_threshold(x, y, t):
     res = audit.audit(sv.variant_mechanism("above_threshold", t, EPS), x, y, n=1_000_000, alpha=ALPHA,
                       rng=np.random.default_rng(5), claimed_epsilon=EPS)
@@ -105,6 +107,7 @@ def test_audit_does_not_refute_above_threshold(x, y, t):
     ("fresh_threshold_noise", ZEROS, ONES, 4.0),
     ("no_stop", HALVES_X, HALVES_Y, 0.5),
 ])
+@pytest.mark.slow
 def test_audit_refutes_the_broken_variants(name, x, y, t):
     res = audit.audit(sv.variant_mechanism(name, t, EPS), x, y, n=1_000_000, alpha=ALPHA,
                       rng=np.random.default_rng(6), claimed_epsilon=EPS)
@@ -268,6 +271,7 @@ def _histogram(outcomes, support):
     return counts
 
 
+@pytest.mark.slow
 def test_sparse_matches_the_algorithm_and_rejects_twins():
     t, eps, c, runs = 8.0, 2.0, 2, 20_000
     rng = np.random.default_rng(2)
@@ -335,6 +339,7 @@ def _two_sample_pvalue(a, b):
     return stats.chi2_contingency(table).pvalue
 
 
+@pytest.mark.slow
 def test_sparse_draws_has_sparse_distribution_and_rejects_a_twin():
     t, eps, c = 8.0, 2.0, 2
     got = _tuples(sv.sparse_draws(SPARSE_ANSWERS, t, eps, c, size=40_000, rng=np.random.default_rng(1)).answered)
@@ -461,6 +466,7 @@ def test_noisy_top_c_is_the_exponential_mechanism_peeled_in_one_sort():
     assert chisq_pvalue(counts, np.array([twin[s] for s in seqs])) < ALPHA
 
 
+@pytest.mark.slow
 def test_noisy_top_c_with_c_one_is_the_exponential_mechanism_not_laplace_noisy_max():
     """c = 1 is the exponential mechanism at epsilon (report noisy max with Gumbel noise);
     report noisy max with Laplace noise of the same scale picks differently (notebook 09)."""

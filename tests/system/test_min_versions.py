@@ -162,6 +162,8 @@ def test_every_panel_builds_and_every_control_moves_on_the_floors(panel_report):
 
 
 def test_unit_tests_pass_on_the_floors(min_env):
+    # the tests marked slow (brute-force cross-checks and long simulations, a few seconds
+    # each) run in the main layer only: here every other test of the same files runs
     files = [f"tests/lessons/test_{name}.py" for name in UNIT_TESTS]
     out = _run(min_env, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
                "-m", "not slow and not browser", "-W", "ignore::DeprecationWarning", *files)
