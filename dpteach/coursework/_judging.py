@@ -69,6 +69,8 @@ def verdict(task, result_path, request, truth, notes=()) -> tuple:
         return False, f"{task.key}: no result came back from the notebook"
     except _transport.ResultRefused as err:
         return False, f"{task.key}: {str(err)[:300]}"
+    except MemoryError:
+        raise                       # the child names the memory limit (_child)
     except Exception as err:                                # noqa: BLE001 - untrusted bytes
         return False, f"{task.key}: the result is not valid data ({type(err).__name__})"
     if not isinstance(envelope, dict) or len(envelope) != 1:
@@ -85,6 +87,8 @@ def verdict(task, result_path, request, truth, notes=()) -> tuple:
     try:
         feedback = task.judge(envelope["data"], request, truth)
         return feedback.passed is True, str(feedback.message)
+    except MemoryError:
+        raise
     except Exception as err:                                # noqa: BLE001 - odd data
         return False, f"{task.key}: the answer could not be judged ({type(err).__name__}: {err})"
 
