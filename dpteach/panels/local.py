@@ -97,7 +97,9 @@ def local_vs_central(epsilon=1.0, n=10_000, k=8, mechanism="oue", seed=0):
         if k not in cache:
             cache[k] = local.example_frequencies(k)
         f = cache[k]
-        counts = np.array([local.true_counts(m, f) for m in (*_GRID, n)])
+        if (k, n) not in cache:           # the true counts change with k and n, not with ε
+            cache[k, n] = np.array([local.true_counts(m, f) for m in (*_GRID, n)])
+        counts = cache[k, n]
         rng = np.random.default_rng([seed, int(round(1000 * np.log(epsilon))) % 2**31, k, n])
         laplace = cache[seed, "laplace"][:, :, :k]
         rl, rc, one_local, one_central = measured_errors(counts, epsilon, mechanism, rng, laplace)
